@@ -1,0 +1,259 @@
+#!/usr/bin/env bash
+# The local stack without Docker: PostgreSQL 15, Temporal dev server + UI, Kafka 4.1.1 (KRaft), and the Java
+# time-skipping test server. Usage: scripts/stack.sh up|down|status|logs [service]
+#
+# Installs what is missing into a cache outside the repository ($APIPAY_CACHE, default ~/.cache/apipay), keeps
+# runtime data in .data/ (git-ignored), starts each service idempotently with a health wait, and on failure exits
+# non-zero with a line naming the service and its log file.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CACHE="${APIPAY_CACHE:-$HOME/.cache/apipay}"
+DATA="${APIPAY_DATA:-$ROOT/.data}"
+LOGS="$DATA/logs"
+PIDS="$DATA/pids"
+
+TEMPORAL_CLI_VERSION="v1.5.1"
+KAFKA_VERSION="4.1.1"
+TEST_SERVER_VERSION="1.31.0"
+PG_BIN="${PG_BIN:-/usr/lib/postgresql/15/bin}"
+
+PGPORT="${PGPORT:-5433}"
+TEMPORAL_PORT="${TEMPORAL_PORT:-7233}"
+TEMPORAL_UI_PORT="${TEMPORAL_UI_PORT:-8233}"
+KAFKA_PORT="${KAFKA_PORT:-9092}"
+KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-9093}"
+KAFKA_TOPIC="${KAFKA_TOPIC:-apipay.outbound-webhooks.v1}"
+KAFKA_PARTITIONS="${KAFKA_PARTITIONS:-6}"
+# Search attributes operators filter on in the Temporal UI (keep in step with src/shared/search-attributes.ts).
+SEARCH_ATTRIBUTES=(DeliveryStatus EndpointId MerchantAccount EventType ReconciliationState Provider)
+
+TEMPORAL_BIN="$CACHE/bin/temporal-$TEMPORAL_CLI_VERSION"
+KAFKA_LIB="$CACHE/kafka-$KAFKA_VERSION/lib"
+TEST_SERVER_LIB="$CACHE/temporal-test-server-$TEST_SERVER_VERSION/lib"
+TEST_SERVER_WRAPPER="$CACHE/bin/temporal-test-server"
+
+# PostgreSQL refuses to run as root: as root its data goes to a folder the postgres user can reach (a fresh clone
+# may sit under a 0700 directory), keyed by this checkout's path, and .data/pg points to it.
+if [ "$(id -u)" = 0 ]; then
+  PG_DATA="${APIPAY_PG_DATA:-/var/lib/apipay/pg-$(printf %s "$ROOT" | sha1sum | cut -c1-10)}"
+  PG_AS=(runuser -u postgres --)
+else
+  PG_DATA="${APIPAY_PG_DATA:-$DATA/pg}"
+  PG_AS=()
+fi
+
+say() { printf '[stack] %s\n' "$*"; }
+fail() { printf '[stack] FAILED %s\n' "$*" >&2; exit 1; }
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+pid_alive() { [ -f "$PIDS/$1.pid" ] && kill -0 "$(cat "$PIDS/$1.pid")" 2>/dev/null; }
+log_tail() { [ -f "$1" ] && tail -n 15 "$1" | sed 's/^/    | /' >&2 || true; }
+
+# wait_for SERVICE LOG TIMEOUT CHECK...: polls CHECK until it succeeds; fails early if the process died.
+wait_for() {
+  local svc="$1" log="$2" timeout="$3"; shift 3
+  local deadline=$(( $(date +%s) + timeout ))
+  until "$@" >/dev/null 2>&1; do
+    if [ -f "$PIDS/$svc.pid" ] && ! pid_alive "$svc"; then
+      log_tail "$log"; fail "$svc: process exited during start; log: $log"
+    fi
+    [ "$(date +%s)" -ge "$deadline" ] && { log_tail "$log"; fail "$svc: not healthy after ${timeout}s; log: $log"; }
+    sleep 0.3
+  done
+}
+
+# A port already answering but not by our process means another program holds it.
+check_port_free() {
+  local svc="$1" port="$2"
+  if port_open "$port"; then fail "$svc: port $port is already in use by another process; log: $LOGS/$svc.log"; fi
+}
+
+need() { command -v "$1" >/dev/null 2>&1 || fail "$2: '$1' not found on PATH ($3)"; }
+
+# ---------------------------------------------------------------- installs (cached)
+install_apt_postgres() {
+  [ -x "$PG_BIN/initdb" ] && return
+  say "postgresql: installing PostgreSQL 15 from Debian packages"
+  if [ "$(id -u)" = 0 ]; then
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15) >"$LOGS/install-postgresql.log" 2>&1 \
+      || { log_tail "$LOGS/install-postgresql.log"; fail "postgresql: apt-get install failed; log: $LOGS/install-postgresql.log"; }
+  else
+    fail "postgresql: $PG_BIN/initdb missing; install it with: sudo apt-get install -y postgresql-15"
+  fi
+}
+
+install_temporal() {
+  [ -x "$TEMPORAL_BIN" ] && return
+  need go temporal "the Temporal CLI is built with go install"
+  say "temporal: building the Temporal CLI $TEMPORAL_CLI_VERSION with go install (about 3 minutes, once)"
+  mkdir -p "$CACHE/bin" "$CACHE/gobin"
+  GOBIN="$CACHE/gobin" go install "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_CLI_VERSION" >"$LOGS/install-temporal.log" 2>&1 \
+    || { log_tail "$LOGS/install-temporal.log"; fail "temporal: go install failed; log: $LOGS/install-temporal.log"; }
+  mv "$CACHE/gobin/temporal" "$TEMPORAL_BIN"
+}
+
+# maven_libs NAME POM DEST: copies a pinned pom's runtime jars into DEST once (stamped by the pom's hash).
+maven_libs() {
+  local name="$1" pom="$2" dest="$3" stamp
+  stamp="$(sha1sum "$pom" | cut -c1-40)"
+  [ -f "$dest/.stamp" ] && [ "$(cat "$dest/.stamp")" = "$stamp" ] && return
+  need mvn "$name" "the jars come from Maven Central"
+  say "$name: resolving jars with Maven (once)"
+  rm -rf "$dest" && mkdir -p "$dest"
+  mvn -q -B -f "$pom" dependency:copy-dependencies -DoutputDirectory="$dest" >"$LOGS/install-$name.log" 2>&1 \
+    || { log_tail "$LOGS/install-$name.log"; fail "$name: maven dependency resolution failed; log: $LOGS/install-$name.log"; }
+  echo "$stamp" >"$dest/.stamp"
+}
+
+install_test_server() {
+  maven_libs temporal-test-server "$ROOT/scripts/java/temporal-test-server/pom.xml" "$TEST_SERVER_LIB"
+  mkdir -p "$CACHE/bin"
+  local want
+  want="$(printf '#!/usr/bin/env bash\n# Java Temporal test server with time skipping (generated by scripts/stack.sh)\nexec java -cp "%s/*" io.temporal.testserver.TestServer "$@"\n' "$TEST_SERVER_LIB")"
+  if [ ! -x "$TEST_SERVER_WRAPPER" ] || [ "$(cat "$TEST_SERVER_WRAPPER")" != "$want" ]; then
+    printf '%s\n' "$want" >"$TEST_SERVER_WRAPPER" && chmod +x "$TEST_SERVER_WRAPPER"
+  fi
+}
+
+# ---------------------------------------------------------------- services
+start_postgres() {
+  local log="$LOGS/postgresql.log"
+  install_apt_postgres
+  if "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PGPORT" 2>/dev/null && [ -f "$PG_DATA/postmaster.pid" ]; then
+    say "postgresql: up (port $PGPORT)"; return
+  fi
+  check_port_free postgresql "$PGPORT"
+  if [ ! -f "$PG_DATA/PG_VERSION" ]; then
+    say "postgresql: initdb $PG_DATA"
+    mkdir -p "$PG_DATA"
+    [ "$(id -u)" = 0 ] && chown -R postgres:postgres "$(dirname "$PG_DATA")" && chmod 700 "$PG_DATA"
+    "${PG_AS[@]}" "$PG_BIN/initdb" -D "$PG_DATA" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >"$log" 2>&1 \
+      || { log_tail "$log"; fail "postgresql: initdb failed; log: $log"; }
+  fi
+  [ "$PG_DATA" != "$DATA/pg" ] && ln -sfn "$PG_DATA" "$DATA/pg"
+  # The server log must be writable by postgres: it lives in the data folder, linked from .data/logs.
+  ln -sfn "$PG_DATA/server.log" "$log"
+  "${PG_AS[@]}" "$PG_BIN/pg_ctl" -D "$PG_DATA" -l "$PG_DATA/server.log" -w -t 30 \
+    -o "-h 127.0.0.1 -p $PGPORT -k $PG_DATA -c max_connections=300 -c fsync=on -c synchronous_commit=on" start >/dev/null 2>&1 \
+    || { log_tail "$log"; fail "postgresql: pg_ctl start failed; log: $log"; }
+  head -1 "$PG_DATA/postmaster.pid" >"$PIDS/postgresql.pid"
+  for db in apipay apipay_test; do
+    "$PG_BIN/psql" -h 127.0.0.1 -p "$PGPORT" -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname='$db'" | grep -q 1 \
+      || "$PG_BIN/psql" -h 127.0.0.1 -p "$PGPORT" -U postgres -qc "CREATE DATABASE $db" >/dev/null
+  done
+  say "postgresql: up (port $PGPORT, databases apipay and apipay_test)"
+}
+
+start_temporal() {
+  local log="$LOGS/temporal.log"
+  install_temporal
+  if pid_alive temporal; then say "temporal: up (port $TEMPORAL_PORT, UI http://127.0.0.1:$TEMPORAL_UI_PORT)"; return; fi
+  check_port_free temporal "$TEMPORAL_PORT"; check_port_free temporal "$TEMPORAL_UI_PORT"
+  mkdir -p "$DATA/temporal"
+  local attrs=()
+  for a in "${SEARCH_ATTRIBUTES[@]}"; do attrs+=(--search-attribute "$a=Keyword"); done
+  nohup "$TEMPORAL_BIN" server start-dev --ip 127.0.0.1 --port "$TEMPORAL_PORT" --ui-port "$TEMPORAL_UI_PORT" \
+    --db-filename "$DATA/temporal/temporal.db" --sqlite-pragma journal_mode=wal --sqlite-pragma synchronous=normal \
+    --namespace default --log-level warn "${attrs[@]}" >"$log" 2>&1 </dev/null &
+  echo $! >"$PIDS/temporal.pid"
+  wait_for temporal "$log" 60 "$TEMPORAL_BIN" operator cluster health --address "127.0.0.1:$TEMPORAL_PORT"
+  wait_for temporal "$log" 30 port_open "$TEMPORAL_UI_PORT"
+  say "temporal: up (port $TEMPORAL_PORT, UI http://127.0.0.1:$TEMPORAL_UI_PORT)"
+}
+
+start_kafka() {
+  local log="$LOGS/kafka.log" dir="$DATA/kafka"
+  need java kafka "Kafka runs on the JVM; install a JDK (apt-get install -y default-jre-headless)"
+  maven_libs kafka "$ROOT/scripts/java/kafka/pom.xml" "$KAFKA_LIB"
+  if pid_alive kafka; then say "kafka: up (port $KAFKA_PORT)"; return; fi
+  check_port_free kafka "$KAFKA_PORT"; check_port_free kafka "$KAFKA_CONTROLLER_PORT"
+  mkdir -p "$dir/logs"
+  cat >"$dir/server.properties" <<EOF
+process.roles=broker,controller
+node.id=1
+listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT,CONTROLLER://127.0.0.1:$KAFKA_CONTROLLER_PORT
+advertised.listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT
+controller.listener.names=CONTROLLER
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+controller.quorum.bootstrap.servers=127.0.0.1:$KAFKA_CONTROLLER_PORT
+log.dirs=$dir/logs
+num.partitions=$KAFKA_PARTITIONS
+offsets.topic.replication.factor=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
+group.initial.rebalance.delay.ms=0
+auto.create.topics.enable=false
+EOF
+  local java_opts=(-Xms256m -Xmx768m -Dlog4j2.configurationFile="$ROOT/scripts/stack/kafka-log4j2.xml")
+  if [ ! -f "$dir/logs/meta.properties" ]; then
+    say "kafka: formatting storage (once)"
+    java "${java_opts[@]}" -cp "$KAFKA_LIB/*" kafka.tools.StorageTool format --standalone \
+      -t "$(java -cp "$KAFKA_LIB/*" kafka.tools.StorageTool random-uuid 2>/dev/null)" \
+      -c "$dir/server.properties" >"$log" 2>&1 || { log_tail "$log"; fail "kafka: storage format failed; log: $log"; }
+  fi
+  nohup java "${java_opts[@]}" -cp "$KAFKA_LIB/*" kafka.Kafka "$dir/server.properties" >>"$log" 2>&1 </dev/null &
+  echo $! >"$PIDS/kafka.pid"
+  wait_for kafka "$log" 60 port_open "$KAFKA_PORT"
+  say "kafka: up (port $KAFKA_PORT)"
+}
+
+ensure_topic() {
+  # kafkajs (a project dependency) creates the topic idempotently and waits until the broker serves it.
+  [ -d "$ROOT/node_modules/kafkajs" ] || { say "kafka: topic creation skipped (run npm ci first)"; return; }
+  (cd "$ROOT" && KAFKA_BROKERS="127.0.0.1:$KAFKA_PORT" node scripts/stack/kafka-topic.mjs "$KAFKA_TOPIC" "$KAFKA_PARTITIONS") >>"$LOGS/kafka.log" 2>&1 \
+    || { log_tail "$LOGS/kafka.log"; fail "kafka: could not create topic $KAFKA_TOPIC; log: $LOGS/kafka.log"; }
+  say "kafka: topic $KAFKA_TOPIC ($KAFKA_PARTITIONS partitions)"
+}
+
+stop_one() {
+  local svc="$1"
+  if [ "$svc" = postgresql ]; then
+    [ -f "$PG_DATA/postmaster.pid" ] && "${PG_AS[@]}" "$PG_BIN/pg_ctl" -D "$PG_DATA" -m fast -w stop >/dev/null 2>&1 && say "postgresql: stopped"
+    rm -f "$PIDS/postgresql.pid"; return
+  fi
+  if pid_alive "$svc"; then
+    local pid; pid="$(cat "$PIDS/$svc.pid")"
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$pid" 2>/dev/null && kill -9 "$pid" 2>/dev/null
+    say "$svc: stopped"
+  fi
+  rm -f "$PIDS/$svc.pid"
+}
+
+status_one() {
+  local svc="$1" state=down
+  case "$svc" in
+    postgresql) "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PGPORT" 2>/dev/null && state=up ;;
+    *) pid_alive "$svc" && state=up ;;
+  esac
+  printf '%-12s %-5s log: %s\n' "$svc" "$state" "$LOGS/$svc.log"
+  [ "$state" = up ]
+}
+
+cmd="${1:-status}"
+mkdir -p "$LOGS" "$PIDS"
+case "$cmd" in
+  up)
+    start_postgres
+    start_temporal
+    start_kafka
+    ensure_topic
+    install_test_server
+    say "temporal-test-server: $TEST_SERVER_WRAPPER"
+    ;;
+  down)
+    for s in kafka temporal postgresql; do stop_one "$s"; done ;;
+  status)
+    rc=0; for s in postgresql temporal kafka; do status_one "$s" || rc=1; done
+    printf '%-12s %-5s %s\n' test-server "$([ -x "$TEST_SERVER_WRAPPER" ] && echo ready || echo absent)" "$TEST_SERVER_WRAPPER"
+    exit $rc ;;
+  logs)
+    if [ -n "${2:-}" ]; then tail -n 100 -f "$LOGS/$2.log"; else tail -n 20 "$LOGS"/{postgresql,temporal,kafka}.log; fi ;;
+  env)
+    # Machine-readable locations for other scripts.
+    echo "TEMPORAL_TEST_SERVER=$TEST_SERVER_WRAPPER"; echo "TEMPORAL_CLI=$TEMPORAL_BIN"; echo "APIPAY_LOGS=$LOGS" ;;
+  *) echo "usage: $0 up|down|status|logs [service]|env" >&2; exit 2 ;;
+esac

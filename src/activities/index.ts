@@ -1,0 +1,23 @@
+// All activities, built once from their clients and config and registered by the worker.
+import type { Db } from '../db/client.js';
+import type { Profile } from '../config/profile.js';
+import type { Logger } from '../lib/logger.js';
+import { createSmokeActivities } from './smoke.js';
+
+export interface ActivityDeps {
+  db: Db;
+  profile: Profile;
+  logger: Logger;
+  /** 32-byte key that decrypts endpoint secrets (SECRETS_ENCRYPTION_KEY). */
+  secretsKey: Buffer;
+  /** Injectable fetch for outbound HTTP (unit tests fake the peer). */
+  fetch?: typeof fetch;
+}
+
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...createSmokeActivities(deps),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

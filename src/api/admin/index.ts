@@ -1,0 +1,27 @@
+// The admin API under /admin/v1: bearer auth, zod-validated requests that name the bad field, one error shape,
+// and an OpenAPI document built from the same route definitions (/admin/v1/openapi.json).
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { ApiDeps } from '../deps.js';
+import { handleError, validationError } from '../errors.js';
+import { bearerAuth } from '../middleware/bearer-auth.js';
+
+export type AdminApp = OpenAPIHono;
+
+export function createAdminApp(deps: ApiDeps): OpenAPIHono {
+  const admin = new OpenAPIHono({
+    defaultHook: (result) => {
+      if (!result.success) throw validationError(result.error, result.target);
+    },
+  });
+  admin.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: { title: 'ApiPay admin API', version: '1.0.0', description: 'Operator surface of the ApiPay webhook platform.' },
+    servers: [{ url: '/admin/v1' }],
+    security: [{ bearer: [] }],
+  });
+  admin.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
+  admin.use('*', async (c, next) => (c.req.path.endsWith('/openapi.json') ? next() : bearerAuth(deps.env.ADMIN_TOKEN)(c, next)));
+  admin.onError(handleError);
+  // Resource modules register themselves here, one line each:
+  return admin;
+}

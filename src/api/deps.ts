@@ -1,0 +1,20 @@
+// What the HTTP apps are given: built once in src/workers/api.ts (or by a test), never imported globally.
+import type { Client } from '@temporalio/client';
+import type { Env } from '../config/env.js';
+import type { Profile } from '../config/profile.js';
+import type { Db } from '../db/client.js';
+import type { Logger } from '../lib/logger.js';
+import type { TaskQueues } from '../shared/task-queues.js';
+
+export interface ApiDeps {
+  db: Db;
+  temporal: Client;
+  profile: Profile;
+  env: Pick<Env, 'ADMIN_TOKEN' | 'SECRETS_ENCRYPTION_KEY'>;
+  taskQueues: TaskQueues;
+  logger: Logger;
+  /** Dependency checks for /readyz, by name: each resolves when its dependency answers. */
+  readiness: Record<string, () => Promise<unknown>>;
+  /** Injected clock for tests of TTLs and tolerances. */
+  now?: () => Date;
+}

@@ -1,0 +1,37 @@
+// Connection settings and process secrets from the environment, parsed once; defaults match scripts/stack.sh.
+import { z } from 'zod';
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5433/apipay'),
+  DATABASE_POOL_MAX: z.coerce.number().int().positive().default(20),
+  TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().default('default'),
+  TEMPORAL_UI_URL: z.string().default('http://127.0.0.1:8233'),
+  KAFKA_BROKERS: z.string().default('127.0.0.1:9092').transform((s) => s.split(',').map((b) => b.trim())),
+  API_HOST: z.string().default('127.0.0.1'),
+  API_PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9464),
+  DISPATCHER_METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9465),
+  /** Bearer token of the admin API; compared in constant time. */
+  ADMIN_TOKEN: z.string().min(16, 'ADMIN_TOKEN must be at least 16 characters'),
+  /** 32 bytes, base64: encrypts endpoint secrets at rest so a database dump alone does not reveal them. */
+  SECRETS_ENCRYPTION_KEY: z
+    .string()
+    .refine((v) => Buffer.from(v, 'base64').length === 32, 'SECRETS_ENCRYPTION_KEY must be 32 bytes, base64-encoded'),
+});
+
+export type Env = z.output<typeof envSchema>;
+
+export class EnvError extends Error {
+  override name = 'EnvError';
+}
+
+export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
+  const result = envSchema.safeParse(source);
+  if (result.success) return result.data;
+  // Name the variable, never echo its value: some of these are secrets.
+  const lines = result.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+  throw new EnvError(`invalid environment:\n${lines.join('\n')}`);
+}

@@ -1,0 +1,103 @@
+// The adoption profile (SPEC §5): read from APIPAY_PROFILE, validated once by a schema that names the bad key.
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { parseDuration } from './duration.js';
+
+const duration = z.string().transform((text, ctx) => {
+  try {
+    return parseDuration(text);
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    return z.NEVER;
+  }
+});
+
+/** `env:NAME` → the value of that environment variable, resolved at load time so a missing secret stops the start. */
+const secretRef = z.string().transform((ref, ctx) => {
+  const match = /^env:([A-Z_][A-Z0-9_]*)$/.exec(ref);
+  if (!match) {
+    ctx.addIssue({ code: 'custom', message: `"${ref}" is not a secret reference (use env:NAME)` });
+    return z.NEVER;
+  }
+  const value = process.env[match[1]!];
+  if (!value) {
+    ctx.addIssue({ code: 'custom', message: `environment variable ${match[1]} is not set` });
+    return z.NEVER;
+  }
+  return value;
+});
+
+const providerBase = {
+  secret_ref: secretRef,
+  api_base_url: z.url(),
+  tolerance_seconds: z.number().int().positive().default(300),
+};
+
+const provider = z.discriminatedUnion('scheme', [
+  z.strictObject({ scheme: z.literal('stripe'), ...providerBase }),
+  z.strictObject({
+    scheme: z.literal('hmac'),
+    ...providerBase,
+    header: z.string().min(1),
+    encoding: z.enum(['hex', 'base64']),
+  }),
+]);
+
+export const profileSchema = z.strictObject({
+  outbound: z.strictObject({
+    kafka: z.strictObject({ topic: z.string().min(1), group: z.string().min(1) }),
+    retry_schedule: z.array(duration).min(1),
+    request_timeout: duration,
+    response_excerpt_bytes: z.number().int().min(0).max(65_536),
+    auto_disable_after: duration,
+    secret_rotation_grace: duration,
+    signature_tolerance_seconds: z.number().int().positive(),
+    allow_insecure_urls: z.boolean(),
+  }),
+  inbound: z.strictObject({
+    max_body_bytes: z.number().int().positive(),
+    dedupe_store_ttl_days: z.number().positive(),
+    reconciliation_timeout: duration,
+    provider_query_backoff: z.strictObject({
+      initial: duration,
+      multiplier: z.number().min(1),
+      maximum: duration,
+    }),
+    allow_provisional_access: z.boolean(),
+    unstarted_sweep_interval: duration,
+    unstarted_grace: duration,
+    providers: z.record(z.string().regex(/^[a-z0-9-]+$/, 'provider names are lowercase, digits and dashes'), provider),
+  }),
+});
+
+export type Profile = z.output<typeof profileSchema>;
+export type ProviderConfig = Profile['inbound']['providers'][string];
+
+export class ProfileError extends Error {
+  override name = 'ProfileError';
+}
+
+/** Validates a parsed profile document; the error names every bad key by its dotted path. */
+export function parseProfile(document: unknown, source = 'profile'): Profile {
+  const result = profileSchema.safeParse(document);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  throw new ProfileError(`invalid ${source}:\n${lines.join('\n')}`);
+}
+
+export function loadProfile(path = process.env.APIPAY_PROFILE ?? 'config/example.yaml'): Profile {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ProfileError(`cannot read profile ${path} (APIPAY_PROFILE): ${(error as Error).message}`);
+  }
+  let document: unknown;
+  try {
+    document = parseYaml(text);
+  } catch (error) {
+    throw new ProfileError(`profile ${path} is not valid YAML: ${(error as Error).message}`);
+  }
+  return parseProfile(document, `profile ${path}`);
+}

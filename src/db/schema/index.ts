@@ -1,0 +1,4 @@
+// Every table of the service; drizzle-kit reads this file (drizzle.config.ts) to generate migrations.
+export * from './outbound.js';
+export * from './inbound.js';
+export * from './smoke.js';

@@ -1,0 +1,131 @@
+// Outbound delivery tables (SPEC §2): endpoints, their encrypted secrets, events, deliveries, attempts, quarantine.
+import {
+  bigint,
+  bigserial,
+  boolean,
+  customType,
+  index,
+  integer,
+  pgEnum,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+
+/** Raw bytes, kept exactly: the body every attempt sends (O4) and quarantined Kafka values (O2). */
+export const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
+
+const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
+
+export const endpointStatus = pgEnum('endpoint_status', ['enabled', 'disabled']);
+export const deliveryStatus = pgEnum('delivery_status', ['PENDING', 'RETRYING', 'DELIVERED', 'FAILED']);
+
+export const webhookEndpoints = pgTable(
+  'webhook_endpoints',
+  {
+    id: text('id').primaryKey(), // we_…
+    merchantAccount: text('merchant_account').notNull(),
+    url: text('url').notNull(),
+    description: text('description'),
+    eventTypes: text('event_types').array().notNull(), // ['*'] subscribes to every type
+    livemode: boolean('livemode').notNull(),
+    status: endpointStatus('status').notNull().default('enabled'),
+    disabledReason: text('disabled_reason'),
+    disabledAt: timestamp('disabled_at', { withTimezone: true }),
+    /** O13: first failure of the current unbroken failure streak; null after any 2xx. */
+    failingSince: timestamp('failing_since', { withTimezone: true }),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('webhook_endpoints_merchant_idx').on(t.merchantAccount, t.livemode)],
+);
+
+export const endpointSecrets = pgTable(
+  'endpoint_secrets',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    endpointId: text('endpoint_id').notNull().references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    /** AES-256-GCM of the whsec_… string: iv(12) | tag(16) | ciphertext. */
+    ciphertext: bytea('ciphertext').notNull(),
+    createdAt: createdAt(),
+    /** null while active; a rotated-out secret is still signed with until this time (O9). */
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
+  },
+  (t) => [index('endpoint_secrets_endpoint_idx').on(t.endpointId, t.createdAt)],
+);
+
+export const events = pgTable(
+  'events',
+  {
+    eventPublicId: text('event_public_id').primaryKey(), // evt_… (O3)
+    merchantAccount: text('merchant_account').notNull(),
+    type: text('type').notNull(),
+    livemode: boolean('livemode').notNull(),
+    createdUnix: bigint('created_unix', { mode: 'number' }).notNull(),
+    /** O4: serialized once, sent byte-identically by every attempt to every endpoint. */
+    body: bytea('body').notNull(),
+    sourceTopic: text('source_topic'),
+    sourcePartition: integer('source_partition'),
+    sourceOffset: text('source_offset'),
+    receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('events_merchant_idx').on(t.merchantAccount, t.receivedAt)],
+);
+
+export const deliveries = pgTable(
+  'deliveries',
+  {
+    id: text('id').primaryKey(), // whd_…, also the workflow id (O6)
+    eventPublicId: text('event_public_id').notNull().references(() => events.eventPublicId),
+    endpointId: text('endpoint_id').notNull().references(() => webhookEndpoints.id),
+    merchantAccount: text('merchant_account').notNull(),
+    status: deliveryStatus('status').notNull().default('PENDING'),
+    attemptCount: integer('attempt_count').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }),
+    deliveredAt: timestamp('delivered_at', { withTimezone: true }),
+    failedAt: timestamp('failed_at', { withTimezone: true }),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('deliveries_event_endpoint_uq').on(t.eventPublicId, t.endpointId),
+    index('deliveries_status_idx').on(t.status, t.id),
+    index('deliveries_endpoint_idx').on(t.endpointId, t.id),
+  ],
+);
+
+export const deliveryAttempts = pgTable(
+  'delivery_attempts',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    deliveryId: text('delivery_id').notNull().references(() => deliveries.id),
+    attemptNumber: integer('attempt_number').notNull(),
+    startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
+    responseStatus: integer('response_status'),
+    latencyMs: integer('latency_ms').notNull(),
+    succeeded: boolean('succeeded').notNull(),
+    /** null on success; timeout | connection | redirect | client_error | server_error | unsafe_url | … */
+    errorKind: text('error_kind'),
+    errorMessage: text('error_message'),
+    responseExcerpt: text('response_excerpt'),
+  },
+  // O7: an attempt number is recorded once, even when the activity that made it is retried.
+  (t) => [uniqueIndex('delivery_attempts_number_uq').on(t.deliveryId, t.attemptNumber)],
+);
+
+export const quarantinedMessages = pgTable(
+  'quarantined_messages',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    topic: text('topic').notNull(),
+    partition: integer('partition').notNull(),
+    offset: text('offset').notNull(),
+    key: bytea('key'),
+    raw: bytea('raw'),
+    reason: text('reason').notNull(),
+    quarantinedAt: timestamp('quarantined_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  // A redelivered bad message is quarantined once.
+  (t) => [uniqueIndex('quarantined_messages_position_uq').on(t.topic, t.partition, t.offset)],
+);

@@ -1,0 +1,96 @@
+// The kafkajs implementation of src/kafka/types.ts: manual offset commits after each handled batch (O5).
+import kafkajs from 'kafkajs';
+import type { BatchConsumer, BatchHandler, KafkaSettings, Producer } from './types.js';
+
+const { Kafka, logLevel } = kafkajs;
+
+function client(settings: KafkaSettings) {
+  return new Kafka({
+    clientId: settings.clientId,
+    brokers: settings.brokers,
+    logLevel: logLevel.WARN,
+    retry: { initialRetryTime: 200, retries: 8 },
+  });
+}
+
+export function createBatchConsumer(settings: KafkaSettings & { topic: string; groupId: string; fromBeginning?: boolean }): BatchConsumer {
+  const consumer = client(settings).consumer({
+    groupId: settings.groupId,
+    sessionTimeout: 30_000,
+    heartbeatInterval: 3_000,
+    maxWaitTimeInMs: 100,
+    allowAutoTopicCreation: false,
+  });
+  let running = false;
+  return {
+    async run(handler: BatchHandler) {
+      await consumer.connect();
+      await consumer.subscribe({ topic: settings.topic, fromBeginning: settings.fromBeginning ?? true });
+      running = true;
+      await consumer.run({
+        eachBatchAutoResolve: false,
+        autoCommit: false,
+        partitionsConsumedConcurrently: 4,
+        eachBatch: async ({ batch, resolveOffset, commitOffsetsIfNecessary, heartbeat, isRunning, isStale }) => {
+          if (!isRunning() || isStale() || batch.messages.length === 0) return;
+          await handler({
+            topic: batch.topic,
+            partition: batch.partition,
+            lag: Number(batch.offsetLag()),
+            messages: batch.messages.map((m) => ({
+              topic: batch.topic,
+              partition: batch.partition,
+              offset: m.offset,
+              key: m.key,
+              value: m.value,
+              timestamp: m.timestamp,
+              headers: Object.fromEntries(
+                Object.entries(m.headers ?? {}).map(([k, v]) => [k, Buffer.isBuffer(v) ? v.toString('utf8') : String(v ?? '')]),
+              ),
+            })),
+          });
+          // Only now, after the handler committed its transaction and started its workflows.
+          resolveOffset(batch.messages[batch.messages.length - 1]!.offset);
+          await commitOffsetsIfNecessary();
+          await heartbeat();
+        },
+      });
+    },
+    async stop() {
+      if (running) await consumer.disconnect();
+      running = false;
+    },
+  };
+}
+
+export async function createProducer(settings: KafkaSettings): Promise<Producer> {
+  const producer = client(settings).producer({ allowAutoTopicCreation: false, idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  return {
+    async send(topic, messages) {
+      await producer.send({ topic, messages: messages.map((m) => ({ key: m.key ?? null, value: m.value, headers: m.headers })) });
+    },
+    close: () => producer.disconnect(),
+  };
+}
+
+/** Readiness probe and topic check for /readyz. */
+export function createKafkaAdmin(settings: KafkaSettings) {
+  const admin = client(settings).admin();
+  let connected: Promise<void> | null = null;
+  return {
+    async ping(): Promise<void> {
+      connected ??= admin.connect();
+      await connected;
+      await admin.describeCluster();
+    },
+    async createTopic(topic: string, numPartitions: number): Promise<void> {
+      connected ??= admin.connect();
+      await connected;
+      await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions, replicationFactor: 1 }] });
+    },
+    async close() {
+      if (connected) await admin.disconnect();
+    },
+  };
+}

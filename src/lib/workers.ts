@@ -1,0 +1,47 @@
+// Builds the Temporal workers of this service (one per task queue) for the worker process and for tests.
+import { fileURLToPath } from 'node:url';
+import { bundleWorkflowCode, NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import type { TaskQueues } from '../shared/task-queues.js';
+import type { Activities } from '../activities/index.js';
+
+export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+
+const quietBundlerLogger = {
+  trace: () => {}, debug: () => {}, info: () => {},
+  warn: (m: string, meta?: object) => console.warn(m, meta ?? ''),
+  error: (m: string, meta?: object) => console.error(m, meta ?? ''),
+  log: () => {},
+};
+
+export interface WorkerSetup {
+  connection: NativeConnection;
+  namespace?: string;
+  taskQueues: TaskQueues;
+  activities: Activities;
+  /** A prebuilt bundle (tests bundle once); otherwise the worker bundles src/workflows itself. */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+  tuning?: Partial<WorkerOptions>;
+}
+
+export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
+  const queues = [...new Set(Object.values(setup.taskQueues))];
+  // Bundle once and share it: each task queue's worker would otherwise build its own copy.
+  const workflowBundle = setup.workflowBundle ?? (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger }));
+  return Promise.all(
+    queues.map((taskQueue) =>
+      Worker.create({
+        connection: setup.connection,
+        namespace: setup.namespace ?? 'default',
+        taskQueue,
+        activities: setup.activities,
+        workflowBundle,
+        ...setup.tuning,
+      }),
+    ),
+  );
+}
+
+/** Runs all workers until one fails or all are shut down (Worker.shutdown on SIGTERM). */
+export async function runWorkers(workers: Worker[]): Promise<void> {
+  await Promise.all(workers.map((w) => w.run()));
+}

@@ -1,0 +1,15 @@
+// Prefixed, sortable public ids (whd_…, we_…): the prefix tells a reader what the id is, ULID keeps them ordered.
+import { ulid } from 'ulid';
+
+export type IdPrefix = 'whd' | 'we' | 'evt' | 'ltx' | 'opr' | 'smk';
+
+export function newId(prefix: IdPrefix): string {
+  return `${prefix}_${ulid().toLowerCase()}`;
+}
+
+/** O6: the delivery id is the workflow id, so a second start of the same delivery is refused by Temporal. */
+export const deliveryWorkflowId = (deliveryId: string) => deliveryId;
+
+/** I6: one workflow per provider event, derived from provider + provider event id. */
+export const reconciliationWorkflowId = (provider: string, providerEventId: string) =>
+  `reconcile:${provider}:${providerEventId}`;

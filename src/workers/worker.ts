@@ -1,0 +1,40 @@
+// Temporal worker process: runs the delivery, reconciliation and smoke task queues, with /metrics.
+import { NativeConnection } from '@temporalio/worker';
+import { createActivities } from '../activities/index.js';
+import { createDatabase } from '../db/client.js';
+import { createLogger } from '../lib/logger.js';
+import { loadSettings } from '../lib/settings.js';
+import { onShutdown } from '../lib/shutdown.js';
+import { createWorkers, runWorkers } from '../lib/workers.js';
+import { serveMetrics } from '../metrics/server.js';
+import { TASK_QUEUES } from '../shared/task-queues.js';
+
+const { env, profile } = loadSettings();
+const logger = createLogger('worker', env.LOG_LEVEL);
+const database = createDatabase(env.DATABASE_URL, { max: env.DATABASE_POOL_MAX });
+const connection = await NativeConnection.connect({ address: env.TEMPORAL_ADDRESS });
+const activities = createActivities({
+  db: database.db,
+  profile,
+  logger,
+  secretsKey: Buffer.from(env.SECRETS_ENCRYPTION_KEY, 'base64'),
+});
+const workers = await createWorkers({ connection, namespace: env.TEMPORAL_NAMESPACE, taskQueues: TASK_QUEUES, activities });
+const metrics = await serveMetrics(env.WORKER_METRICS_PORT);
+logger.info({ taskQueues: Object.values(TASK_QUEUES), metrics: `http://127.0.0.1:${env.WORKER_METRICS_PORT}/metrics` }, 'worker running');
+
+const running = runWorkers(workers);
+onShutdown(logger, [
+  // Worker.shutdown stops polling and lets in-flight tasks finish; run() resolves once they have.
+  () => {
+    for (const worker of workers) worker.shutdown();
+    return running;
+  },
+  () => new Promise((resolve) => metrics.close(resolve)),
+  () => connection.close(),
+  () => database.close(),
+]);
+await running.catch((error) => {
+  logger.fatal({ err: error }, 'worker failed');
+  process.exit(1);
+});

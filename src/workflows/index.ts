@@ -1,0 +1,2 @@
+// Every workflow the worker registers; the bundler loads this file (workflows are deterministic: no I/O here).
+export { smokeWorkflow } from './smoke.js';

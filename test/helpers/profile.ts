@@ -1,0 +1,27 @@
+// A profile for tests: the example profile with test secrets and private URLs allowed (local receivers).
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { parseProfile, type Profile } from '../../src/config/profile.js';
+
+export const TEST_PROVIDER_SECRETS = {
+  SANDBOX_STRIPE_WEBHOOK_SECRET: 'whsec_test_sandbox_stripe_0123456789abcdef',
+  SANDBOX_HMAC_WEBHOOK_SECRET: 'test-sandbox-hmac-secret-0123456789',
+};
+
+/** Deep-merges `overrides` into config/example.yaml before validation. */
+export function testProfile(overrides: Record<string, unknown> = {}): Profile {
+  for (const [name, value] of Object.entries(TEST_PROVIDER_SECRETS)) process.env[name] ??= value;
+  const base = parse(readFileSync(new URL('../../config/example.yaml', import.meta.url), 'utf8')) as Record<string, unknown>;
+  const merged = merge(base, { outbound: { allow_insecure_urls: true } });
+  return parseProfile(merge(merged, overrides), 'test profile');
+}
+
+function merge(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...a };
+  for (const [k, v] of Object.entries(b)) {
+    const prev = out[k];
+    out[k] = isObject(prev) && isObject(v) ? merge(prev, v) : v;
+  }
+  return out;
+}
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,0 +1,79 @@
+// Temporal for tests: workers on the real dev server with a unique task queue, and the Java time-skipping server.
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createActivities, type ActivityDeps } from '../../src/activities/index.js';
+import { createLogger } from '../../src/lib/logger.js';
+import { SA } from '../../src/shared/search-attributes.js';
+import type { TaskQueues } from '../../src/shared/task-queues.js';
+import { TEMPORAL_ADDRESS, TEST_SECRETS_KEY, TEST_SERVER_PATH, WORKFLOW_BUNDLE_PATH } from './env.js';
+import { testProfile } from './profile.js';
+import type { Db } from '../../src/db/client.js';
+
+export const testLogger = createLogger('test', process.env.TEST_LOG_LEVEL ?? 'warn');
+
+/** Task queues no other test file shares, so a worker only ever sees its own test's workflows. */
+export function uniqueTaskQueues(label: string): TaskQueues {
+  const suffix = `${label}-${randomUUID().slice(0, 8)}`;
+  return { delivery: `test-delivery-${suffix}`, reconciliation: `test-reconcile-${suffix}`, smoke: `test-smoke-${suffix}` };
+}
+
+export function testActivities(db: Db, overrides: Partial<ActivityDeps> = {}) {
+  return createActivities({ db, profile: testProfile(), logger: testLogger, secretsKey: TEST_SECRETS_KEY, ...overrides });
+}
+
+/** Starts one worker per task queue on `connection`, with the prebuilt bundle; returns a stop function. */
+export async function startWorkers(options: {
+  connection: NativeConnection;
+  taskQueues: TaskQueues;
+  activities: ReturnType<typeof createActivities>;
+  namespace?: string;
+}): Promise<{ stop: () => Promise<void> }> {
+  const queues = [...new Set(Object.values(options.taskQueues))];
+  const workers = await Promise.all(
+    queues.map((taskQueue) =>
+      Worker.create({
+        connection: options.connection,
+        namespace: options.namespace ?? 'default',
+        taskQueue,
+        activities: options.activities,
+        workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH },
+      }),
+    ),
+  );
+  const running = Promise.all(workers.map((w) => w.run()));
+  return {
+    async stop() {
+      for (const w of workers) w.shutdown();
+      await running;
+    },
+  };
+}
+
+/** The real dev server of scripts/stack.sh. */
+export async function connectDevServer(): Promise<{ client: Client; connection: Connection; native: NativeConnection; close: () => Promise<void> }> {
+  const connection = await Connection.connect({ address: TEMPORAL_ADDRESS });
+  const native = await NativeConnection.connect({ address: TEMPORAL_ADDRESS });
+  return {
+    client: new Client({ connection }),
+    connection,
+    native,
+    close: async () => {
+      await connection.close();
+      await native.close();
+    },
+  };
+}
+
+/** The Java test server with time skipping, with our search attributes registered. */
+export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: TEST_SERVER_PATH } },
+  });
+  await env.connection.operatorService.addSearchAttributes({
+    namespace: 'default',
+    searchAttributes: Object.fromEntries(Object.values(SA).map((key) => [key.name, 2])), // 2 = KEYWORD
+  });
+  return env;
+}
