@@ -1,0 +1,62 @@
+// What the inbound side agrees on: the normalized provider event, the reconciliation workflow's name, input,
+// signal/update/query names, and the provider payments API contract the sandbox serves and activities query.
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+
+/** Event types the platform understands; adapters map provider names onto these. */
+export const PROVIDER_EVENT_TYPES = [
+  'payment.succeeded', // capture: credits the payment (I8)
+  'payment.failed', // never credits; never reverts a settled payment (I10)
+  'payment.pending',
+  'refund.succeeded', // I10: a new reversing transaction
+  'chargeback.created',
+  'payment.reversed',
+] as const;
+export type ProviderEventType = (typeof PROVIDER_EVENT_TYPES)[number];
+
+/** What a provider adapter extracts from a verified webhook (I1). Amounts in minor units, as decimal strings. */
+export interface NormalizedProviderEvent {
+  providerEventId: string;
+  type: ProviderEventType;
+  paymentReference: string;
+  amountMinor: string;
+  currency: string;
+  /** ISO 8601: when the provider says it happened (I10 ordering). */
+  effectiveAt: string;
+}
+
+export interface ReconciliationInput {
+  provider: string;
+  receiptId: number;
+  event: NormalizedProviderEvent;
+  /** ISO 8601 time of the 200 to the provider: the start of the ack-to-ledger lag (I13). */
+  acknowledgedAt: string;
+}
+
+export const RECONCILIATION_WORKFLOW = 'reconciliationWorkflow';
+
+export type ReconciliationState = 'received' | 'reconciling' | 'applied' | 'rejected' | 'manual_review';
+
+export interface OperatorResolution {
+  decision: 'applied' | 'rejected';
+  operator: string;
+  reason: string;
+}
+
+/** I11: usable from the Temporal UI and the CLI (`temporal workflow signal --name operatorResolution`). */
+export const operatorResolutionSignal = defineSignal<[OperatorResolution]>('operatorResolution');
+/** I11: the same as an update, which answers with the outcome or refuses an invalid resolution. */
+export const resolveUpdate = defineUpdate<{ state: ReconciliationState; auditId: string }, [OperatorResolution]>('resolve');
+export const reconciliationStateQuery = defineQuery<{ state: ReconciliationState; reason: string | null }>('state');
+
+/**
+ * The provider payments API (the sandbox serves it; activities query it):
+ *   GET {api_base_url}/payments/{paymentReference} → 200 ProviderPayment | 404 (unknown) | 5xx (provider error)
+ */
+export interface ProviderPayment {
+  reference: string;
+  status: 'succeeded' | 'failed' | 'pending' | 'refunded' | 'disputed';
+  amountMinor: string;
+  currency: string;
+  /** Refunds/chargebacks the provider knows of, for reversal events. */
+  refunds?: { id: string; amountMinor: string }[];
+}
