@@ -1,0 +1,27 @@
+// Cursor pagination shared by every admin list: ids are ULID-ordered, the cursor is the last id returned (opaque).
+import { z } from '@hono/zod-openapi';
+import { ApiError } from '../errors.js';
+
+export const paginationQuery = {
+  cursor: z.string().optional().openapi({ description: 'next_cursor of the previous page' }),
+  limit: z.coerce.number().int().min(1).max(100).default(20).openapi({ description: '1–100, default 20' }),
+};
+
+export const encodeCursor = (lastId: string) => Buffer.from(lastId, 'utf8').toString('base64url');
+
+export function decodeCursor(cursor: string | undefined): string | undefined {
+  if (cursor === undefined) return undefined;
+  const id = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!/^[\w:.-]{1,200}$/.test(id)) throw new ApiError('validation_failed', 'cursor: not a cursor returned by this API');
+  return id;
+}
+
+/** Rows are fetched with limit + 1 (ordered by id) to know whether another page exists. */
+export function page<T>(rows: T[], limit: number, idOf: (row: T) => string) {
+  const hasMore = rows.length > limit;
+  const data = hasMore ? rows.slice(0, limit) : rows;
+  return { data, has_more: hasMore, next_cursor: hasMore ? encodeCursor(idOf(data[data.length - 1]!)) : null };
+}
+
+export const listEnvelope = <T extends z.ZodTypeAny>(item: T) =>
+  z.object({ data: z.array(item), has_more: z.boolean(), next_cursor: z.string().nullable() });
