@@ -1,0 +1,35 @@
+# Shared by scripts/start.sh and scripts/test.sh: node dependencies and the local development environment.
+# shellcheck shell=bash
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+DATA="${APIPAY_DATA:-$ROOT/.data}"
+mkdir -p "$DATA/logs" "$DATA/pids"
+
+# npm ci when node_modules is missing or was installed from another package-lock.json.
+ensure_node_deps() {
+  local stamp="$ROOT/node_modules/.apipay-lock-hash" want
+  want="$(sha1sum "$ROOT/package-lock.json" | cut -c1-40)"
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    echo "[deps] npm ci (package-lock.json changed or node_modules missing)"
+    (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error) || { echo "[deps] FAILED npm ci" >&2; exit 1; }
+    echo "$want" >"$stamp"
+  fi
+}
+
+# Local secrets: generated once per checkout into .data/dev.env (git-ignored), never printed.
+load_dev_env() {
+  local file="$DATA/dev.env"
+  if [ ! -f "$file" ]; then
+    umask 077
+    {
+      echo "ADMIN_TOKEN=dev_$(head -c 24 /dev/urandom | base64 | tr -d '/+=')"
+      echo "SECRETS_ENCRYPTION_KEY=$(head -c 32 /dev/urandom | base64)"
+      echo "SANDBOX_STRIPE_WEBHOOK_SECRET=whsec_$(head -c 24 /dev/urandom | base64 | tr -d '/+=')"
+      echo "SANDBOX_HMAC_WEBHOOK_SECRET=$(head -c 24 /dev/urandom | base64 | tr -d '/+=')"
+    } >"$file"
+  fi
+  set -a
+  # shellcheck disable=SC1090
+  . "$file"
+  set +a
+  export TEMPORAL_TEST_SERVER="${TEMPORAL_TEST_SERVER:-${APIPAY_CACHE:-$HOME/.cache/apipay}/bin/temporal-test-server}"
+}

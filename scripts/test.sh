@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# npm test: installs what is missing, starts the real stack, type-checks, runs unit and integration tests.
+# Extra arguments go to vitest (e.g. `npm test -- test/unit`).
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+cd "$ROOT"
+
+ensure_node_deps
+bash scripts/stack.sh up
+load_dev_env
+export NODE_ENV=test TEST_DATABASE_URL="${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5433/apipay_test}"
+npx tsx src/db/migrate.ts "$TEST_DATABASE_URL"
+echo "[test] typecheck"
+npx tsc --noEmit
+echo "[test] vitest (unit + integration against PostgreSQL :5433, Temporal :7233, Kafka :9092)"
+exec npx vitest run "$@"
