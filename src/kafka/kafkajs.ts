@@ -4,12 +4,12 @@ import type { BatchConsumer, BatchHandler, KafkaSettings, Producer } from './typ
 
 const { Kafka, logLevel } = kafkajs;
 
-function client(settings: KafkaSettings) {
+function client(settings: KafkaSettings, retries = 8) {
   return new Kafka({
     clientId: settings.clientId,
     brokers: settings.brokers,
     logLevel: logLevel.WARN,
-    retry: { initialRetryTime: 200, retries: 8 },
+    retry: { initialRetryTime: 200, retries },
   });
 }
 
@@ -74,19 +74,26 @@ export async function createProducer(settings: KafkaSettings): Promise<Producer>
   };
 }
 
-/** Readiness probe and topic check for /readyz. */
+/** Readiness probe (fails fast, reconnects on the next probe) and topic creation. */
 export function createKafkaAdmin(settings: KafkaSettings) {
-  const admin = client(settings).admin();
+  const admin = client(settings, 1).admin();
   let connected: Promise<void> | null = null;
-  return {
-    async ping(): Promise<void> {
+  const connect = async () => {
+    try {
       connected ??= admin.connect();
       await connected;
+    } catch (error) {
+      connected = null; // a failed connect is not cached: the next probe tries again
+      throw error;
+    }
+  };
+  return {
+    async ping(): Promise<void> {
+      await connect();
       await admin.describeCluster();
     },
     async createTopic(topic: string, numPartitions: number): Promise<void> {
-      connected ??= admin.connect();
-      await connected;
+      await connect();
       await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions, replicationFactor: 1 }] });
     },
     async close() {

@@ -1,0 +1,81 @@
+// The profile and environment are validated once, and a bad value names its key (SPEC §5).
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { formatDuration, parseDuration } from '../../src/config/duration.js';
+import { parseEnv } from '../../src/config/env.js';
+import { loadProfile, parseProfile, ProfileError } from '../../src/config/profile.js';
+
+process.env.SANDBOX_STRIPE_WEBHOOK_SECRET ??= 'whsec_unit';
+process.env.SANDBOX_HMAC_WEBHOOK_SECRET ??= 'unit-hmac';
+const example = () => parse(readFileSync('config/example.yaml', 'utf8')) as Record<string, any>;
+
+describe('durations', () => {
+  it.each([
+    ['500ms', 500],
+    ['10s', 10_000],
+    ['1m', 60_000],
+    ['2h', 7_200_000],
+    ['7d', 604_800_000],
+  ])('%s is %d ms', (text, ms) => {
+    expect(parseDuration(text)).toBe(ms);
+    expect(formatDuration(ms)).toBe(text);
+  });
+  it.each(['', '10', 'ten s', '5w', '-1m'])('"%s" is refused', (text) => {
+    expect(() => parseDuration(text)).toThrow(/not a duration/);
+  });
+});
+
+describe('profile', () => {
+  it('the example profile loads with the SPEC §5 values', () => {
+    const profile = loadProfile('config/example.yaml');
+    expect(profile.outbound.retry_schedule).toEqual([60_000, 300_000, 1_800_000, 7_200_000, 43_200_000]);
+    expect(profile.outbound.request_timeout).toBe(10_000);
+    expect(profile.outbound.auto_disable_after).toBe(7 * 86_400_000);
+    expect(profile.outbound.secret_rotation_grace).toBe(86_400_000);
+    expect(profile.outbound.kafka).toEqual({ topic: 'apipay.outbound-webhooks.v1', group: 'webhook-dispatcher' });
+    expect(profile.inbound.allow_provisional_access).toBe(false);
+    expect(profile.inbound.providers['sandbox-stripe']?.secret_ref).toBe(process.env.SANDBOX_STRIPE_WEBHOOK_SECRET);
+  });
+
+  it('the demo profile loads too', () => {
+    expect(loadProfile('config/demo.yaml').outbound.retry_schedule).toHaveLength(5);
+  });
+
+  it.each([
+    ['a bad duration', (p: any) => (p.outbound.retry_schedule = ['1m', 'soon']), 'outbound.retry_schedule.1'],
+    ['an unknown key', (p: any) => (p.outbound.retry_scedule = ['1m']), 'outbound'],
+    ['a wrong type', (p: any) => (p.inbound.allow_provisional_access = 'no'), 'inbound.allow_provisional_access'],
+    ['a missing key', (p: any) => delete p.outbound.request_timeout, 'outbound.request_timeout'],
+    ['an unknown scheme', (p: any) => (p.inbound.providers['sandbox-hmac'].scheme = 'md5'), 'inbound.providers.sandbox-hmac.scheme'],
+    ['a bad secret ref', (p: any) => (p.inbound.providers['sandbox-stripe'].secret_ref = 'whsec_inline'), 'inbound.providers.sandbox-stripe.secret_ref'],
+    ['an unset secret', (p: any) => (p.inbound.providers['sandbox-stripe'].secret_ref = 'env:APIPAY_UNSET_SECRET'), 'APIPAY_UNSET_SECRET is not set'],
+  ])('%s is refused with a message naming the key', (_, mutate, named) => {
+    const document = example();
+    mutate(document);
+    expect(() => parseProfile(document)).toThrow(ProfileError);
+    expect(() => parseProfile(document)).toThrow(named);
+  });
+
+  it('a missing file names the path and the variable', () => {
+    expect(() => loadProfile('config/nope.yaml')).toThrow(/config\/nope.yaml \(APIPAY_PROFILE\)/);
+  });
+});
+
+describe('environment', () => {
+  const valid = { ADMIN_TOKEN: 'x'.repeat(20), SECRETS_ENCRYPTION_KEY: Buffer.alloc(32).toString('base64') };
+  it('defaults match the local stack', () => {
+    const env = parseEnv(valid);
+    expect(env.DATABASE_URL).toBe('postgres://postgres@127.0.0.1:5433/apipay');
+    expect(env.TEMPORAL_ADDRESS).toBe('127.0.0.1:7233');
+    expect(env.KAFKA_BROKERS).toEqual(['127.0.0.1:9092']);
+  });
+  it('a short key is refused by name, without echoing the value', () => {
+    const bad = { ...valid, SECRETS_ENCRYPTION_KEY: 'c2hvcnQ=' };
+    expect(() => parseEnv(bad)).toThrow(/SECRETS_ENCRYPTION_KEY/);
+    expect(() => parseEnv(bad)).not.toThrow(/c2hvcnQ=/);
+  });
+  it('a missing admin token is refused', () => {
+    expect(() => parseEnv({ SECRETS_ENCRYPTION_KEY: valid.SECRETS_ENCRYPTION_KEY })).toThrow(/ADMIN_TOKEN/);
+  });
+});
