@@ -233,8 +233,23 @@ status_one() {
   [ "$state" = up ]
 }
 
+# APIPAY_STACK=external: the services run elsewhere (docker-compose.temporal.yml); only wait until they answer.
+wait_external() {
+  for pair in "postgresql:$PGPORT" "temporal:$TEMPORAL_PORT" "temporal-ui:$TEMPORAL_UI_PORT" "kafka:$KAFKA_PORT"; do
+    local svc="${pair%%:*}" port="${pair##*:}" deadline=$(( $(date +%s) + 90 ))
+    until port_open "$port"; do
+      [ "$(date +%s)" -ge "$deadline" ] && fail "$svc: nothing answers on 127.0.0.1:$port (APIPAY_STACK=external; docker compose -f docker-compose.temporal.yml ps)"
+      sleep 1
+    done
+    say "$svc: answering on $port (external)"
+  done
+}
+
 cmd="${1:-status}"
 mkdir -p "$LOGS" "$PIDS"
+if [ "${APIPAY_STACK:-native}" = external ] && [ "$cmd" = up ]; then
+  wait_external; ensure_topic; install_test_server; exit 0
+fi
 case "$cmd" in
   up)
     start_postgres
