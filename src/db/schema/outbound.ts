@@ -35,6 +35,8 @@ export const webhookEndpoints = pgTable(
     disabledAt: timestamp('disabled_at', { withTimezone: true }),
     /** O13: first failure of the current unbroken failure streak; null after any 2xx. */
     failingSince: timestamp('failing_since', { withTimezone: true }),
+    /** Soft delete: deliveries keep referencing the endpoint (history stays queryable); a deleted one is also disabled. */
+    deletedAt: timestamp('deleted_at', { withTimezone: true }),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
