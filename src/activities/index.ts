@@ -3,6 +3,8 @@ import type { Db } from '../db/client.js';
 import type { Profile } from '../config/profile.js';
 import type { Logger } from '../lib/logger.js';
 import { createSmokeActivities } from './smoke.js';
+import { createReconciliationActivities } from './reconciliation.js';
+import { createDeliveryActivities } from './delivery.js';
 
 export interface ActivityDeps {
   db: Db;
@@ -17,6 +19,8 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createSmokeActivities(deps),
+    ...createReconciliationActivities(deps),
+    ...createDeliveryActivities(deps),
   };
 }
 

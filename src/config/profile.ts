@@ -54,6 +54,8 @@ export const profileSchema = z.strictObject({
     secret_rotation_grace: duration,
     signature_tolerance_seconds: z.number().int().positive(),
     allow_insecure_urls: z.boolean(),
+    /** O12: how long a FAILED delivery's workflow keeps waiting for an operator's retryNow before it closes. */
+    review_window: duration.prefault('30d'),
   }),
   inbound: z.strictObject({
     max_body_bytes: z.number().int().positive(),

@@ -10,6 +10,16 @@ export interface DeliveryWorkflowInput {
   deliveryId: string;
   /** O6: waits between attempts in ms, from the profile's retry_schedule ([1m, 5m, 30m, 2h, 12h]). */
   retryScheduleMs: number[];
+  /**
+   * Attempts already recorded for this delivery before this run (the dispatcher passes 0). When absent (a run
+   * started by signalWithStart after an earlier run closed), the workflow reads the count from the store, so
+   * attempt numbers keep increasing across runs and the attempt-once reservation (O7) stays unique.
+   */
+  priorAttempts?: number;
+  /** O12: how long a FAILED delivery waits for retryNow before its workflow closes (profile review_window; default 30 days). */
+  reviewWindowMs?: number;
+  /** Set by the workflow itself when it continues as new for an operator's retry: the store is set back to PENDING first. */
+  reopened?: boolean;
 }
 
 export interface RetryRequest {

@@ -1,0 +1,381 @@
+// The delivery attempt (O7–O9, O13, O15): one signed POST of the stored bytes, recorded exactly once per attempt
+// number, with the delivery status and the endpoint's failure streak updated in the same step.
+import { ApplicationFailure } from '@temporalio/activity';
+import { and, eq, isNull, lte, sql } from 'drizzle-orm';
+import type { Profile } from '../config/profile.js';
+import type { Db } from '../db/client.js';
+import { deliveries, deliveryAttempts, events, webhookEndpoints } from '../db/schema/index.js';
+import type { Logger } from '../lib/logger.js';
+import { attemptLatency, attemptsTotal, deliveriesFinished, endpointsDisabled, retriesScheduled } from '../metrics/outbound.js';
+import { signingSecretsFor } from '../outbound/secrets.js';
+import { checkEndpointUrl, UnsafeUrlError } from '../outbound/url-safety.js';
+import type { DeliveryStatus } from '../shared/outbound.js';
+import { sign, SIGNATURE_HEADER } from '../signing/index.js';
+
+export type AttemptErrorKind =
+  | 'timeout'
+  | 'connection'
+  | 'redirect'
+  | 'client_error'
+  | 'server_error'
+  | 'unsafe_url'
+  | 'endpoint_disabled'
+  /** The worker stopped while this attempt was in flight; the merchant may or may not have received it. */
+  | 'interrupted';
+
+/** Marks an attempt row reserved before its POST and not yet finished (see attemptDelivery). */
+const IN_FLIGHT = 'in_flight';
+
+export interface AttemptInput {
+  deliveryId: string;
+  attemptNumber: number;
+  /** Workflow time (ms) when the attempt was scheduled: base of next_attempt_at and of the O13 streak. */
+  scheduledAt: number;
+  /** The wait before the next retry, or null when this is the cycle's last attempt. */
+  retryInMs: number | null;
+}
+
+export interface AttemptResult {
+  outcome: 'delivered' | 'failed';
+  attemptNumber: number;
+  responseStatus: number | null;
+  errorKind: AttemptErrorKind | null;
+  latencyMs: number;
+  /** The endpoint is disabled (already, or by this attempt): the rest of the schedule would not be sent. */
+  stopRetrying: boolean;
+}
+
+export interface DeliveryState {
+  status: DeliveryStatus;
+  attemptCount: number;
+  endpointId: string;
+  merchantAccount: string;
+  eventType: string;
+}
+
+export interface DeliveryActivityDeps {
+  db: Db;
+  profile: Profile;
+  logger: Logger;
+  secretsKey: Buffer;
+  fetch?: typeof fetch;
+}
+
+class DeliveryNotFoundError extends Error {
+  override name = 'DeliveryNotFoundError';
+}
+
+interface Outcome {
+  succeeded: boolean;
+  responseStatus: number | null;
+  errorKind: AttemptErrorKind | null;
+  errorMessage: string | null;
+  excerpt: string | null;
+  latencyMs: number;
+}
+
+function classifyStatus(status: number): AttemptErrorKind | null {
+  if (status >= 200 && status < 300) return null;
+  if (status >= 300 && status < 400) return 'redirect';
+  if (status >= 400 && status < 500) return 'client_error';
+  return 'server_error';
+}
+
+/** Reads at most `cap` bytes of the body, then stops: a merchant's huge or endless response costs us nothing. */
+async function readExcerpt(response: Response, cap: number): Promise<string> {
+  if (!response.body || cap === 0) {
+    await response.body?.cancel().catch(() => {});
+    return '';
+  }
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < cap) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  return Buffer.concat(chunks).subarray(0, cap).toString('utf8');
+}
+
+export function createDeliveryActivities(deps: DeliveryActivityDeps) {
+  const { db, profile, logger } = deps;
+  const http = deps.fetch ?? fetch;
+  const timeoutMs = profile.outbound.request_timeout;
+  const excerptBytes = profile.outbound.response_excerpt_bytes;
+
+  async function post(url: string, body: Buffer, signature: string): Promise<Outcome> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    try {
+      const response = await http(url, {
+        method: 'POST',
+        body,
+        redirect: 'manual', // O7: a 3xx is the merchant's misconfiguration, recorded as a failure, never followed
+        signal: AbortSignal.timeout(timeoutMs),
+        headers: { 'content-type': 'application/json', 'user-agent': 'ApiPay-Webhooks/1.0', [SIGNATURE_HEADER]: signature },
+      });
+      const latencyMs = elapsed();
+      const excerpt = await readExcerpt(response, excerptBytes).catch(() => '');
+      const errorKind = classifyStatus(response.status);
+      return {
+        succeeded: errorKind === null,
+        responseStatus: response.status,
+        errorKind,
+        errorMessage: errorKind ? `HTTP ${response.status}` : null,
+        excerpt,
+        latencyMs,
+      };
+    } catch (error) {
+      const err = error as Error & { cause?: { code?: string; message?: string } };
+      const timedOut = err.name === 'TimeoutError' || err.name === 'AbortError';
+      return {
+        succeeded: false,
+        responseStatus: null,
+        errorKind: timedOut ? 'timeout' : 'connection',
+        errorMessage: timedOut ? `no response within ${timeoutMs} ms` : (err.cause?.code ?? err.cause?.message ?? err.message),
+        excerpt: null,
+        latencyMs: elapsed(),
+      };
+    }
+  }
+
+  /** Writes the finished attempt, the delivery status and the endpoint streak in one transaction. */
+  async function finish(
+    input: AttemptInput,
+    attemptId: number,
+    endpointId: string,
+    outcome: Outcome,
+  ): Promise<AttemptResult> {
+    const now = new Date();
+    const scheduledAt = new Date(input.scheduledAt);
+    const result = await db.transaction(async (tx) => {
+      // Only a row still in flight is finished: if a retried activity has meanwhile marked it interrupted, that
+      // record stands and this late outcome is dropped (it is in the log line below).
+      const [finished] = await tx
+        .update(deliveryAttempts)
+        .set({
+          responseStatus: outcome.responseStatus,
+          latencyMs: outcome.latencyMs,
+          succeeded: outcome.succeeded,
+          errorKind: outcome.errorKind,
+          errorMessage: outcome.errorMessage,
+          responseExcerpt: outcome.excerpt,
+        })
+        .where(and(eq(deliveryAttempts.id, attemptId), eq(deliveryAttempts.errorKind, IN_FLIGHT)))
+        .returning({ id: deliveryAttempts.id });
+      const recorded = finished
+        ? outcome
+        : await tx
+            .select()
+            .from(deliveryAttempts)
+            .where(eq(deliveryAttempts.id, attemptId))
+            .then(([row]) => ({
+              succeeded: row!.succeeded,
+              responseStatus: row!.responseStatus,
+              errorKind: row!.errorKind as AttemptErrorKind | null,
+              errorMessage: row!.errorMessage,
+              excerpt: row!.responseExcerpt,
+              latencyMs: row!.latencyMs,
+            }));
+      return { recorded, ...(await applyOutcome(tx, input, endpointId, recorded, scheduledAt, now)) };
+    });
+    return report(input, endpointId, result.recorded, result.disabledNow, result.stopRetrying, result.status);
+  }
+
+  type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
+  /** Idempotent: applying the same recorded outcome twice leaves the same rows. */
+  async function applyOutcome(tx: Tx, input: AttemptInput, endpointId: string, recorded: Outcome, scheduledAt: Date, now: Date) {
+    let disabledNow = false;
+    let endpointDisabled = recorded.errorKind === 'endpoint_disabled';
+    if (recorded.succeeded) {
+      await tx.update(webhookEndpoints).set({ failingSince: null }).where(and(eq(webhookEndpoints.id, endpointId), sql`${webhookEndpoints.failingSince} is not null`));
+    } else if (!endpointDisabled) {
+      await tx
+        .update(webhookEndpoints)
+        .set({ failingSince: scheduledAt })
+        // Only the first failure of a streak writes: a failing endpoint's row is not rewritten on every attempt.
+        .where(and(eq(webhookEndpoints.id, endpointId), isNull(webhookEndpoints.failingSince)));
+      // O13: every attempt since failing_since has failed (a 2xx would have cleared it) for auto_disable_after.
+      const cutoff = new Date(scheduledAt.getTime() - profile.outbound.auto_disable_after);
+      const disabled = await tx
+        .update(webhookEndpoints)
+        .set({
+          status: 'disabled',
+          disabledAt: now,
+          disabledReason: sql`'auto-disabled: every attempt failed since ' || ${webhookEndpoints.failingSince}::text || ' (outbound.auto_disable_after)'`,
+          updatedAt: now,
+        })
+        .where(and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.status, 'enabled'), lte(webhookEndpoints.failingSince, cutoff)))
+        .returning({ id: webhookEndpoints.id });
+      if (disabled[0]) {
+        disabledNow = true;
+        endpointDisabled = true;
+      }
+    }
+    const last = input.retryInMs === null || endpointDisabled;
+    const status: DeliveryStatus = recorded.succeeded ? 'DELIVERED' : last ? 'FAILED' : 'RETRYING';
+    await tx
+      .update(deliveries)
+      .set({
+        status,
+        attemptCount: sql`greatest(${deliveries.attemptCount}, ${input.attemptNumber})`,
+        nextAttemptAt: status === 'RETRYING' ? new Date(scheduledAt.getTime() + input.retryInMs!) : null,
+        deliveredAt: status === 'DELIVERED' ? now : null,
+        failedAt: status === 'FAILED' ? now : null,
+        updatedAt: now,
+      })
+      .where(eq(deliveries.id, input.deliveryId));
+    return { disabledNow, stopRetrying: endpointDisabled, status };
+  }
+
+  function report(input: AttemptInput, endpointId: string, recorded: Outcome, disabledNow: boolean, stopRetrying: boolean, status: DeliveryStatus): AttemptResult {
+    const outcomeLabel = recorded.succeeded ? 'success' : (recorded.errorKind ?? 'unknown');
+    attemptsTotal.inc({ outcome: outcomeLabel });
+    attemptLatency.observe({ outcome: outcomeLabel }, recorded.latencyMs / 1000);
+    if (status === 'RETRYING') retriesScheduled.inc();
+    else deliveriesFinished.inc({ status });
+    if (disabledNow) {
+      endpointsDisabled.inc();
+      logger.warn({ endpointId, deliveryId: input.deliveryId }, 'endpoint auto-disabled: every attempt failed for outbound.auto_disable_after (O13)');
+    }
+    logger.debug(
+      { deliveryId: input.deliveryId, attempt: input.attemptNumber, status: recorded.responseStatus, errorKind: recorded.errorKind, latencyMs: recorded.latencyMs, deliveryStatus: status },
+      'delivery attempt',
+    );
+    return {
+      outcome: recorded.succeeded ? 'delivered' : 'failed',
+      attemptNumber: input.attemptNumber,
+      responseStatus: recorded.responseStatus,
+      errorKind: recorded.errorKind,
+      latencyMs: recorded.latencyMs,
+      stopRetrying,
+    };
+  }
+
+  return {
+    /**
+     * One scheduled attempt. Attempt-once design (O7): the row (delivery, attempt_number) is reserved — inserted
+     * as in_flight under the unique index — BEFORE the POST, and finished after it. Temporal retries this
+     * activity only for infrastructure errors; a retry that finds its number reserved and still in flight knows a
+     * previous execution may already have POSTed (the worker died, or the database went away after the POST), so
+     * it records that attempt as `interrupted` and does not POST again; a retry that finds it finished re-applies
+     * the recorded outcome. Thus one scheduled attempt is at most one POST and exactly one attempt row; the
+     * price is that a crash mid-POST costs that attempt (the schedule moves on), which beats an unrecorded
+     * duplicate to a merchant.
+     */
+    async attemptDelivery(input: AttemptInput): Promise<AttemptResult> {
+      const [row] = await db
+        .select({
+          eventBody: events.body,
+          endpointId: webhookEndpoints.id,
+          url: webhookEndpoints.url,
+          endpointStatus: webhookEndpoints.status,
+        })
+        .from(deliveries)
+        .innerJoin(events, eq(events.eventPublicId, deliveries.eventPublicId))
+        .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, deliveries.endpointId))
+        .where(eq(deliveries.id, input.deliveryId));
+      if (!row) throw ApplicationFailure.nonRetryable(`delivery ${input.deliveryId} does not exist`, new DeliveryNotFoundError().name);
+
+      const startedAt = new Date();
+      const [reserved] = await db
+        .insert(deliveryAttempts)
+        .values({ deliveryId: input.deliveryId, attemptNumber: input.attemptNumber, startedAt, latencyMs: 0, succeeded: false, errorKind: IN_FLIGHT })
+        .onConflictDoNothing({ target: [deliveryAttempts.deliveryId, deliveryAttempts.attemptNumber] })
+        .returning({ id: deliveryAttempts.id });
+      if (!reserved) {
+        const [existing] = await db
+          .select()
+          .from(deliveryAttempts)
+          .where(and(eq(deliveryAttempts.deliveryId, input.deliveryId), eq(deliveryAttempts.attemptNumber, input.attemptNumber)));
+        if (existing!.errorKind === IN_FLIGHT) {
+          logger.warn({ deliveryId: input.deliveryId, attempt: input.attemptNumber }, 'attempt was interrupted in flight; recorded as interrupted, not re-sent');
+          return finish(input, existing!.id, row.endpointId, {
+            succeeded: false,
+            responseStatus: null,
+            errorKind: 'interrupted',
+            errorMessage: 'the worker stopped while this attempt was in flight; the merchant may or may not have received it',
+            excerpt: null,
+            latencyMs: 0,
+          });
+        }
+        // Already finished by an earlier execution: re-apply its recorded outcome (the status update may be what failed).
+        const recorded: Outcome = {
+          succeeded: existing!.succeeded,
+          responseStatus: existing!.responseStatus,
+          errorKind: existing!.errorKind as AttemptErrorKind | null,
+          errorMessage: existing!.errorMessage,
+          excerpt: existing!.responseExcerpt,
+          latencyMs: existing!.latencyMs,
+        };
+        const applied = await db.transaction((tx) => applyOutcome(tx, input, row.endpointId, recorded, new Date(input.scheduledAt), new Date()));
+        return report(input, row.endpointId, recorded, applied.disabledNow, applied.stopRetrying, applied.status);
+      }
+
+      // O13: a disabled endpoint is not attempted; the attempt row says why nothing was sent.
+      if (row.endpointStatus === 'disabled') {
+        return finish(input, reserved.id, row.endpointId, {
+          succeeded: false,
+          responseStatus: null,
+          errorKind: 'endpoint_disabled',
+          errorMessage: 'the endpoint is disabled; enable it and retry or recover the delivery',
+          excerpt: null,
+          latencyMs: 0,
+        });
+      }
+      // O15: checked again at send time, since DNS may now point somewhere it did not at registration.
+      try {
+        await checkEndpointUrl(row.url, { allowInsecure: profile.outbound.allow_insecure_urls });
+      } catch (error) {
+        if (!(error instanceof UnsafeUrlError)) throw error;
+        return finish(input, reserved.id, row.endpointId, {
+          succeeded: false,
+          responseStatus: null,
+          errorKind: 'unsafe_url',
+          errorMessage: error.message,
+          excerpt: null,
+          latencyMs: 0,
+        });
+      }
+      const secrets = await signingSecretsFor(db, row.endpointId, deps.secretsKey, startedAt);
+      if (secrets.length === 0) throw new Error(`endpoint ${row.endpointId} has no active signing secret`);
+      const signature = sign({ payload: row.eventBody, secrets, timestamp: Math.floor(Date.now() / 1000) });
+      const outcome = await post(row.url, row.eventBody, signature);
+      return finish(input, reserved.id, row.endpointId, outcome);
+    },
+
+    /** State a fresh run continues from (operator retry after an earlier run closed). */
+    async loadDeliveryState(deliveryId: string): Promise<DeliveryState> {
+      const [row] = await db
+        .select({
+          status: deliveries.status,
+          attemptCount: sql<number>`greatest(${deliveries.attemptCount}, coalesce((select max(${deliveryAttempts.attemptNumber}) from ${deliveryAttempts} where ${deliveryAttempts.deliveryId} = ${deliveries.id}), 0))`,
+          endpointId: deliveries.endpointId,
+          merchantAccount: deliveries.merchantAccount,
+          eventType: events.type,
+        })
+        .from(deliveries)
+        .innerJoin(events, eq(events.eventPublicId, deliveries.eventPublicId))
+        .where(eq(deliveries.id, deliveryId));
+      if (!row) throw ApplicationFailure.nonRetryable(`delivery ${deliveryId} does not exist`, new DeliveryNotFoundError().name);
+      return { ...row, attemptCount: Number(row.attemptCount) };
+    },
+
+    /** O12: a FAILED delivery goes back to PENDING for a new cycle. */
+    async reopenDelivery(deliveryId: string): Promise<void> {
+      await db
+        .update(deliveries)
+        .set({ status: 'PENDING', failedAt: null, nextAttemptAt: new Date(), updatedAt: new Date() })
+        .where(and(eq(deliveries.id, deliveryId), eq(deliveries.status, 'FAILED')));
+    },
+  };
+}
+
+export type DeliveryActivities = ReturnType<typeof createDeliveryActivities>;

@@ -1,0 +1,103 @@
+// The Kafka envelope of an outbound event (O1), its validation with a quarantine reason (O2), and the body that
+// is serialized once for every attempt to every endpoint (O4).
+import { z } from 'zod';
+
+export const EVENT_ID_PATTERN = /^evt_[A-Za-z0-9_]{1,200}$/;
+
+export const envelopeSchema = z.object({
+  id: z.string().regex(EVENT_ID_PATTERN),
+  object: z.literal('event'),
+  type: z.string().regex(/^[a-z0-9_]+(\.[a-z0-9_]+)*$/).max(200),
+  created: z.number().int().positive(),
+  livemode: z.boolean(),
+  // Loose: data.previous_attributes and other siblings of data.object are kept in the body.
+  data: z.looseObject({ object: z.record(z.string(), z.unknown()) }),
+  /** The merchant account the event belongs to; producers use either name. */
+  account: z.string().min(1).max(200).optional(),
+  merchant_account: z.string().min(1).max(200).optional(),
+});
+
+export type Envelope = z.output<typeof envelopeSchema>;
+
+export interface ValidEvent {
+  eventPublicId: string;
+  merchantAccount: string;
+  type: string;
+  livemode: boolean;
+  createdUnix: number;
+  /** O4: the exact bytes every attempt POSTs. */
+  body: Buffer;
+}
+
+export type ParseResult = { ok: true; event: ValidEvent } | { ok: false; reason: string; detail?: string };
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Never throws: every input becomes an event or a reason (invalid_utf8, invalid_json, not_an_object,
+ * missing_<field>, malformed_<field>, missing_merchant_account, conflicting_merchant_account, empty_value).
+ */
+export function parseEnvelope(value: Buffer | null): ParseResult {
+  if (!value || value.length === 0) return { ok: false, reason: 'empty_value' };
+  let text: string;
+  try {
+    text = utf8.decode(value);
+  } catch {
+    return { ok: false, reason: 'invalid_utf8' };
+  }
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, reason: 'invalid_json', detail: (error as Error).message };
+  }
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) return { ok: false, reason: 'not_an_object' };
+
+  const parsed = envelopeSchema.safeParse(document);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const path = issue.path.map(String);
+    const present = valueAt(document, path) !== undefined;
+    return { ok: false, reason: `${present ? 'malformed' : 'missing'}_${path.join('_') || 'envelope'}`, detail: issue.message };
+  }
+  const envelope = parsed.data;
+  if (envelope.account && envelope.merchant_account && envelope.account !== envelope.merchant_account) {
+    return { ok: false, reason: 'conflicting_merchant_account' };
+  }
+  const merchantAccount = envelope.merchant_account ?? envelope.account;
+  if (!merchantAccount) return { ok: false, reason: 'missing_merchant_account' };
+
+  // Fixed key order, serialized here once; the merchant sees the account it owns, like Stripe's Connect events.
+  const body = Buffer.from(
+    JSON.stringify({
+      id: envelope.id,
+      object: 'event',
+      account: merchantAccount,
+      type: envelope.type,
+      created: envelope.created,
+      livemode: envelope.livemode,
+      data: envelope.data,
+    }),
+    'utf8',
+  );
+  return {
+    ok: true,
+    event: {
+      eventPublicId: envelope.id,
+      merchantAccount,
+      type: envelope.type,
+      livemode: envelope.livemode,
+      createdUnix: envelope.created,
+      body,
+    },
+  };
+}
+
+function valueAt(document: unknown, path: string[]): unknown {
+  let current: unknown = document;
+  for (const key of path) {
+    if (typeof current !== 'object' || current === null) return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}

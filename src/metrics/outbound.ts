@@ -1,0 +1,57 @@
+// Outbound delivery metrics (dispatcher and worker): final statuses, attempts, retries, disables, quarantine.
+import { Counter, Histogram } from 'prom-client';
+import { registry } from './registry.js';
+
+export const deliveriesFinished = new Counter({
+  name: 'apipay_outbound_deliveries_total',
+  help: 'Deliveries that reached a final status of their cycle (DELIVERED or FAILED)',
+  labelNames: ['status'],
+  registers: [registry],
+});
+
+export const deliveriesCreated = new Counter({
+  name: 'apipay_outbound_deliveries_created_total',
+  help: 'Delivery rows created by the dispatcher fan-out (O4)',
+  registers: [registry],
+});
+
+export const eventsDispatched = new Counter({
+  name: 'apipay_outbound_events_total',
+  help: 'Valid events read from Kafka, by whether they were new or a duplicate (O3)',
+  labelNames: ['result'],
+  registers: [registry],
+});
+
+export const attemptsTotal = new Counter({
+  name: 'apipay_outbound_attempts_total',
+  help: 'Delivery attempts by outcome: success or the error kind',
+  labelNames: ['outcome'],
+  registers: [registry],
+});
+
+export const attemptLatency = new Histogram({
+  name: 'apipay_outbound_attempt_latency_seconds',
+  help: 'Time from sending the POST to the merchant response (or the failure)',
+  labelNames: ['outcome'],
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [registry],
+});
+
+export const retriesScheduled = new Counter({
+  name: 'apipay_outbound_retries_scheduled_total',
+  help: 'Failed attempts followed by a durable backoff timer (status RETRYING)',
+  registers: [registry],
+});
+
+export const endpointsDisabled = new Counter({
+  name: 'apipay_outbound_endpoints_disabled_total',
+  help: 'Endpoints disabled automatically after failing for outbound.auto_disable_after (O13)',
+  registers: [registry],
+});
+
+export const messagesQuarantined = new Counter({
+  name: 'apipay_outbound_quarantined_messages_total',
+  help: 'Kafka messages set aside as malformed envelopes (O2), by reason',
+  labelNames: ['reason'],
+  registers: [registry],
+});

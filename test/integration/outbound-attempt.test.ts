@@ -1,0 +1,153 @@
+// The attempt activity against the real PostgreSQL and real local HTTP peers: outcomes and kinds (O7), signature
+// over the stored bytes (O8), attempt-once (O7), disabled endpoints (O13), URL safety at send time (O15).
+import { createServer } from 'node:net';
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDeliveryActivities } from '../../src/activities/delivery.js';
+import { createDatabase, type Database } from '../../src/db/client.js';
+import { deliveries, deliveryAttempts } from '../../src/db/schema/index.js';
+import { verify } from '../../src/signing/index.js';
+import { TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
+import { insertDelivery, insertEndpoint, startReceiver, uniqueMerchant } from '../helpers/outbound.js';
+import { testProfile } from '../helpers/profile.js';
+import { testLogger } from '../helpers/temporal.js';
+
+let database: Database;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+const profile = testProfile({ outbound: { request_timeout: '400ms', response_excerpt_bytes: 16 } });
+
+beforeAll(async () => {
+  database = createDatabase(TEST_DATABASE_URL, { max: 4 });
+  receiver = await startReceiver((request) => {
+    const path = request.path;
+    if (path.startsWith('/ok')) return { status: 204 };
+    if (path.startsWith('/redirect')) return { status: 302, headers: { location: `/ok` } };
+    if (path.startsWith('/client')) return { status: 404, body: 'no such webhook route here, sorry about that' };
+    if (path.startsWith('/server')) return { status: 503, body: 'x'.repeat(5000) };
+    if (path.startsWith('/slow')) return { status: 200, delayMs: 1500 };
+    return { status: 500 };
+  });
+});
+afterAll(async () => {
+  await receiver.close();
+  await database.close();
+});
+
+const activities = () => createDeliveryActivities({ db: database.db, profile, logger: testLogger, secretsKey: TEST_SECRETS_KEY });
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function attemptRows(deliveryId: string) {
+  return database.db.select().from(deliveryAttempts).where(eq(deliveryAttempts.deliveryId, deliveryId)).orderBy(deliveryAttempts.attemptNumber);
+}
+
+describe('delivery attempt activity', () => {
+  it('O7 records timeout, connection refused, 3xx, 4xx and 5xx as failures with their kind and latency; 2xx as success', async () => {
+    const port = await closedPort();
+    const cases = [
+      { url: `${receiver.url}/ok`, succeeded: true, kind: null, status: 204 },
+      { url: `${receiver.url}/redirect`, succeeded: false, kind: 'redirect', status: 302 },
+      { url: `${receiver.url}/client`, succeeded: false, kind: 'client_error', status: 404 },
+      { url: `${receiver.url}/server`, succeeded: false, kind: 'server_error', status: 503 },
+      { url: `${receiver.url}/slow`, succeeded: false, kind: 'timeout', status: null },
+      { url: `http://127.0.0.1:${port}/refused`, succeeded: false, kind: 'connection', status: null },
+    ] as const;
+    for (const c of cases) {
+      const merchantAccount = uniqueMerchant('o7');
+      const endpoint = await insertEndpoint(database.db, { merchantAccount, url: c.url });
+      const { deliveryId } = await insertDelivery(database.db, { endpointId: endpoint.id, merchantAccount });
+      const before = receiver.received.length;
+      const result = await activities().attemptDelivery({ deliveryId, attemptNumber: 1, scheduledAt: Date.now(), retryInMs: 60_000 });
+      expect(result.outcome, c.url).toBe(c.succeeded ? 'delivered' : 'failed');
+      expect(result.errorKind, c.url).toBe(c.kind);
+      const [row] = await attemptRows(deliveryId);
+      expect(row, c.url).toMatchObject({ attemptNumber: 1, succeeded: c.succeeded, errorKind: c.kind, responseStatus: c.status });
+      expect(row!.latencyMs).toBeGreaterThanOrEqual(0);
+      if (c.kind === 'timeout') expect(row!.latencyMs).toBeGreaterThanOrEqual(350);
+      if (c.kind === 'server_error') expect(Buffer.byteLength(row!.responseExcerpt ?? '')).toBe(16); // capped
+      if (c.kind === 'redirect') {
+        await new Promise((r) => setTimeout(r, 100));
+        expect(receiver.received.length - before).toBe(1); // the Location was not followed
+      }
+      const [delivery] = await database.db.select().from(deliveries).where(eq(deliveries.id, deliveryId));
+      expect(delivery!.status).toBe(c.succeeded ? 'DELIVERED' : 'RETRYING');
+      expect(delivery!.attemptCount).toBe(1);
+      if (!c.succeeded) expect(delivery!.nextAttemptAt).not.toBeNull();
+    }
+  });
+
+  it('O8 the POST carries the stored bytes and an ApiPay-Signature that verifies with the endpoint secret', async () => {
+    const merchantAccount = uniqueMerchant('o8');
+    const endpoint = await insertEndpoint(database.db, { merchantAccount, url: `${receiver.url}/ok/o8` });
+    const { deliveryId, body } = await insertDelivery(database.db, { endpointId: endpoint.id, merchantAccount });
+    await activities().attemptDelivery({ deliveryId, attemptNumber: 1, scheduledAt: Date.now(), retryInMs: 60_000 });
+    const request = receiver.received.filter((r) => r.path === '/ok/o8').at(-1)!;
+    expect(request.body.equals(body)).toBe(true);
+    expect(request.headers['content-type']).toBe('application/json');
+    expect(verify(request.body, request.headers['apipay-signature'] as string, endpoint.secret)).toHaveProperty('timestamp');
+  });
+
+  it('O7 an attempt number is POSTed and recorded once even when the activity is retried', async () => {
+    const merchantAccount = uniqueMerchant('o7once');
+    const endpoint = await insertEndpoint(database.db, { merchantAccount, url: `${receiver.url}/server/once` });
+    const { deliveryId } = await insertDelivery(database.db, { endpointId: endpoint.id, merchantAccount });
+    const count = () => receiver.received.filter((r) => r.path === '/server/once').length;
+
+    // Finished attempt, activity retried (e.g. its completion was lost): same outcome, no second POST.
+    const first = await activities().attemptDelivery({ deliveryId, attemptNumber: 1, scheduledAt: Date.now(), retryInMs: 60_000 });
+    const again = await activities().attemptDelivery({ deliveryId, attemptNumber: 1, scheduledAt: Date.now(), retryInMs: 60_000 });
+    expect(again).toEqual(first);
+    expect(count()).toBe(1);
+
+    // Reserved but never finished (the worker died mid-POST): the retry records it as interrupted, no POST.
+    await database.db.insert(deliveryAttempts).values({ deliveryId, attemptNumber: 2, startedAt: new Date(), latencyMs: 0, succeeded: false, errorKind: 'in_flight' });
+    const interrupted = await activities().attemptDelivery({ deliveryId, attemptNumber: 2, scheduledAt: Date.now(), retryInMs: 300_000 });
+    expect(interrupted).toMatchObject({ outcome: 'failed', errorKind: 'interrupted' });
+    expect(count()).toBe(1);
+    const rows = await attemptRows(deliveryId);
+    expect(rows.map((r) => [r.attemptNumber, r.errorKind])).toEqual([
+      [1, 'server_error'],
+      [2, 'interrupted'],
+    ]);
+    const [delivery] = await database.db.select().from(deliveries).where(eq(deliveries.id, deliveryId));
+    expect(delivery).toMatchObject({ status: 'RETRYING', attemptCount: 2 });
+  });
+
+  it('O13 a disabled endpoint is not attempted: recorded as endpoint_disabled, delivery FAILED, no POST', async () => {
+    const merchantAccount = uniqueMerchant('o13off');
+    const endpoint = await insertEndpoint(database.db, { merchantAccount, url: `${receiver.url}/ok/disabled`, status: 'disabled' });
+    const { deliveryId } = await insertDelivery(database.db, { endpointId: endpoint.id, merchantAccount });
+    const result = await activities().attemptDelivery({ deliveryId, attemptNumber: 1, scheduledAt: Date.now(), retryInMs: 60_000 });
+    expect(result).toMatchObject({ outcome: 'failed', errorKind: 'endpoint_disabled', stopRetrying: true });
+    expect(receiver.received.some((r) => r.path === '/ok/disabled')).toBe(false);
+    const [delivery] = await database.db.select().from(deliveries).where(eq(deliveries.id, deliveryId));
+    expect(delivery!.status).toBe('FAILED');
+    expect(delivery!.failedAt).not.toBeNull();
+  });
+
+  it('O15 a loopback URL is refused again at send time when the profile does not allow it', async () => {
+    const strict = createDeliveryActivities({
+      db: database.db,
+      profile: testProfile({ outbound: { allow_insecure_urls: false } }),
+      logger: testLogger,
+      secretsKey: TEST_SECRETS_KEY,
+    });
+    const merchantAccount = uniqueMerchant('o15');
+    const endpoint = await insertEndpoint(database.db, { merchantAccount, url: `${receiver.url}/ok/unsafe` });
+    const { deliveryId } = await insertDelivery(database.db, { endpointId: endpoint.id, merchantAccount });
+    const result = await strict.attemptDelivery({ deliveryId, attemptNumber: 1, scheduledAt: Date.now(), retryInMs: null });
+    expect(result).toMatchObject({ outcome: 'failed', errorKind: 'unsafe_url' });
+    expect(receiver.received.some((r) => r.path === '/ok/unsafe')).toBe(false);
+    const [row] = await database.db
+      .select()
+      .from(deliveryAttempts)
+      .where(and(eq(deliveryAttempts.deliveryId, deliveryId), eq(deliveryAttempts.attemptNumber, 1)));
+    expect(row!.errorKind).toBe('unsafe_url');
+  });
+});
