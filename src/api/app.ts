@@ -4,6 +4,7 @@ import { createAdminApp } from './admin/index.js';
 import type { ApiDeps } from './deps.js';
 import { errorBody, handleError } from './errors.js';
 import { registerHealth } from './health.js';
+import { registerIngress } from './ingress/index.js';
 import { registerMetrics } from './metrics.js';
 import { requestId } from './middleware/request-id.js';
 
@@ -16,6 +17,7 @@ export function createApp(deps: ApiDeps): Hono {
   });
   registerHealth(app, deps);
   registerMetrics(app);
+  registerIngress(app, deps);
   app.route('/admin/v1', createAdminApp(deps));
   app.notFound((c) => c.json(errorBody('not_found', `no route for ${c.req.method} ${c.req.path}`), 404));
   app.onError(handleError);

@@ -5,6 +5,7 @@ import type { Profile } from '../config/profile.js';
 import type { Db } from '../db/client.js';
 import type { Logger } from '../lib/logger.js';
 import type { TaskQueues } from '../shared/task-queues.js';
+import type { IngressServices } from './ingress/services.js';
 
 export interface ApiDeps {
   db: Db;
@@ -17,4 +18,6 @@ export interface ApiDeps {
   readiness: Record<string, () => Promise<unknown>>;
   /** Injected clock for tests of TTLs and tolerances. */
   now?: () => Date;
+  /** Replaces parts of the provider ingress (receipt writer, dedupe cache, starter; null starter = sweep only). */
+  ingress?: Partial<IngressServices>;
 }

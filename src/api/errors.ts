@@ -6,6 +6,7 @@ import type { ZodError } from 'zod';
 export const ERROR_STATUS = {
   bad_request: 400,
   validation_failed: 400,
+  invalid_payload: 400,
   unauthorized: 401,
   invalid_signature: 401,
   not_found: 404,

@@ -1,0 +1,106 @@
+// POST /webhooks/{provider} (I1–I6): raw bytes first, verify, extract, then one durable commit of registry row and
+// receipt, and only then 200. Order of refusals: 404 unknown provider, 415 not JSON, 413 too large, 401 bad
+// signature (nothing stored), 400 unreadable payload (nothing stored). Duplicates answer 200 and change nothing.
+import type { Hono } from 'hono';
+import { ingressMetrics as metrics } from '../../metrics/inbound-ingress.js';
+import { PayloadError, SignatureError } from '../../providers/index.js';
+import type { ApiDeps } from '../deps.js';
+import { ApiError } from '../errors.js';
+import { isJsonContentType, readRawBody } from './raw-body.js';
+import { createIngressServices, type IngressServices } from './services.js';
+
+/** Kept with the receipt besides the adapter's signature headers, for support and for replaying verification. */
+const RECEIPT_HEADERS = ['content-type', 'user-agent', 'x-request-id'];
+
+export function registerIngress(app: Hono, deps: ApiDeps): IngressServices {
+  const services = createIngressServices(deps);
+  const limit = deps.profile.inbound.max_body_bytes;
+  const now = deps.now ?? (() => new Date());
+
+  app.post('/webhooks/:provider', async (c) => {
+    const started = performance.now();
+    const provider = c.req.param('provider');
+    const adapter = services.providers.get(provider);
+    if (!adapter) {
+      metrics.rejected.inc({ provider: 'unknown', reason: 'unknown_provider' });
+      throw new ApiError('not_found', `unknown provider ${JSON.stringify(provider.slice(0, 64))}`);
+    }
+    if (!isJsonContentType(c.req.header('content-type'))) {
+      metrics.rejected.inc({ provider, reason: 'content_type' });
+      throw new ApiError('unsupported_media_type', 'Content-Type must be application/json (UTF-8)');
+    }
+    const rawBody = await readRawBody(c.req.raw, limit);
+    if (rawBody === 'too_large') {
+      metrics.bodyTooLarge.inc({ provider });
+      c.header('Connection', 'close');
+      throw new ApiError('payload_too_large', `body exceeds ${limit} bytes`);
+    }
+
+    const headers = c.req.header();
+    try {
+      adapter.verify(rawBody, headers, now());
+    } catch (error) {
+      if (!(error instanceof SignatureError)) throw error;
+      metrics.signatureRejections.inc({ provider, reason: error.reason });
+      throw new ApiError('invalid_signature', `invalid signature: ${error.message}`);
+    }
+
+    let event;
+    try {
+      event = adapter.extract(rawBody);
+    } catch (error) {
+      if (!(error instanceof PayloadError)) throw error;
+      if (error.reason === 'unsupported_type') {
+        // Refusing would make the provider retry an event we will never handle; acknowledge and count it.
+        metrics.acknowledged.inc({ provider, result: 'ignored' });
+        return c.json({ received: true, ignored: true, reason: error.message });
+      }
+      metrics.rejected.inc({ provider, reason: error.reason });
+      throw new ApiError('invalid_payload', error.message);
+    }
+
+    const duplicate = () => c.json({ received: true, duplicate: true });
+    if (services.cache.has(provider, event.providerEventId)) {
+      metrics.duplicates.inc({ provider, source: 'cache' });
+      metrics.acknowledged.inc({ provider, result: 'duplicate' });
+      metrics.ackLatency.observe({ provider }, (performance.now() - started) / 1000);
+      return duplicate();
+    }
+
+    const receiptHeaders: Record<string, string> = {};
+    for (const name of [...RECEIPT_HEADERS, ...adapter.receiptHeaders]) {
+      const value = headers[name];
+      if (value !== undefined) receiptHeaders[name] = value;
+    }
+    let outcome;
+    try {
+      outcome = await services.writer.write({
+        provider,
+        providerEventId: event.providerEventId,
+        rawBody,
+        headers: receiptHeaders,
+        receivedAt: now(),
+      });
+    } catch (error) {
+      deps.logger.error({ err: error, provider }, 'receipt commit failed');
+      throw new ApiError('unavailable', 'the receipt could not be stored; retry later');
+    }
+    services.cache.add(provider, event.providerEventId);
+    metrics.ackLatency.observe({ provider }, (performance.now() - started) / 1000);
+    if (outcome.duplicate) {
+      metrics.duplicates.inc({ provider, source: 'registry' });
+      metrics.acknowledged.inc({ provider, result: 'duplicate' });
+      return duplicate();
+    }
+    metrics.acknowledged.inc({ provider, result: 'new' });
+    services.starter?.enqueue(outcome.receiptId, {
+      provider,
+      receiptId: outcome.receiptId,
+      event,
+      acknowledgedAt: now().toISOString(),
+    });
+    return c.json({ received: true, duplicate: false });
+  });
+
+  return services;
+}

@@ -1,0 +1,43 @@
+// The ingress's collaborators, built once per app from its deps; tests and the benchmark replace any of them.
+import type { ApiDeps } from '../deps.js';
+import { createDedupeCache, type DedupeCache } from '../../inbound/dedupe-cache.js';
+import { createReconciliationStarter, type ReconciliationStarter } from '../../inbound/reconciliation-starter.js';
+import { createGroupCommitWriter, type ReceiptWriter } from '../../inbound/receipt-writer.js';
+import { ingressMetrics } from '../../metrics/inbound-ingress.js';
+import { createProviderRegistry, type ProviderRegistry } from '../../providers/index.js';
+
+export interface IngressServices {
+  providers: ProviderRegistry;
+  writer: ReceiptWriter;
+  cache: DedupeCache;
+  /** null: leave every start to the sweep (the benchmark, and tests of I6). */
+  starter: ReconciliationStarter | null;
+}
+
+const DAY_MS = 86_400_000;
+
+export function createIngressServices(deps: ApiDeps): IngressServices {
+  const given = deps.ingress ?? {};
+  return {
+    providers: given.providers ?? createProviderRegistry(deps.profile.inbound.providers),
+    writer:
+      given.writer ??
+      createGroupCommitWriter({ db: deps.db, onCommit: (size) => ingressMetrics.commitBatchSize.observe(size) }),
+    cache:
+      given.cache ??
+      createDedupeCache({
+        ttlMs: deps.profile.inbound.dedupe_store_ttl_days * DAY_MS,
+        now: deps.now ? () => deps.now!().getTime() : undefined,
+      }),
+    starter:
+      given.starter !== undefined
+        ? given.starter
+        : createReconciliationStarter({
+            db: deps.db,
+            temporal: deps.temporal,
+            profile: deps.profile,
+            taskQueue: deps.taskQueues.reconciliation,
+            logger: deps.logger,
+          }),
+  };
+}

@@ -1,0 +1,144 @@
+// I4/I5: writes receipts durably. Each receipt is one registry insert (unique provider + event id; the loser of
+// a race is a duplicate) and one receipt row, in one transaction; the caller answers 200 only once it resolved.
+// The group-commit writer shares one transaction among all requests that arrive while earlier batches commit,
+// so a commit's fsync is paid per batch, not per webhook; the direct writer (one transaction each) is the baseline.
+import type { Db } from '../db/client.js';
+import { providerEventRegistry, webhookReceipts } from '../db/schema/index.js';
+
+export interface ReceiptToWrite {
+  provider: string;
+  providerEventId: string;
+  rawBody: Buffer;
+  headers: Record<string, string>;
+  receivedAt: Date;
+}
+
+export type WriteOutcome = { duplicate: false; receiptId: number } | { duplicate: true };
+
+export interface ReceiptWriter {
+  write(receipt: ReceiptToWrite): Promise<WriteOutcome>;
+  /** Transactions committed and receipts they carried, for tests and the benchmark. */
+  readonly stats: { transactions: number; receipts: number };
+}
+
+export interface GroupCommitOptions {
+  db: Db;
+  /** Receipts per transaction at most (5 bind parameters each; PostgreSQL allows 65 535). */
+  maxBatch?: number;
+  /** Transactions in flight at once; requests arriving meanwhile form the next batch. */
+  maxInFlight?: number;
+  onCommit?: (size: number, seconds: number) => void;
+}
+
+interface Pending {
+  receipt: ReceiptToWrite;
+  resolve: (outcome: WriteOutcome) => void;
+  reject: (error: unknown) => void;
+}
+
+const keyOf = (provider: string, id: string) => `${provider}\u0000${id}`;
+
+/** One transaction for a batch: registry rows first (ON CONFLICT DO NOTHING decides who is new), then receipts. */
+async function commitBatch(db: Db, receipts: ReceiptToWrite[]): Promise<Map<string, number>> {
+  return db.transaction(async (tx) => {
+    const registered = await tx
+      .insert(providerEventRegistry)
+      .values(receipts.map((r) => ({ provider: r.provider, providerEventId: r.providerEventId })))
+      .onConflictDoNothing()
+      .returning({ provider: providerEventRegistry.provider, providerEventId: providerEventRegistry.providerEventId });
+    const winners = new Set(registered.map((r) => keyOf(r.provider, r.providerEventId)));
+    const fresh = receipts.filter((r) => winners.has(keyOf(r.provider, r.providerEventId)));
+    const ids = new Map<string, number>();
+    if (fresh.length === 0) return ids;
+    const rows = await tx
+      .insert(webhookReceipts)
+      .values(fresh.map((r) => ({ ...r, workflowStartedAt: null })))
+      // A receipt without its registry row cannot come from this writer; never fail a whole batch over one.
+      .onConflictDoNothing()
+      .returning({ id: webhookReceipts.id, provider: webhookReceipts.provider, providerEventId: webhookReceipts.providerEventId });
+    for (const row of rows) ids.set(keyOf(row.provider, row.providerEventId), row.id);
+    return ids;
+  });
+}
+
+export function createGroupCommitWriter(options: GroupCommitOptions): ReceiptWriter {
+  const maxBatch = options.maxBatch ?? 500;
+  const maxInFlight = options.maxInFlight ?? 4;
+  const queue: Pending[] = [];
+  const stats = { transactions: 0, receipts: 0 };
+  let inFlight = 0;
+  let scheduled = false;
+
+  async function run(batch: Pending[]): Promise<void> {
+    // Concurrent deliveries of one event in one batch: the first carries it, the rest wait for its commit.
+    const leaders = new Map<string, Pending>();
+    for (const p of batch) {
+      const k = keyOf(p.receipt.provider, p.receipt.providerEventId);
+      if (!leaders.has(k)) leaders.set(k, p);
+    }
+    const started = process.hrtime.bigint();
+    let ids: Map<string, number>;
+    try {
+      ids = await commitBatch(options.db, [...leaders.values()].map((p) => p.receipt));
+    } catch (error) {
+      if (batch.length === 1) return batch[0]!.reject(error);
+      // One bad receipt must not fail its neighbours: retry each alone, and only the bad one fails.
+      await Promise.all(batch.map((p) => run([p])));
+      return;
+    }
+    stats.transactions += 1;
+    stats.receipts += ids.size;
+    options.onCommit?.(leaders.size, Number(process.hrtime.bigint() - started) / 1e9);
+    for (const p of batch) {
+      const k = keyOf(p.receipt.provider, p.receipt.providerEventId);
+      const id = ids.get(k);
+      if (id !== undefined && leaders.get(k) === p) p.resolve({ duplicate: false, receiptId: id });
+      else p.resolve({ duplicate: true });
+    }
+  }
+
+  function pump(): void {
+    scheduled = false;
+    while (inFlight < maxInFlight && queue.length > 0) {
+      const batch = queue.splice(0, maxBatch);
+      inFlight += 1;
+      void run(batch).finally(() => {
+        inFlight -= 1;
+        schedule();
+      });
+    }
+  }
+
+  // setImmediate gathers the requests of the same I/O turn into one batch before a slot is taken.
+  function schedule(): void {
+    if (!scheduled && queue.length > 0 && inFlight < maxInFlight) {
+      scheduled = true;
+      setImmediate(pump);
+    }
+  }
+
+  return {
+    stats,
+    write(receipt) {
+      return new Promise<WriteOutcome>((resolve, reject) => {
+        queue.push({ receipt, resolve, reject });
+        schedule();
+      });
+    },
+  };
+}
+
+/** The naive baseline: one transaction per receipt, exactly the same rows. */
+export function createDirectWriter(options: { db: Db }): ReceiptWriter {
+  const stats = { transactions: 0, receipts: 0 };
+  return {
+    stats,
+    async write(receipt) {
+      const ids = await commitBatch(options.db, [receipt]);
+      stats.transactions += 1;
+      stats.receipts += ids.size;
+      const id = ids.get(keyOf(receipt.provider, receipt.providerEventId));
+      return id === undefined ? { duplicate: true } : { duplicate: false, receiptId: id };
+    },
+  };
+}

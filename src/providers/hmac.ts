@@ -1,0 +1,64 @@
+// Generic HMAC scheme (I1): one HMAC-SHA256 of the raw body, hex or base64, in a header named by the profile.
+// No timestamp is signed, so a captured request can be replayed; that is harmless because the registry keeps
+// every event id forever (I5): a replay is an identical event id and is acknowledged as a duplicate.
+import type { NormalizedProviderEvent, ProviderEventType } from '../shared/inbound.js';
+import { hmacSha256, safeEqual } from './crypto.js';
+import { amountAt, currencyAt, idAt, isoTimeAt, objectAt, parseJsonBody, stringAt } from './payload.js';
+import { PayloadError, SignatureError, type HeaderMap, type ProviderAdapter } from './types.js';
+
+/** The sandbox HMAC provider's event types onto the platform's. */
+export const HMAC_EVENT_TYPES: Readonly<Record<string, ProviderEventType>> = {
+  'payment.captured': 'payment.succeeded',
+  'payment.declined': 'payment.failed',
+  'payment.pending': 'payment.pending',
+  'refund.completed': 'refund.succeeded',
+  'chargeback.opened': 'chargeback.created',
+  'payment.reversed': 'payment.reversed',
+};
+
+export interface HmacAdapterOptions {
+  provider: string;
+  secret: string;
+  header: string;
+  encoding: 'hex' | 'base64';
+}
+
+const SIGNATURE_SHAPE = { hex: /^[0-9a-fA-F]{64}$/, base64: /^[A-Za-z0-9+/]{43}=$/ } as const;
+
+export function createHmacAdapter(options: HmacAdapterOptions): ProviderAdapter {
+  const headerName = options.header.toLowerCase();
+  return {
+    provider: options.provider,
+    scheme: 'hmac',
+    receiptHeaders: [headerName],
+
+    verify(rawBody: Buffer, headers: HeaderMap): void {
+      const received = headers[headerName]?.trim();
+      if (!received) throw new SignatureError('missing_signature', `${options.header} header is missing`);
+      // A strict shape first: Buffer.from() silently skips bad characters, which would loosen the comparison.
+      if (!SIGNATURE_SHAPE[options.encoding].test(received)) {
+        throw new SignatureError('malformed_signature', `${options.header} is not a ${options.encoding} HMAC-SHA256`);
+      }
+      const expected = hmacSha256(options.secret, rawBody);
+      if (!safeEqual(expected, Buffer.from(received, options.encoding))) {
+        throw new SignatureError('signature_mismatch', 'signature does not match');
+      }
+    },
+
+    extract(rawBody: Buffer): NormalizedProviderEvent {
+      const event = objectAt(parseJsonBody(rawBody), 'body');
+      const providerType = stringAt(event, 'event_type', 'body');
+      const type = HMAC_EVENT_TYPES[providerType];
+      if (!type) throw new PayloadError('unsupported_type', `event type ${JSON.stringify(providerType.slice(0, 100))} is not handled`);
+      const payment = objectAt(event.payment, 'body.payment');
+      return {
+        providerEventId: idAt(event, 'event_id', 'body'),
+        type,
+        paymentReference: idAt(payment, 'reference', 'body.payment'),
+        amountMinor: amountAt(payment, 'amount_minor', 'body.payment'),
+        currency: currencyAt(payment, 'currency', 'body.payment'),
+        effectiveAt: isoTimeAt(event, 'occurred_at', 'body'),
+      };
+    },
+  };
+}

@@ -1,0 +1,86 @@
+// Stripe-style scheme (I1): `Stripe-Signature: t=<unix s>,v1=<hex>[,v1=<hex>…]`, HMAC-SHA256 of "<t>.<raw body>",
+// timestamps outside ±tolerance refused; any v1 may match, so the provider can sign with two secrets while it rotates.
+import type { NormalizedProviderEvent, ProviderEventType } from '../shared/inbound.js';
+import { hmacSha256, safeEqual } from './crypto.js';
+import { amountAt, currencyAt, idAt, objectAt, parseJsonBody, unixSecondsAt } from './payload.js';
+import { PayloadError, SignatureError, type HeaderMap, type ProviderAdapter } from './types.js';
+
+export const STRIPE_SIGNATURE_HEADER = 'stripe-signature';
+
+/** Stripe event types (and the sandbox's) onto the platform's types; anything else is acknowledged and ignored. */
+export const STRIPE_EVENT_TYPES: Readonly<Record<string, ProviderEventType>> = {
+  'payment_intent.succeeded': 'payment.succeeded',
+  'payment_intent.payment_failed': 'payment.failed',
+  'payment_intent.processing': 'payment.pending',
+  'refund.created': 'refund.succeeded',
+  'charge.dispute.created': 'chargeback.created',
+  'payment_intent.reversed': 'payment.reversed',
+};
+
+/** Types whose `data.object` is not the payment itself but points at it through `payment_intent`. */
+const POINTS_AT_PAYMENT = new Set<ProviderEventType>(['refund.succeeded', 'chargeback.created']);
+
+export interface StripeAdapterOptions {
+  provider: string;
+  secret: string;
+  toleranceSeconds: number;
+}
+
+export function parseStripeSignatureHeader(header: string): { timestamp: number; v1: string[] } {
+  let timestamp: number | undefined;
+  const v1: string[] = [];
+  for (const item of header.split(',')) {
+    const at = item.indexOf('=');
+    if (at <= 0) continue;
+    const key = item.slice(0, at).trim();
+    const value = item.slice(at + 1).trim();
+    if (key === 't' && /^\d{1,12}$/.test(value)) timestamp = Number(value);
+    else if (key === 'v1' && /^[0-9a-f]{64}$/i.test(value)) v1.push(value.toLowerCase());
+  }
+  if (timestamp === undefined) throw new SignatureError('malformed_signature', 'signature header has no valid t=');
+  if (v1.length === 0) throw new SignatureError('malformed_signature', 'signature header has no valid v1=');
+  return { timestamp, v1 };
+}
+
+export function createStripeAdapter(options: StripeAdapterOptions): ProviderAdapter {
+  return {
+    provider: options.provider,
+    scheme: 'stripe',
+    receiptHeaders: [STRIPE_SIGNATURE_HEADER],
+
+    verify(rawBody: Buffer, headers: HeaderMap, now: Date): void {
+      const header = headers[STRIPE_SIGNATURE_HEADER];
+      if (!header) throw new SignatureError('missing_signature', 'Stripe-Signature header is missing');
+      const { timestamp, v1 } = parseStripeSignatureHeader(header);
+      const expected = hmacSha256(options.secret, `${timestamp}.`, rawBody);
+      // Check every candidate, not the first match only, so timing does not reveal which one matched.
+      let matched = false;
+      for (const candidate of v1) matched = safeEqual(expected, Buffer.from(candidate, 'hex')) || matched;
+      if (!matched) throw new SignatureError('signature_mismatch', 'no v1 signature matches');
+      const age = Math.floor(now.getTime() / 1000) - timestamp;
+      if (age > options.toleranceSeconds) throw new SignatureError('stale_timestamp', 'signature timestamp is outside the tolerance');
+      if (-age > options.toleranceSeconds) throw new SignatureError('future_timestamp', 'signature timestamp is in the future');
+    },
+
+    extract(rawBody: Buffer): NormalizedProviderEvent {
+      const event = objectAt(parseJsonBody(rawBody), 'body');
+      const id = idAt(event, 'id', 'body');
+      const providerType = typeof event.type === 'string' ? event.type : undefined;
+      if (!providerType) throw new PayloadError('invalid_fields', 'body.type is required');
+      const type = STRIPE_EVENT_TYPES[providerType];
+      if (!type) throw new PayloadError('unsupported_type', `event type ${JSON.stringify(providerType.slice(0, 100))} is not handled`);
+      const object = objectAt(objectAt(event.data, 'body.data').object, 'body.data.object');
+      const paymentReference = POINTS_AT_PAYMENT.has(type)
+        ? idAt(object, 'payment_intent', 'body.data.object')
+        : idAt(object, 'id', 'body.data.object');
+      return {
+        providerEventId: id,
+        type,
+        paymentReference,
+        amountMinor: amountAt(object, 'amount', 'body.data.object'),
+        currency: currencyAt(object, 'currency', 'body.data.object'),
+        effectiveAt: unixSecondsAt(event, 'created', 'body'),
+      };
+    },
+  };
+}
