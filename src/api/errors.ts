@@ -1,5 +1,6 @@
 // The one error shape of the HTTP API: { error: { code, message, requestId } }, from one error class and one mapper.
 import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
 
@@ -49,6 +50,10 @@ export function handleError(error: Error, c: Context): Response {
   const requestId = c.get('requestId' as never) as string | undefined;
   if (error instanceof ApiError) {
     return c.json(errorBody(error.code, error.message, requestId, error.details), error.status);
+  }
+  // Hono's own validators throw HTTPException 400 for a body that is not JSON: keep the 400, in our shape.
+  if (error instanceof HTTPException && error.status === 400) {
+    return c.json(errorBody('bad_request', `request body: ${error.message || 'malformed'}`, requestId), 400);
   }
   const logger = c.get('logger' as never) as { error: (o: object, m: string) => void } | undefined;
   logger?.error({ err: error, requestId }, 'unhandled error');

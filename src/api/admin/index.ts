@@ -4,6 +4,9 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { ApiDeps } from '../deps.js';
 import { handleError, validationError } from '../errors.js';
 import { bearerAuth } from '../middleware/bearer-auth.js';
+import { registerEvents } from './events.js';
+import { registerWebhookDeliveries } from './webhook-deliveries.js';
+import { registerWebhookEndpoints } from './webhook-endpoints.js';
 
 export type AdminApp = OpenAPIHono;
 
@@ -23,5 +26,8 @@ export function createAdminApp(deps: ApiDeps): OpenAPIHono {
   admin.use('*', async (c, next) => (c.req.path.endsWith('/openapi.json') ? next() : bearerAuth(deps.env.ADMIN_TOKEN)(c, next)));
   admin.onError(handleError);
   // Resource modules register themselves here, one line each:
+  registerWebhookEndpoints(admin, deps);
+  registerWebhookDeliveries(admin, deps);
+  registerEvents(admin, deps);
   return admin;
 }

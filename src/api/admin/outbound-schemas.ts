@@ -1,0 +1,170 @@
+// JSON shapes of the outbound admin resources (snake_case, ISO times) and the row → JSON mappers shared by routes.
+import { z } from '@hono/zod-openapi';
+import type { deliveries, deliveryAttempts, events, webhookEndpoints } from '../../db/schema/index.js';
+
+export const errorSchema = z
+  .object({
+    error: z.object({
+      code: z.string().openapi({ example: 'validation_failed' }),
+      message: z.string(),
+      requestId: z.string().optional(),
+      details: z.record(z.string(), z.unknown()).optional(),
+    }),
+  })
+  .openapi('Error');
+
+const errorResponse = (description: string) => ({ content: { 'application/json': { schema: errorSchema } }, description });
+export const errorResponses = {
+  400: errorResponse('Invalid request; the message names the field'),
+  401: errorResponse('Missing or wrong bearer token'),
+  404: errorResponse('No such resource'),
+} as const;
+export const conflictResponse = { 409: errorResponse('The resource is not in a state that allows this') } as const;
+
+export const idParam = (prefix: string, example: string) =>
+  z.object({
+    id: z
+      .string()
+      .regex(new RegExp(`^${prefix}_[0-9a-z]{1,64}$`), `must be a ${prefix}_… id`)
+      .openapi({ param: { name: 'id', in: 'path' }, example }),
+  });
+
+const iso = z.string().openapi({ format: 'date-time' });
+const isoOrNull = iso.nullable();
+const toIso = (d: Date | null) => (d === null ? null : d.toISOString());
+
+export const endpointSchema = z
+  .object({
+    id: z.string().openapi({ example: 'we_01jd2m3k4n5p6q7r8s9t0v1w2x' }),
+    object: z.literal('webhook_endpoint'),
+    merchant_account: z.string(),
+    url: z.string(),
+    description: z.string().nullable(),
+    event_types: z.array(z.string()),
+    livemode: z.boolean(),
+    status: z.enum(['enabled', 'disabled']),
+    disabled_reason: z.string().nullable(),
+    disabled_at: isoOrNull,
+    created_at: iso,
+    updated_at: iso,
+  })
+  .openapi('WebhookEndpoint');
+
+export const endpointWithSecretSchema = endpointSchema
+  .extend({ secret: z.string().openapi({ description: 'whsec_… signing secret. Shown only in this response: store it now.' }) })
+  .openapi('WebhookEndpointWithSecret');
+
+export function endpointJson(row: typeof webhookEndpoints.$inferSelect): z.infer<typeof endpointSchema> {
+  return {
+    id: row.id,
+    object: 'webhook_endpoint',
+    merchant_account: row.merchantAccount,
+    url: row.url,
+    description: row.description,
+    event_types: row.eventTypes,
+    livemode: row.livemode,
+    status: row.status,
+    disabled_reason: row.disabledReason,
+    disabled_at: toIso(row.disabledAt),
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+export const deliveryStatusSchema = z.enum(['PENDING', 'RETRYING', 'DELIVERED', 'FAILED']);
+
+export const deliverySchema = z
+  .object({
+    id: z.string().openapi({ example: 'whd_01jd2m3k4n5p6q7r8s9t0v1w2x' }),
+    object: z.literal('webhook_delivery'),
+    event_id: z.string(),
+    endpoint_id: z.string(),
+    merchant_account: z.string(),
+    status: deliveryStatusSchema,
+    attempt_count: z.number().int(),
+    next_attempt_at: isoOrNull,
+    delivered_at: isoOrNull,
+    failed_at: isoOrNull,
+    created_at: iso,
+    updated_at: iso,
+  })
+  .openapi('WebhookDelivery');
+
+export function deliveryJson(row: typeof deliveries.$inferSelect): z.infer<typeof deliverySchema> {
+  return {
+    id: row.id,
+    object: 'webhook_delivery',
+    event_id: row.eventPublicId,
+    endpoint_id: row.endpointId,
+    merchant_account: row.merchantAccount,
+    status: row.status,
+    attempt_count: row.attemptCount,
+    next_attempt_at: toIso(row.nextAttemptAt),
+    delivered_at: toIso(row.deliveredAt),
+    failed_at: toIso(row.failedAt),
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+export const attemptSchema = z
+  .object({
+    attempt_number: z.number().int(),
+    started_at: iso,
+    succeeded: z.boolean(),
+    response_status: z.number().int().nullable(),
+    latency_ms: z.number().int(),
+    error_kind: z.string().nullable(),
+    error_message: z.string().nullable(),
+    response_excerpt: z.string().nullable(),
+  })
+  .openapi('DeliveryAttempt');
+
+export function attemptJson(row: typeof deliveryAttempts.$inferSelect): z.infer<typeof attemptSchema> {
+  return {
+    attempt_number: row.attemptNumber,
+    started_at: row.startedAt.toISOString(),
+    succeeded: row.succeeded,
+    response_status: row.responseStatus,
+    latency_ms: row.latencyMs,
+    error_kind: row.errorKind,
+    error_message: row.errorMessage,
+    response_excerpt: row.responseExcerpt,
+  };
+}
+
+export const deliveryWithAttemptsSchema = deliverySchema.extend({ attempts: z.array(attemptSchema) }).openapi('WebhookDeliveryWithAttempts');
+
+export const eventSchema = z
+  .object({
+    id: z.string().openapi({ example: 'evt_01jd2m3k4n5p6q7r8s9t0v1w2x' }),
+    object: z.literal('event'),
+    type: z.string(),
+    created: z.number().int().openapi({ description: 'unix seconds, from the envelope' }),
+    livemode: z.boolean(),
+    merchant_account: z.string(),
+    received_at: iso,
+    body: z.unknown().openapi({ description: 'the exact body every delivery sends, parsed as JSON' }),
+    deliveries: z.array(deliverySchema),
+  })
+  .openapi('Event');
+
+export function eventJson(row: typeof events.$inferSelect, rows: Array<typeof deliveries.$inferSelect>): z.infer<typeof eventSchema> {
+  let body: unknown;
+  try {
+    body = JSON.parse(row.body.toString('utf8'));
+  } catch {
+    body = row.body.toString('utf8'); // stored bytes are what was sent; show them even if not JSON
+  }
+  return {
+    id: row.eventPublicId,
+    object: 'event',
+    type: row.type,
+    created: row.createdUnix,
+    livemode: row.livemode,
+    merchant_account: row.merchantAccount,
+    received_at: row.receivedAt.toISOString(),
+    body,
+    deliveries: rows.map(deliveryJson),
+  };
+}

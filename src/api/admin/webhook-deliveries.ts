@@ -1,0 +1,141 @@
+// Admin routes for deliveries: list by status/endpoint/event (O11), get with attempts, manual retry (O12) and
+// bulk recovery of an endpoint's FAILED deliveries (O13).
+import { createRoute, z } from '@hono/zod-openapi';
+import { createDeliveryAdmin, DeliveryConflictError } from '../../outbound/delivery-admin.js';
+import type { ApiDeps } from '../deps.js';
+import { ApiError } from '../errors.js';
+import type { AdminApp } from './index.js';
+import {
+  attemptJson,
+  conflictResponse,
+  deliveryJson,
+  deliverySchema,
+  deliveryStatusSchema,
+  deliveryWithAttemptsSchema,
+  errorResponses,
+  idParam,
+} from './outbound-schemas.js';
+import { decodeCursor, listEnvelope, page, paginationQuery } from './pagination.js';
+
+const tags = ['Webhook deliveries'];
+const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
+
+const operatorFields = {
+  operator: z.string().min(1).max(200).optional().openapi({ description: 'who asks (recorded in the worker log)' }),
+  reason: z.string().min(1).max(500).optional(),
+};
+
+const listDeliveries = createRoute({
+  method: 'get',
+  path: '/webhook-deliveries',
+  tags,
+  summary: 'List deliveries by status, endpoint and event, ordered by id, with cursor pagination (O11)',
+  request: {
+    query: z.object({
+      status: deliveryStatusSchema.optional(),
+      endpoint_id: z.string().regex(/^we_[0-9a-z]+$/, 'must be a we_… id').optional(),
+      event_id: z.string().regex(/^evt_[A-Za-z0-9_]{1,200}$/, 'must be an evt_… id').optional(),
+      ...paginationQuery,
+    }),
+  },
+  responses: { 200: json(listEnvelope(deliverySchema), 'A page of deliveries'), ...errorResponses },
+});
+
+const getDelivery = createRoute({
+  method: 'get',
+  path: '/webhook-deliveries/{id}',
+  tags,
+  summary: 'One delivery with every attempt: status code, latency, error kind, response excerpt (O11)',
+  request: { params: idParam('whd', 'whd_01jd2m3k4n5p6q7r8s9t0v1w2x') },
+  responses: { 200: json(deliveryWithAttemptsSchema, 'The delivery and its attempts'), ...errorResponses },
+});
+
+const retryDelivery = createRoute({
+  method: 'post',
+  path: '/webhook-deliveries/{id}/retry',
+  tags,
+  summary: 'Attempt now: a FAILED delivery goes back to PENDING and starts a new cycle; one waiting in backoff attempts at once (O12)',
+  request: {
+    params: idParam('whd', 'whd_01jd2m3k4n5p6q7r8s9t0v1w2x'),
+    body: { content: { 'application/json': { schema: z.strictObject(operatorFields).openapi('RetryRequest') } }, required: false },
+  },
+  responses: { 202: json(deliverySchema, 'Retry requested'), ...errorResponses, ...conflictResponse },
+});
+
+const recoverEndpoint = createRoute({
+  method: 'post',
+  path: '/webhook-endpoints/{id}/recover',
+  tags,
+  summary: "Re-queue the endpoint's FAILED deliveries created since a time (after an outage or re-enabling, O13)",
+  request: {
+    params: idParam('we', 'we_01jd2m3k4n5p6q7r8s9t0v1w2x'),
+    body: {
+      content: {
+        'application/json': {
+          schema: z.strictObject({ since: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' }), ...operatorFields }).openapi('RecoverRequest'),
+        },
+      },
+      required: true,
+    },
+  },
+  responses: {
+    202: json(z.object({ requeued: z.number().int(), delivery_ids: z.array(z.string()) }).openapi('RecoverResult'), 'Deliveries re-queued'),
+    ...errorResponses,
+    ...conflictResponse,
+  },
+});
+
+export function registerWebhookDeliveries(admin: AdminApp, deps: ApiDeps): void {
+  const service = createDeliveryAdmin({
+    db: deps.db,
+    temporal: deps.temporal,
+    taskQueue: deps.taskQueues.delivery,
+    retryScheduleMs: deps.profile.outbound.retry_schedule,
+    reviewWindowMs: deps.profile.outbound.review_window,
+    ...(deps.now ? { now: deps.now } : {}),
+  });
+  const logger = deps.logger.child({ resource: 'webhook_delivery' });
+  const conflict = (error: unknown): never => {
+    if (error instanceof DeliveryConflictError) throw new ApiError('conflict', error.message);
+    throw error;
+  };
+
+  admin.openapi(listDeliveries, async (c) => {
+    const q = c.req.valid('query');
+    const rows = await service.list({
+      limit: q.limit,
+      ...(q.status !== undefined ? { status: q.status } : {}),
+      ...(q.endpoint_id !== undefined ? { endpointId: q.endpoint_id } : {}),
+      ...(q.event_id !== undefined ? { eventId: q.event_id } : {}),
+      ...(q.cursor !== undefined ? { afterId: decodeCursor(q.cursor)! } : {}),
+    });
+    const result = page(rows, q.limit, (r) => r.id);
+    return c.json({ ...result, data: result.data.map(deliveryJson) }, 200);
+  });
+
+  admin.openapi(getDelivery, async (c) => {
+    const { id } = c.req.valid('param');
+    const found = await service.get(id);
+    if (!found) throw new ApiError('not_found', `webhook delivery ${id} does not exist`);
+    return c.json({ ...deliveryJson(found.delivery), attempts: found.attempts.map(attemptJson) }, 200);
+  });
+
+  admin.openapi(retryDelivery, async (c) => {
+    const { id } = c.req.valid('param');
+    // The body is optional: `curl -X POST …/retry` with no body is a valid retry.
+    const body = c.req.header('content-type')?.includes('json') ? c.req.valid('json') : {};
+    const delivery = await service.retry(id, body).catch(conflict);
+    if (!delivery) throw new ApiError('not_found', `webhook delivery ${id} does not exist`);
+    logger.info({ deliveryId: id, operator: body.operator, reason: body.reason }, 'manual retry requested (O12)');
+    return c.json(deliveryJson(delivery), 202);
+  });
+
+  admin.openapi(recoverEndpoint, async (c) => {
+    const { id } = c.req.valid('param');
+    const { since, ...request } = c.req.valid('json');
+    const result = await service.recover(id, new Date(since), request).catch(conflict);
+    if (!result) throw new ApiError('not_found', `webhook endpoint ${id} does not exist`);
+    logger.info({ endpointId: id, since, requeued: result.requeued, operator: request.operator }, 'failed deliveries re-queued (O13)');
+    return c.json({ requeued: result.requeued, delivery_ids: result.deliveryIds }, 202);
+  });
+}

@@ -1,0 +1,210 @@
+// Admin routes for webhook endpoints: create (secret shown once), list, get, update, delete, rotate secret,
+// disable/enable (SPEC §4, O9, O13, O15).
+import { createRoute, z } from '@hono/zod-openapi';
+import { createEndpointService, EndpointNotFoundError } from '../../outbound/endpoints.js';
+import { checkEndpointUrl, UnsafeUrlError } from '../../outbound/url-safety.js';
+import type { ApiDeps } from '../deps.js';
+import { ApiError } from '../errors.js';
+import type { AdminApp } from './index.js';
+import { endpointJson, endpointSchema, endpointWithSecretSchema, errorResponses, idParam } from './outbound-schemas.js';
+import { decodeCursor, listEnvelope, page, paginationQuery } from './pagination.js';
+
+const tags = ['Webhook endpoints'];
+const params = idParam('we', 'we_01jd2m3k4n5p6q7r8s9t0v1w2x');
+
+const eventType = z
+  .string()
+  .regex(/^(\*|[a-z][a-z0-9_]*(\.[a-z0-9_]+)*)$/, 'must be an event type such as payment.succeeded, or * for all')
+  .max(200);
+const eventTypes = z.array(eventType).min(1, 'must list at least one event type (or *)').max(100);
+const url = z.url({ message: 'must be an absolute URL' }).max(2048);
+const description = z.string().max(500).nullable();
+
+const createBody = z
+  .strictObject({
+    merchant_account: z.string().min(1).max(200),
+    url,
+    event_types: eventTypes,
+    livemode: z.boolean(),
+    description: description.optional(),
+  })
+  .openapi('CreateWebhookEndpoint');
+
+const updateBody = z
+  .strictObject({ url: url.optional(), event_types: eventTypes.optional(), description: description.optional() })
+  .refine((b) => b.url !== undefined || b.event_types !== undefined || b.description !== undefined, 'give at least one of url, event_types, description')
+  .openapi('UpdateWebhookEndpoint');
+
+const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
+const jsonBody = <T extends z.ZodTypeAny>(schema: T) => ({ body: { content: { 'application/json': { schema } }, required: true } });
+
+const createEndpoint = createRoute({
+  method: 'post',
+  path: '/webhook-endpoints',
+  tags,
+  summary: 'Register a webhook endpoint; the response carries its signing secret, shown only this once',
+  request: jsonBody(createBody),
+  responses: { 201: json(endpointWithSecretSchema, 'Created'), ...errorResponses },
+});
+
+const listEndpoints = createRoute({
+  method: 'get',
+  path: '/webhook-endpoints',
+  tags,
+  summary: 'List endpoints, ordered by id, with cursor pagination',
+  request: { query: z.object({ merchant_account: z.string().min(1).optional(), ...paginationQuery }) },
+  responses: { 200: json(listEnvelope(endpointSchema), 'A page of endpoints'), ...errorResponses },
+});
+
+const getEndpoint = createRoute({
+  method: 'get',
+  path: '/webhook-endpoints/{id}',
+  tags,
+  summary: 'One endpoint (never its secret)',
+  request: { params },
+  responses: { 200: json(endpointSchema, 'The endpoint'), ...errorResponses },
+});
+
+const updateEndpoint = createRoute({
+  method: 'patch',
+  path: '/webhook-endpoints/{id}',
+  tags,
+  summary: 'Change url, event_types or description',
+  request: { params, ...jsonBody(updateBody) },
+  responses: { 200: json(endpointSchema, 'The updated endpoint'), ...errorResponses },
+});
+
+const deleteEndpoint = createRoute({
+  method: 'delete',
+  path: '/webhook-endpoints/{id}',
+  tags,
+  summary: 'Delete an endpoint: no further deliveries or attempts; its secrets are destroyed; delivery history stays',
+  request: { params },
+  responses: { 204: { description: 'Deleted' }, ...errorResponses },
+});
+
+const rotateSecret = createRoute({
+  method: 'post',
+  path: '/webhook-endpoints/{id}/secret/rotate',
+  tags,
+  summary: 'New signing secret (shown once); the previous one still signs for outbound.secret_rotation_grace (O9)',
+  request: { params },
+  responses: { 200: json(endpointWithSecretSchema, 'The endpoint with its new secret'), ...errorResponses },
+});
+
+const disableEndpoint = createRoute({
+  method: 'post',
+  path: '/webhook-endpoints/{id}/disable',
+  tags,
+  summary: 'Stop delivering to this endpoint, recording why',
+  request: { params, ...jsonBody(z.strictObject({ reason: z.string().min(1).max(500) }).openapi('DisableWebhookEndpoint')) },
+  responses: { 200: json(endpointSchema, 'The disabled endpoint'), ...errorResponses },
+});
+
+const enableEndpoint = createRoute({
+  method: 'post',
+  path: '/webhook-endpoints/{id}/enable',
+  tags,
+  summary: 'Deliver to this endpoint again (its failure streak starts over); use /recover to re-queue what failed',
+  request: { params },
+  responses: { 200: json(endpointSchema, 'The enabled endpoint'), ...errorResponses },
+});
+
+export function registerWebhookEndpoints(admin: AdminApp, deps: ApiDeps): void {
+  const service = createEndpointService({
+    db: deps.db,
+    secretsKey: Buffer.from(deps.env.SECRETS_ENCRYPTION_KEY, 'base64'),
+    ...(deps.now ? { now: deps.now } : {}),
+  });
+  const logger = deps.logger.child({ resource: 'webhook_endpoint' });
+
+  /** O15 at registration and update; a refusal is a 400 that names `url`. */
+  async function checkUrl(value: string): Promise<void> {
+    try {
+      await checkEndpointUrl(value, { allowInsecure: deps.profile.outbound.allow_insecure_urls });
+    } catch (error) {
+      if (!(error instanceof UnsafeUrlError)) throw error;
+      throw new ApiError('validation_failed', `url: ${error.message}`, { issues: [{ field: 'url', message: error.message, reason: error.reason }] });
+    }
+  }
+
+  const notFound = (error: unknown): never => {
+    if (error instanceof EndpointNotFoundError) throw new ApiError('not_found', error.message);
+    throw error;
+  };
+
+  admin.openapi(createEndpoint, async (c) => {
+    const body = c.req.valid('json');
+    await checkUrl(body.url);
+    const { endpoint, secret } = await service.create({
+      merchantAccount: body.merchant_account,
+      url: body.url,
+      eventTypes: body.event_types,
+      livemode: body.livemode,
+      description: body.description ?? null,
+    });
+    logger.info({ endpointId: endpoint.id, merchantAccount: endpoint.merchantAccount }, 'webhook endpoint created');
+    return c.json({ ...endpointJson(endpoint), secret }, 201);
+  });
+
+  admin.openapi(listEndpoints, async (c) => {
+    const query = c.req.valid('query');
+    const rows = await service.list({
+      limit: query.limit,
+      ...(query.merchant_account !== undefined ? { merchantAccount: query.merchant_account } : {}),
+      ...(query.cursor !== undefined ? { afterId: decodeCursor(query.cursor)! } : {}),
+    });
+    const result = page(rows, query.limit, (r) => r.id);
+    return c.json({ ...result, data: result.data.map(endpointJson) }, 200);
+  });
+
+  admin.openapi(getEndpoint, async (c) => {
+    const endpoint = await service.get(c.req.valid('param').id).catch(notFound);
+    return c.json(endpointJson(endpoint), 200);
+  });
+
+  admin.openapi(updateEndpoint, async (c) => {
+    const { id } = c.req.valid('param');
+    const body = c.req.valid('json');
+    await service.get(id).catch(notFound); // 404 before a URL check a caller cannot act on
+    if (body.url !== undefined) await checkUrl(body.url);
+    const endpoint = await service
+      .update(id, {
+        ...(body.url !== undefined ? { url: body.url } : {}),
+        ...(body.event_types !== undefined ? { eventTypes: body.event_types } : {}),
+        ...(body.description !== undefined ? { description: body.description } : {}),
+      })
+      .catch(notFound);
+    logger.info({ endpointId: id, fields: Object.keys(body) }, 'webhook endpoint updated');
+    return c.json(endpointJson(endpoint), 200);
+  });
+
+  admin.openapi(deleteEndpoint, async (c) => {
+    const { id } = c.req.valid('param');
+    await service.remove(id).catch(notFound);
+    logger.info({ endpointId: id }, 'webhook endpoint deleted');
+    return c.body(null, 204);
+  });
+
+  admin.openapi(rotateSecret, async (c) => {
+    const { id } = c.req.valid('param');
+    const { endpoint, secret } = await service.rotateSecret(id, deps.profile.outbound.secret_rotation_grace).catch(notFound);
+    logger.info({ endpointId: id, graceMs: deps.profile.outbound.secret_rotation_grace }, 'webhook endpoint secret rotated');
+    return c.json({ ...endpointJson(endpoint), secret }, 200);
+  });
+
+  admin.openapi(disableEndpoint, async (c) => {
+    const { id } = c.req.valid('param');
+    const { reason } = c.req.valid('json');
+    const endpoint = await service.disable(id, reason).catch(notFound);
+    logger.info({ endpointId: id, reason }, 'webhook endpoint disabled by operator');
+    return c.json(endpointJson(endpoint), 200);
+  });
+
+  admin.openapi(enableEndpoint, async (c) => {
+    const { id } = c.req.valid('param');
+    const endpoint = await service.enable(id).catch(notFound);
+    logger.info({ endpointId: id }, 'webhook endpoint enabled');
+    return c.json(endpointJson(endpoint), 200);
+  });
+}

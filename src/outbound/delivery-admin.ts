@@ -1,0 +1,121 @@
+// Operator queries and commands on deliveries (O11, O12, O13 recover): list, get with attempts, retry, recover,
+// and an event with its deliveries. The workflow does the attempts; this only reads rows and asks it to retry.
+import type { Client } from '@temporalio/client';
+import { and, asc, eq, gt, gte, inArray, type SQL } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
+import { deliveries, deliveryAttempts, events, webhookEndpoints } from '../db/schema/index.js';
+import type { DeliveryStatus, RetryRequest } from '../shared/outbound.js';
+import { requestDeliveryRetry } from './retry.js';
+
+export type Delivery = typeof deliveries.$inferSelect;
+export type Attempt = typeof deliveryAttempts.$inferSelect;
+export type EventRow = typeof events.$inferSelect;
+
+export class DeliveryConflictError extends Error {
+  override name = 'DeliveryConflictError';
+}
+
+export interface DeliveryAdminDeps {
+  db: Db;
+  temporal: Client;
+  taskQueue: string;
+  retryScheduleMs: number[];
+  reviewWindowMs?: number;
+  now?: () => Date;
+}
+
+/** How many re-queued deliveries are signalled at once: enough to be quick, few enough not to flood the frontend. */
+const RECOVER_CONCURRENCY = 8;
+
+export function createDeliveryAdmin(deps: DeliveryAdminDeps) {
+  const { db } = deps;
+  const now = deps.now ?? (() => new Date());
+
+  /** FAILED → PENDING (only from FAILED, so a concurrent attempt's outcome is never overwritten), then the signal. */
+  async function requeue(delivery: Pick<Delivery, 'id' | 'status'>, request: RetryRequest): Promise<void> {
+    if (delivery.status === 'FAILED') {
+      await db
+        .update(deliveries)
+        .set({ status: 'PENDING', failedAt: null, nextAttemptAt: now(), updatedAt: now() })
+        .where(and(eq(deliveries.id, delivery.id), eq(deliveries.status, 'FAILED')));
+    }
+    await requestDeliveryRetry({
+      client: deps.temporal,
+      taskQueue: deps.taskQueue,
+      deliveryId: delivery.id,
+      retryScheduleMs: deps.retryScheduleMs,
+      ...(deps.reviewWindowMs !== undefined ? { reviewWindowMs: deps.reviewWindowMs } : {}),
+      request,
+    });
+  }
+
+  async function endpointStatus(endpointId: string) {
+    const [row] = await db
+      .select({ status: webhookEndpoints.status, deletedAt: webhookEndpoints.deletedAt })
+      .from(webhookEndpoints)
+      .where(eq(webhookEndpoints.id, endpointId));
+    return row;
+  }
+
+  return {
+    /** O11: ordered by id (ULID, so creation order); the cursor is the last id of the previous page. */
+    async list(filter: { status?: DeliveryStatus; endpointId?: string; eventId?: string; afterId?: string; limit: number }): Promise<Delivery[]> {
+      const where: SQL[] = [];
+      if (filter.status !== undefined) where.push(eq(deliveries.status, filter.status));
+      if (filter.endpointId !== undefined) where.push(eq(deliveries.endpointId, filter.endpointId));
+      if (filter.eventId !== undefined) where.push(eq(deliveries.eventPublicId, filter.eventId));
+      if (filter.afterId !== undefined) where.push(gt(deliveries.id, filter.afterId));
+      return db
+        .select()
+        .from(deliveries)
+        .where(where.length ? and(...where) : undefined)
+        .orderBy(asc(deliveries.id))
+        .limit(filter.limit + 1);
+    },
+
+    async get(id: string): Promise<{ delivery: Delivery; attempts: Attempt[] } | undefined> {
+      const [delivery] = await db.select().from(deliveries).where(eq(deliveries.id, id));
+      if (!delivery) return undefined;
+      const attempts = await db.select().from(deliveryAttempts).where(eq(deliveryAttempts.deliveryId, id)).orderBy(asc(deliveryAttempts.attemptNumber));
+      return { delivery, attempts };
+    },
+
+    /** O12: DELIVERED is a conflict; FAILED goes back to PENDING and starts a new cycle; waiting ones attempt now. */
+    async retry(id: string, request: RetryRequest): Promise<Delivery | undefined> {
+      const [delivery] = await db.select().from(deliveries).where(eq(deliveries.id, id));
+      if (!delivery) return undefined;
+      if (delivery.status === 'DELIVERED') throw new DeliveryConflictError(`delivery ${id} was already delivered; a retry would send it twice`);
+      const endpoint = await endpointStatus(delivery.endpointId);
+      if (endpoint?.deletedAt) throw new DeliveryConflictError(`endpoint ${delivery.endpointId} was deleted`);
+      if (endpoint?.status === 'disabled') throw new DeliveryConflictError(`endpoint ${delivery.endpointId} is disabled; enable it first`);
+      await requeue(delivery, request);
+      const [after] = await db.select().from(deliveries).where(eq(deliveries.id, id));
+      return after;
+    },
+
+    /** O13: after an outage (or re-enabling), re-queue the endpoint's FAILED deliveries created since `since`. */
+    async recover(endpointId: string, since: Date, request: RetryRequest): Promise<{ requeued: number; deliveryIds: string[] } | undefined> {
+      const endpoint = await endpointStatus(endpointId);
+      if (!endpoint || endpoint.deletedAt) return undefined;
+      if (endpoint.status === 'disabled') throw new DeliveryConflictError(`endpoint ${endpointId} is disabled; enable it before recovering its deliveries`);
+      const failed = await db
+        .select({ id: deliveries.id, status: deliveries.status })
+        .from(deliveries)
+        .where(and(eq(deliveries.endpointId, endpointId), eq(deliveries.status, 'FAILED'), gte(deliveries.createdAt, since)))
+        .orderBy(asc(deliveries.id));
+      for (let i = 0; i < failed.length; i += RECOVER_CONCURRENCY) {
+        await Promise.all(failed.slice(i, i + RECOVER_CONCURRENCY).map((d) => requeue(d, request)));
+      }
+      return { requeued: failed.length, deliveryIds: failed.map((d) => d.id) };
+    },
+
+    async event(eventId: string): Promise<{ event: EventRow; deliveries: Delivery[] } | undefined> {
+      const [event] = await db.select().from(events).where(eq(events.eventPublicId, eventId));
+      if (!event) return undefined;
+      const rows = await db.select().from(deliveries).where(inArray(deliveries.eventPublicId, [eventId])).orderBy(asc(deliveries.id));
+      return { event, deliveries: rows };
+    },
+  };
+}
+
+export type DeliveryAdmin = ReturnType<typeof createDeliveryAdmin>;

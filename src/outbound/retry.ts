@@ -1,0 +1,37 @@
+// O12: an operator's retry reaches the delivery workflow: a running one gets retryNow (next attempt now);
+// a closed one (review window over) is started again under the same workflow id and attempts at once.
+import type { Client } from '@temporalio/client';
+import { WorkflowIdReusePolicy } from '@temporalio/common';
+import { deliveryWorkflowId } from '../shared/ids.js';
+import { DELIVERY_WORKFLOW, retryNowSignal, type DeliveryWorkflowInput, type RetryRequest } from '../shared/outbound.js';
+
+export interface DeliveryRetryOptions {
+  client: Client;
+  taskQueue: string;
+  deliveryId: string;
+  retryScheduleMs: number[];
+  /** Profile outbound.review_window, passed on to a new run. */
+  reviewWindowMs?: number;
+  request: RetryRequest;
+}
+
+/** Returns the run id that received the signal (a new one when the previous run had closed). */
+export async function requestDeliveryRetry(options: DeliveryRetryOptions): Promise<{ runId: string }> {
+  // priorAttempts is left out on purpose: a new run reads the attempt count from the store, so attempt numbers
+  // keep increasing across runs (see DeliveryWorkflowInput).
+  const input: DeliveryWorkflowInput = {
+    deliveryId: options.deliveryId,
+    retryScheduleMs: options.retryScheduleMs,
+    ...(options.reviewWindowMs !== undefined ? { reviewWindowMs: options.reviewWindowMs } : {}),
+  };
+  const handle = await options.client.workflow.signalWithStart(DELIVERY_WORKFLOW, {
+    workflowId: deliveryWorkflowId(options.deliveryId),
+    taskQueue: options.taskQueue,
+    args: [input],
+    signal: retryNowSignal,
+    signalArgs: [options.request],
+    // Any closed run (completed, failed, terminated) may be followed by a new one; a running one is only signalled.
+    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+  });
+  return { runId: handle.signaledRunId };
+}
