@@ -60,3 +60,43 @@ export interface ProviderPayment {
   /** Refunds/chargebacks the provider knows of, for reversal events. */
   refunds?: { id: string; amountMinor: string }[];
 }
+
+/** I7: the state machine of config/reconciliation-states.yaml as plain data (the workflow cannot read files). */
+export interface ReconciliationTransitionRule {
+  from: ReconciliationState;
+  to: ReconciliationState;
+  /** system: the workflow itself; operator: only through an operator resolution (I11). */
+  by: 'system' | 'operator';
+}
+export interface ReconciliationRules {
+  initial: ReconciliationState;
+  terminal: ReconciliationState[];
+  transitions: ReconciliationTransitionRule[];
+}
+
+/** The profile values the workflow needs, in milliseconds (from `inbound.*`). */
+export interface ReconciliationSettings {
+  /** I8: unknown outcome this long (workflow time since start) → manual_review. */
+  timeoutMs: number;
+  backoff: { initialMs: number; multiplier: number; maximumMs: number };
+  /** I12: false unless the profile says `allow_provisional_access: true`. */
+  allowProvisionalAccess: boolean;
+}
+
+/**
+ * What the reconciliation workflow is started with: the ingress's ReconciliationInput plus the rules and settings,
+ * recorded in history so a replay sees exactly what the run saw. Build it with buildReconciliationStart
+ * (src/inbound/start.ts), never by hand.
+ */
+export interface ReconciliationWorkflowInput extends ReconciliationInput {
+  rules: ReconciliationRules;
+  settings: ReconciliationSettings;
+}
+
+/** What the `state` query answers beyond the state: enough for an operator to see why it is waiting. */
+export interface ReconciliationProgress {
+  state: ReconciliationState;
+  reason: string | null;
+  providerQueries: number;
+  ledgerTransactionId: string | null;
+}

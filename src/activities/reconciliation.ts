@@ -1,0 +1,204 @@
+// Activities of the reconciliation workflow: query the provider, post to the ledger, record the projection and
+// its transitions, write the operator-resolution audit row. Each is safe to retry.
+import { eq } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
+import type { Profile } from '../config/profile.js';
+import type { Logger } from '../lib/logger.js';
+import { operatorResolutions, reconciliations, reconciliationTransitions } from '../db/schema/index.js';
+import { fetchProviderPayment, ProviderApiError } from '../inbound/provider-client.js';
+import { CaptureNotPostedError, LedgerConflictError } from '../ledger/errors.js';
+import { buildPosting, type PostingKind } from '../ledger/postings.js';
+import { postTransaction } from '../ledger/store.js';
+import {
+  ackToLedgerLag,
+  bindReconciliationGauges,
+  ledgerMutations,
+  manualReviewEntered,
+  reconciliationTransitions as transitionsMetric,
+  terminalRejected,
+} from '../metrics/inbound-ledger.js';
+import { newId } from '../shared/ids.js';
+import type { NormalizedProviderEvent, OperatorResolution, ProviderPayment, ReconciliationState } from '../shared/inbound.js';
+
+export interface ReconciliationActivityDeps {
+  db: Db;
+  profile: Profile;
+  logger: Logger;
+  fetch?: typeof fetch;
+}
+
+export interface TransitionRecord {
+  reconciliationId: string;
+  provider: string;
+  event: NormalizedProviderEvent;
+  acknowledgedAt: string;
+  /** null for the first projection row (the initial state). */
+  from: ReconciliationState | null;
+  to: ReconciliationState;
+  /** 'system' or 'operator:<name>'. */
+  actor: string;
+  reason: string | null;
+  providerPayment?: Pick<ProviderPayment, 'amountMinor' | 'currency'> | null;
+  ledgerTransactionId?: string | null;
+}
+
+export type ProviderQueryResult =
+  | { outcome: 'found'; payment: ProviderPayment }
+  | { outcome: 'not_found' }
+  | { outcome: 'error'; status: number | null; message: string };
+
+export interface LedgerPostingRequest {
+  kind: PostingKind;
+  provider: string;
+  reconciliationId: string;
+  event: NormalizedProviderEvent;
+  acknowledgedAt: string;
+  actor: string;
+}
+
+export type LedgerPostingResult =
+  | { status: 'posted' | 'replayed'; transactionId: string; postedAt: string; providerEventId: string }
+  | { status: 'awaiting_capture' };
+
+export interface ResolutionRecord {
+  reconciliationId: string;
+  resolution: OperatorResolution;
+  previousState: ReconciliationState;
+  amountMinor: string;
+  currency: string;
+  providerAmountMinor: string | null;
+  ledgerTransactionId: string | null;
+}
+
+export function createReconciliationActivities(deps: ReconciliationActivityDeps) {
+  const { db, profile, logger } = deps;
+  bindReconciliationGauges(db);
+
+  return {
+    /**
+     * I8: the authoritative state. A provider error is an answer ("unknown"), not an activity failure: the
+     * workflow retries it with the profile's backoff, and a provider outage does not flood the worker log.
+     */
+    async queryProviderPayment(request: { provider: string; paymentReference: string }): Promise<ProviderQueryResult> {
+      const config = profile.inbound.providers[request.provider];
+      if (!config) throw new Error(`provider ${request.provider} is not in the profile`);
+      try {
+        const payment = await fetchProviderPayment({ baseUrl: config.api_base_url, paymentReference: request.paymentReference, fetch: deps.fetch });
+        return payment ? { outcome: 'found', payment } : { outcome: 'not_found' };
+      } catch (error) {
+        if (!(error instanceof ProviderApiError)) throw error;
+        return { outcome: 'error', status: error.status, message: error.message };
+      }
+    },
+
+    async recordReconciliationTransition(record: TransitionRecord): Promise<void> {
+      const { event } = record;
+      const inserted = await db.transaction(async (tx) => {
+        const projection = {
+          state: record.to,
+          reason: record.reason,
+          providerAmountMinor: record.providerPayment ? BigInt(record.providerPayment.amountMinor) : null,
+          providerCurrency: record.providerPayment?.currency ?? null,
+          ledgerTransactionId: record.ledgerTransactionId ?? null,
+          updatedAt: new Date(),
+        };
+        await tx
+          .insert(reconciliations)
+          .values({
+            id: record.reconciliationId,
+            provider: record.provider,
+            providerEventId: event.providerEventId,
+            eventType: event.type,
+            paymentReference: event.paymentReference,
+            amountMinor: BigInt(event.amountMinor),
+            currency: event.currency,
+            effectiveAt: new Date(event.effectiveAt),
+            acknowledgedAt: new Date(record.acknowledgedAt),
+            ...projection,
+          })
+          .onConflictDoUpdate({ target: reconciliations.id, set: projection });
+        if (record.from === null) return false;
+        const rows = await tx
+          .insert(reconciliationTransitions)
+          .values({ reconciliationId: record.reconciliationId, fromState: record.from, toState: record.to, actor: record.actor, reason: record.reason })
+          .onConflictDoNothing()
+          .returning({ id: reconciliationTransitions.id });
+        return rows.length > 0;
+      });
+      // Counted once per transition, not once per retried activity.
+      if (inserted) {
+        const actor = record.actor.startsWith('operator') ? 'operator' : 'system';
+        transitionsMetric.inc({ to: record.to, actor });
+        if (record.to === 'manual_review') manualReviewEntered.inc();
+        if (record.to === 'rejected') terminalRejected.inc({ actor });
+      }
+    },
+
+    /** I9/I10: one posting per idempotency key; a refund before its capture answers awaiting_capture. */
+    async postLedgerTransaction(request: LedgerPostingRequest): Promise<LedgerPostingResult> {
+      const { event } = request;
+      const posting = buildPosting({
+        kind: request.kind,
+        provider: request.provider,
+        providerEventId: event.providerEventId,
+        paymentReference: event.paymentReference,
+        amountMinor: event.amountMinor,
+        currency: event.currency,
+      });
+      try {
+        const result = await postTransaction(db, posting, {
+          providerEventId: event.providerEventId,
+          reconciliationId: request.reconciliationId,
+          effectiveAt: event.effectiveAt,
+          actor: request.actor,
+          description: `${event.type} ${event.paymentReference}`,
+        });
+        ledgerMutations.inc({ kind: request.kind, result: result.replayed ? 'replayed' : 'posted' });
+        if (!result.replayed) {
+          ackToLedgerLag.observe({ kind: request.kind }, Math.max(0, (result.postedAt.getTime() - Date.parse(request.acknowledgedAt)) / 1000));
+        }
+        return {
+          status: result.replayed ? 'replayed' : 'posted',
+          transactionId: result.transactionId,
+          postedAt: result.postedAt.toISOString(),
+          providerEventId: result.providerEventId,
+        };
+      } catch (error) {
+        if (error instanceof CaptureNotPostedError) {
+          ledgerMutations.inc({ kind: request.kind, result: 'awaiting_capture' });
+          return { status: 'awaiting_capture' };
+        }
+        if (error instanceof LedgerConflictError) {
+          ledgerMutations.inc({ kind: request.kind, result: 'conflict' });
+          logger.error({ idempotencyKey: error.idempotencyKey, existing: error.existingTransactionId }, 'ledger conflict');
+        }
+        throw error;
+      }
+    },
+
+    /** I11: exactly one immutable audit row per reconciliation; a retry returns the row already written. */
+    async recordOperatorResolution(record: ResolutionRecord): Promise<{ auditId: string }> {
+      const [row] = await db
+        .insert(operatorResolutions)
+        .values({
+          id: newId('opr'),
+          reconciliationId: record.reconciliationId,
+          decision: record.resolution.decision,
+          operator: record.resolution.operator,
+          reason: record.resolution.reason,
+          previousState: record.previousState,
+          amountMinor: BigInt(record.amountMinor),
+          currency: record.currency,
+          providerAmountMinor: record.providerAmountMinor === null ? null : BigInt(record.providerAmountMinor),
+          ledgerTransactionId: record.ledgerTransactionId,
+        })
+        .onConflictDoNothing({ target: operatorResolutions.reconciliationId })
+        .returning({ id: operatorResolutions.id });
+      if (row) return { auditId: row.id };
+      const [existing] = await db.select({ id: operatorResolutions.id }).from(operatorResolutions).where(eq(operatorResolutions.reconciliationId, record.reconciliationId));
+      return { auditId: existing!.id };
+    },
+  };
+}
+
+export type ReconciliationActivities = ReturnType<typeof createReconciliationActivities>;

@@ -1,0 +1,93 @@
+// I13: ledger success measured apart from acknowledgement (B1 counts acks): ledger mutations, the ack-to-ledger
+// lag, reconciliation queue depth, manual-review count and rate, terminal rejections.
+import { Counter, Gauge, Histogram } from 'prom-client';
+import { sql } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
+import { registry } from './registry.js';
+
+export const ledgerMutations = new Counter({
+  name: 'apipay_ledger_mutations_total',
+  help: 'Ledger postings by kind and result: posted (new rows), replayed (same key and content), conflict, awaiting_capture',
+  labelNames: ['kind', 'result'] as const,
+  registers: [registry],
+});
+
+export const ackToLedgerLag = new Histogram({
+  name: 'apipay_inbound_ack_to_ledger_seconds',
+  help: 'From the 200 to the provider (acknowledgedAt) to the ledger posting of the event',
+  labelNames: ['kind'] as const,
+  buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 21_600, 86_400],
+  registers: [registry],
+});
+
+export const reconciliationTransitions = new Counter({
+  name: 'apipay_reconciliation_transitions_total',
+  help: 'Reconciliation state changes recorded, by target state and actor (system | operator)',
+  labelNames: ['to', 'actor'] as const,
+  registers: [registry],
+});
+
+export const terminalRejected = new Counter({
+  name: 'apipay_reconciliation_rejected_total',
+  help: 'Reconciliations that ended rejected (declined, stale, or rejected by an operator)',
+  labelNames: ['actor'] as const,
+  registers: [registry],
+});
+
+export const manualReviewEntered = new Counter({
+  name: 'apipay_reconciliation_manual_review_total',
+  help: 'Reconciliations moved to manual_review (timeout, amount or currency conflict, reversal over the settled amount)',
+  registers: [registry],
+});
+
+let depthSource: Db | undefined;
+
+/** Gauges read from PostgreSQL at scrape time, so every process reports the same numbers. Call once with the db. */
+export function bindReconciliationGauges(db: Db): void {
+  depthSource = db;
+}
+
+interface Snapshot {
+  depth: number;
+  inReview: number;
+  reviewRate: number;
+}
+let cached: { at: number; value: Snapshot } | undefined;
+
+async function snapshot(): Promise<Snapshot | undefined> {
+  if (!depthSource) return undefined;
+  if (cached && Date.now() - cached.at < 1_000) return cached.value;
+  const [row] = await depthSource.execute<{ depth: string; in_review: string; ever_review: string; decided: string }>(sql`
+    select count(*) filter (where state not in ('applied', 'rejected')) as depth,
+           count(*) filter (where state = 'manual_review') as in_review,
+           (select count(*) from reconciliation_transitions where to_state = 'manual_review') as ever_review,
+           (select count(*) from reconciliation_transitions where from_state = 'reconciling') as decided
+      from reconciliations`);
+  const decided = Number(row?.decided ?? 0);
+  const value = {
+    depth: Number(row?.depth ?? 0),
+    inReview: Number(row?.in_review ?? 0),
+    reviewRate: decided === 0 ? 0 : Number(row?.ever_review ?? 0) / decided,
+  };
+  cached = { at: Date.now(), value };
+  return value;
+}
+
+const gauge = (name: string, help: string, pick: (s: Snapshot) => number) =>
+  new Gauge({
+    name,
+    help,
+    registers: [registry],
+    async collect() {
+      const s = await snapshot().catch(() => undefined);
+      if (s) this.set(pick(s));
+    },
+  });
+
+export const queueDepth = gauge('apipay_reconciliation_queue_depth', 'Reconciliations not yet applied or rejected (received, reconciling, manual_review)', (s) => s.depth);
+export const manualReviewOpen = gauge('apipay_reconciliation_manual_review_open', 'Reconciliations waiting in manual_review now', (s) => s.inReview);
+export const manualReviewRate = gauge(
+  'apipay_reconciliation_manual_review_rate',
+  'Share of reconciliations decided by the workflow that went to manual_review (0–1)',
+  (s) => s.reviewRate,
+);

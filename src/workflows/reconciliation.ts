@@ -1,0 +1,252 @@
+// One reconciliation per provider event (I6–I12): ask the provider (authoritative), post to the ledger when
+// confirmed and matching, park conflicts and timeouts in manual_review for an audited operator resolution.
+import {
+  ActivityFailure,
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  log,
+  proxyActivities,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { ReconciliationActivities, LedgerPostingResult } from '../activities/reconciliation.js';
+import { assertTransition, IllegalTransitionError, ILLEGAL_TRANSITION } from '../inbound/state-machine.js';
+import { judge, postingKindFor, type Verdict } from '../inbound/verdict.js';
+import type { PostingKind } from '../ledger/postings.js';
+import {
+  operatorResolutionSignal,
+  reconciliationStateQuery,
+  resolveUpdate,
+  type OperatorResolution,
+  type ProviderPayment,
+  type ReconciliationProgress,
+  type ReconciliationState,
+  type ReconciliationWorkflowInput,
+} from '../shared/inbound.js';
+import { SA } from '../shared/search-attributes.js';
+
+// Recording and ledger writes are idempotent: retry them until they land, except domain failures.
+const store = proxyActivities<ReconciliationActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    nonRetryableErrorTypes: ['LedgerConflictError', 'ReversalExceedsSettledError', 'LedgerValidationError'],
+  },
+});
+
+// One try per query: the workflow's own loop retries with the profile's backoff and owns the timeout (I8).
+const provider = proxyActivities<ReconciliationActivities>({
+  startToCloseTimeout: '20 seconds',
+  retry: { maximumAttempts: 1 },
+});
+
+export interface ReconciliationOutcome {
+  state: ReconciliationState;
+  reason: string | null;
+  ledgerTransactionId: string | null;
+  auditId: string | null;
+}
+
+function resolutionProblem(resolution: OperatorResolution, state: ReconciliationState, pending: boolean): string | null {
+  if (state !== 'manual_review') return `not in manual_review (state ${state})`;
+  if (pending) return 'already resolved';
+  if (resolution?.decision !== 'applied' && resolution?.decision !== 'rejected') return 'decision must be applied or rejected';
+  if (typeof resolution.operator !== 'string' || resolution.operator.trim() === '') return 'operator is required';
+  if (typeof resolution.reason !== 'string' || resolution.reason.trim() === '') return 'reason is required';
+  return null;
+}
+
+const failureText = (error: unknown) =>
+  error instanceof ActivityFailure && error.cause ? error.cause.message : (error as Error).message;
+const failureType = (error: unknown) =>
+  error instanceof ActivityFailure && error.cause instanceof ApplicationFailure ? error.cause.type : undefined;
+
+export async function reconciliationWorkflow(input: ReconciliationWorkflowInput): Promise<ReconciliationOutcome> {
+  const { rules, settings, event } = input;
+  const reconciliationId = workflowInfo().workflowId;
+  const postingKind = postingKindFor(event.type);
+
+  let state: ReconciliationState = rules.initial;
+  let reason: string | null = null;
+  let providerQueries = 0;
+  let ledgerTransactionId: string | null = null;
+  let providerPayment: ProviderPayment | null = null;
+  let pendingResolution: OperatorResolution | undefined;
+  let resolutionOutcome: { state: ReconciliationState; auditId: string } | { error: string } | undefined;
+
+  const accept = (resolution: OperatorResolution) => {
+    resolutionOutcome = undefined;
+    pendingResolution = resolution;
+  };
+  setHandler(reconciliationStateQuery, (): ReconciliationProgress => ({ state, reason, providerQueries, ledgerTransactionId }));
+  // A signal cannot answer, so an invalid or late one is logged and dropped; the update refuses it instead.
+  setHandler(operatorResolutionSignal, (resolution) => {
+    const problem = resolutionProblem(resolution, state, pendingResolution !== undefined);
+    if (problem) log.warn('operator resolution ignored', { problem, operator: resolution?.operator });
+    else accept(resolution);
+  });
+  setHandler(
+    resolveUpdate,
+    async (resolution) => {
+      accept(resolution);
+      await condition(() => resolutionOutcome !== undefined);
+      const outcome = resolutionOutcome!;
+      if ('error' in outcome) {
+        resolutionOutcome = undefined;
+        throw ApplicationFailure.create({ type: 'ResolutionFailed', message: outcome.error, nonRetryable: true });
+      }
+      return outcome;
+    },
+    {
+      validator: (resolution) => {
+        const problem = resolutionProblem(resolution, state, pendingResolution !== undefined);
+        if (problem) throw new Error(problem);
+      },
+    },
+  );
+
+  /** Checked before any side effect of the transition (a ledger posting), and again when it is made. */
+  function ensureAllowed(to: ReconciliationState, actor: 'system' | `operator:${string}`): void {
+    try {
+      assertTransition(rules, state, to, actor === 'system' ? 'system' : 'operator');
+    } catch (error) {
+      if (error instanceof IllegalTransitionError) {
+        throw ApplicationFailure.create({ type: ILLEGAL_TRANSITION, message: error.message, nonRetryable: true });
+      }
+      throw error;
+    }
+  }
+
+  async function transition(to: ReconciliationState, actor: 'system' | `operator:${string}`, why: string | null): Promise<void> {
+    ensureAllowed(to, actor);
+    await store.recordReconciliationTransition({ ...projection(), from: state, to, actor, reason: why });
+    state = to;
+    reason = why;
+    upsertSearchAttributes([{ key: SA.reconciliationState, value: to }]);
+  }
+
+  const projection = () => ({
+    reconciliationId,
+    provider: input.provider,
+    event,
+    acknowledgedAt: input.acknowledgedAt,
+    providerPayment: providerPayment && { amountMinor: providerPayment.amountMinor, currency: providerPayment.currency },
+    ledgerTransactionId,
+  });
+
+  const post = (kind: PostingKind, actor: string): Promise<LedgerPostingResult> =>
+    store.postLedgerTransaction({ kind, provider: input.provider, reconciliationId, event, acknowledgedAt: input.acknowledgedAt, actor });
+
+  await store.recordReconciliationTransition({ ...projection(), from: null, to: state, actor: 'system', reason: null });
+  upsertSearchAttributes([
+    { key: SA.reconciliationState, value: state },
+    { key: SA.provider, value: input.provider },
+  ]);
+  await transition('reconciling', 'system', null);
+
+  // I12: provisional credit exists only when the profile allows it: its own accounts, released at the end.
+  let provisionalPosted = false;
+  const deadline = Date.now() + settings.timeoutMs;
+  let delay = settings.backoff.initialMs;
+  let verdict: Verdict;
+  let settledBy: string | null = null;
+  for (;;) {
+    providerQueries += 1;
+    try {
+      const answer = await provider.queryProviderPayment({ provider: input.provider, paymentReference: event.paymentReference });
+      if (answer.outcome === 'error') {
+        verdict = { kind: 'unknown', reason: `provider_error: ${answer.message}` };
+      } else {
+        if (answer.outcome === 'found') providerPayment = answer.payment;
+        verdict = judge(event, answer.outcome === 'found' ? answer.payment : null);
+      }
+    } catch (error) {
+      verdict = { kind: 'unknown', reason: `provider_error: ${failureText(error)}` };
+    }
+    if (verdict.kind === 'confirmed' && postingKind) {
+      ensureAllowed('applied', 'system');
+      try {
+        const posted = await post(postingKind, 'system');
+        if (posted.status === 'awaiting_capture') {
+          verdict = { kind: 'unknown', reason: `awaiting_capture: the ${postingKind} waits for the payment's capture in the ledger` };
+        } else {
+          ledgerTransactionId = posted.transactionId;
+          if (posted.providerEventId !== event.providerEventId) settledBy = posted.providerEventId;
+        }
+      } catch (error) {
+        if (failureType(error) !== 'ReversalExceedsSettledError') throw error;
+        verdict = { kind: 'conflict', reason: `reversal_exceeds_settled: ${failureText(error)}` };
+      }
+    }
+    if (verdict.kind !== 'unknown') break;
+    reason = verdict.reason;
+    if (settings.allowProvisionalAccess && postingKind === 'payment' && !provisionalPosted) {
+      await post('provisional', 'system');
+      provisionalPosted = true;
+    }
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      verdict = { kind: 'conflict', reason: `timeout: no authoritative answer within ${settings.timeoutMs} ms (last: ${verdict.reason})` };
+      break;
+    }
+    await sleep(Math.min(delay, left));
+    delay = Math.min(delay * settings.backoff.multiplier, settings.backoff.maximumMs);
+  }
+  if (provisionalPosted) await post('provisional_release', 'system');
+
+  switch (verdict.kind) {
+    case 'confirmed':
+      await transition('applied', 'system', settledBy ? `${verdict.reason}; already settled by event ${settledBy}, no new credit` : verdict.reason);
+      return { state, reason, ledgerTransactionId, auditId: null };
+    case 'declined':
+    case 'stale':
+      await transition('rejected', 'system', verdict.reason);
+      return { state, reason, ledgerTransactionId, auditId: null };
+    default:
+      await transition('manual_review', 'system', verdict.reason);
+  }
+
+  // I11: only an operator leaves manual_review, and every resolution leaves one audit row.
+  for (;;) {
+    await condition(() => pendingResolution !== undefined);
+    const resolution = pendingResolution!;
+    const actor = `operator:${resolution.operator}` as const;
+    ensureAllowed(resolution.decision, actor);
+    if (resolution.decision === 'applied' && postingKind) {
+      let failure: string | null = null;
+      try {
+        const posted = await post(postingKind, actor);
+        if (posted.status === 'awaiting_capture') failure = `cannot apply: the payment's capture is not in the ledger`;
+        else ledgerTransactionId = posted.transactionId;
+      } catch (error) {
+        if (failureType(error) !== 'ReversalExceedsSettledError') throw error;
+        failure = `cannot apply: ${failureText(error)}`;
+      }
+      if (failure) {
+        // Stay in manual_review: the update answers with the reason, the signal's sender sees it in the log.
+        log.warn('operator resolution could not be applied', { failure });
+        pendingResolution = undefined;
+        resolutionOutcome = { error: failure };
+        continue;
+      }
+    }
+    const { auditId } = await store.recordOperatorResolution({
+      reconciliationId,
+      resolution,
+      previousState: state,
+      amountMinor: event.amountMinor,
+      currency: event.currency,
+      providerAmountMinor: providerPayment?.amountMinor ?? null,
+      ledgerTransactionId: resolution.decision === 'applied' ? ledgerTransactionId : null,
+    });
+    await transition(resolution.decision, actor, resolution.reason);
+    resolutionOutcome = { state, auditId };
+    await condition(allHandlersFinished);
+    return { state, reason, ledgerTransactionId, auditId };
+  }
+}
