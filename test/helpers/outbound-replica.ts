@@ -1,0 +1,46 @@
+// A separate process running one outbound replica for the O14 test: `worker <taskQueue>` or
+// `dispatcher <topic> <group> <taskQueue>`, against the test database and the real servers. Prints "ready".
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createDatabase } from '../../src/db/client.js';
+import { createOutboundBatchHandler } from '../../src/dispatcher/outbound-handler.js';
+import { runDispatcher } from '../../src/dispatcher/run.js';
+import { createBatchConsumer } from '../../src/kafka/kafkajs.js';
+import { connectTemporal } from '../../src/lib/temporal.js';
+import { KAFKA_BROKERS, TEMPORAL_ADDRESS, TEST_DATABASE_URL, WORKFLOW_BUNDLE_PATH } from './env.js';
+import { testProfile } from './profile.js';
+import { testActivities, testLogger } from './temporal.js';
+
+const [role, ...args] = process.argv.slice(2);
+const database = createDatabase(TEST_DATABASE_URL, { max: 6 });
+const closers: (() => Promise<unknown>)[] = [];
+
+if (role === 'worker') {
+  const connection = await NativeConnection.connect({ address: TEMPORAL_ADDRESS });
+  const worker = await Worker.create({
+    connection,
+    taskQueue: args[0]!,
+    activities: testActivities(database.db),
+    workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH },
+  });
+  const running = worker.run();
+  closers.push(async () => {
+    worker.shutdown();
+    await running;
+    await connection.close();
+  });
+} else if (role === 'dispatcher') {
+  const [topic, group, taskQueue] = args as [string, string, string];
+  const temporal = await connectTemporal(TEMPORAL_ADDRESS, 'default');
+  const consumer = createBatchConsumer({ brokers: KAFKA_BROKERS, clientId: `replica-${process.pid}`, topic, groupId: group });
+  await runDispatcher(consumer, createOutboundBatchHandler({ db: database.db, temporal: temporal.client, taskQueue, profile: testProfile(), logger: testLogger }));
+  closers.push(() => consumer.stop(), () => temporal.connection.close());
+} else {
+  throw new Error(`unknown role ${role}`);
+}
+console.log('ready');
+
+process.once('SIGTERM', async () => {
+  for (const close of closers) await close().catch(() => {});
+  await database.close();
+  process.exit(0);
+});

@@ -1,0 +1,227 @@
+// The dispatcher on the real Kafka, PostgreSQL and Temporal dev server: fan-out (O4), quarantine (O2), dedupe and
+// ack-after-commit across a restart (O3/O5), and two dispatchers + two workers delivering each exactly once (O14).
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { eq, inArray } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase, type Database } from '../../src/db/client.js';
+import { deliveries, events, quarantinedMessages } from '../../src/db/schema/index.js';
+import { createOutboundBatchHandler } from '../../src/dispatcher/outbound-handler.js';
+import { runDispatcher } from '../../src/dispatcher/run.js';
+import { createBatchConsumer, createKafkaAdmin, createProducer } from '../../src/kafka/kafkajs.js';
+import type { BatchConsumer, BatchHandler, Producer } from '../../src/kafka/types.js';
+import { KAFKA_BROKERS, TEST_DATABASE_URL } from '../helpers/env.js';
+import { envelope, insertEndpoint, startReceiver, uniqueEventId, uniqueMerchant, waitFor } from '../helpers/outbound.js';
+import { testProfile } from '../helpers/profile.js';
+import { connectDevServer, startWorkers, testActivities, testLogger, uniqueTaskQueues } from '../helpers/temporal.js';
+
+let database: Database;
+let temporal: Awaited<ReturnType<typeof connectDevServer>>;
+let producer: Producer;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+const admin = createKafkaAdmin({ brokers: KAFKA_BROKERS, clientId: 'outbound-dispatcher-test' });
+const taskQueues = uniqueTaskQueues('dispatch');
+const profile = testProfile();
+const stops: (() => Promise<unknown>)[] = [];
+
+beforeAll(async () => {
+  database = createDatabase(TEST_DATABASE_URL, { max: 8 });
+  temporal = await connectDevServer();
+  producer = await createProducer({ brokers: KAFKA_BROKERS, clientId: 'outbound-test-producer' });
+  receiver = await startReceiver();
+  const workers = await startWorkers({ connection: temporal.native, taskQueues, activities: testActivities(database.db) });
+  stops.push(() => workers.stop());
+});
+afterAll(async () => {
+  for (const stop of stops.reverse()) await stop().catch(() => {});
+  await producer?.close();
+  await receiver?.close();
+  await admin.close();
+  await temporal?.close();
+  await database?.close();
+});
+
+async function topic(label: string, partitions = 1): Promise<string> {
+  const name = `apipay.test.${label}.${randomUUID().slice(0, 8)}`;
+  await admin.createTopic(name, partitions);
+  return name;
+}
+
+const handler = () => createOutboundBatchHandler({ db: database.db, temporal: temporal.client, taskQueue: taskQueues.delivery, profile, logger: testLogger });
+
+async function consume(topicName: string, group: string, batchHandler: BatchHandler = handler()): Promise<BatchConsumer> {
+  const consumer = createBatchConsumer({ brokers: KAFKA_BROKERS, clientId: `test-${group}`, topic: topicName, groupId: group });
+  await runDispatcher(consumer, batchHandler);
+  stops.push(() => consumer.stop());
+  return consumer;
+}
+
+const deliveriesOf = (eventIds: string[]) => database.db.select().from(deliveries).where(inArray(deliveries.eventPublicId, eventIds));
+/** A replica in its own process (two Temporal workers on one task queue cannot share a process's runtime). */
+async function replica(...args: string[]): Promise<void> {
+  const child = spawn(process.execPath, ['--import', 'tsx', REPLICA, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  stops.push(async () => {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
+    child.once('exit', (code) => reject(new Error(`replica ${args.join(' ')} exited with ${code}`)));
+  });
+}
+const REPLICA = new URL('../helpers/outbound-replica.ts', import.meta.url).pathname;
+
+const received = (path: string) => receiver.received.filter((r) => r.path === path);
+
+describe('outbound dispatcher', () => {
+  it('O4 one PENDING delivery per enabled endpoint of the merchant subscribed to the type, same livemode; body stored once', async () => {
+    const merchantAccount = uniqueMerchant('o4');
+    const url = (name: string) => `${receiver.url}/o4/${merchantAccount}/${name}`;
+    const all = await insertEndpoint(database.db, { merchantAccount, url: url('all') });
+    const typed = await insertEndpoint(database.db, { merchantAccount, url: url('typed'), eventTypes: ['payment.succeeded', 'payment.failed'] });
+    await insertEndpoint(database.db, { merchantAccount, url: url('other-type'), eventTypes: ['refund.created'] });
+    await insertEndpoint(database.db, { merchantAccount, url: url('disabled'), status: 'disabled' });
+    await insertEndpoint(database.db, { merchantAccount, url: url('live'), livemode: true });
+    await insertEndpoint(database.db, { merchantAccount: uniqueMerchant('o4other'), url: url('other-merchant') });
+
+    const name = await topic('o4');
+    await consume(name, `g-${name}`);
+    const event = envelope({ merchantAccount });
+    await producer.send(name, [{ key: merchantAccount, value: JSON.stringify(event) }]);
+
+    const rows = await waitFor(async () => {
+      const r = await deliveriesOf([event.id]);
+      return r.length === 2 && r.every((d) => d.status === 'DELIVERED') ? r : undefined;
+    }, 30_000, 'two DELIVERED deliveries');
+    expect(rows.map((d) => d.endpointId).sort()).toEqual([all.id, typed.id].sort());
+    const [stored] = await database.db.select().from(events).where(eq(events.eventPublicId, event.id));
+    for (const endpoint of ['all', 'typed']) {
+      const [request] = received(`/o4/${merchantAccount}/${endpoint}`);
+      expect(request!.body.equals(stored!.body)).toBe(true);
+      expect(JSON.parse(request!.body.toString())).toMatchObject({ id: event.id, type: 'payment.succeeded', data: event.data });
+    }
+    expect(receiver.received.filter((r) => r.path.startsWith(`/o4/${merchantAccount}/`))).toHaveLength(2);
+  });
+
+  it('O2 a corpus of bad envelopes is quarantined with reasons while the partition keeps flowing', async () => {
+    const merchantAccount = uniqueMerchant('o2');
+    await insertEndpoint(database.db, { merchantAccount, url: `${receiver.url}/o2/${merchantAccount}` });
+    const good = envelope({ merchantAccount });
+    const { id: _id, ...noId } = good;
+    const { type: _type, ...noType } = good;
+    const { created: _created, ...noCreated } = good;
+    const { livemode: _livemode, ...noLivemode } = good;
+    const { merchant_account: _merchant, ...noMerchant } = good;
+    const corpus: [Buffer | string, string][] = [
+      ['{"id": "evt_1", oops', 'invalid_json'],
+      [Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), 'invalid_utf8'],
+      ['[1,2,3]', 'not_an_object'],
+      [JSON.stringify(noId), 'missing_id'],
+      [JSON.stringify({ ...good, id: 'ch_123' }), 'malformed_id'],
+      [JSON.stringify(noType), 'missing_type'],
+      [JSON.stringify(noCreated), 'missing_created'],
+      [JSON.stringify({ ...good, created: 'yesterday' }), 'malformed_created'],
+      [JSON.stringify(noLivemode), 'missing_livemode'],
+      [JSON.stringify({ ...good, data: {} }), 'missing_data_object'],
+      [JSON.stringify({ ...good, object: 'charge' }), 'malformed_object'],
+      [JSON.stringify(noMerchant), 'missing_merchant_account'],
+    ];
+    const name = await topic('o2');
+    await producer.send(name, [...corpus.map(([value]) => ({ value })), { value: JSON.stringify(good) }]);
+    await consume(name, `g-${name}`);
+
+    // The good message after twelve bad ones on the same partition is delivered.
+    await waitFor(async () => received(`/o2/${merchantAccount}`).length === 1, 30_000, 'the good event delivered');
+    const rows = await database.db.select().from(quarantinedMessages).where(eq(quarantinedMessages.topic, name)).orderBy(quarantinedMessages.id);
+    expect(rows.map((r) => [Number(r.offset), r.reason])).toEqual(corpus.map(([, reason], i) => [i, reason]));
+    expect(rows[1]!.raw!.equals(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]))).toBe(true);
+    expect(rows.every((r) => r.partition === 0)).toBe(true);
+
+    // A redelivered bad message is quarantined once (idempotent on topic/partition/offset).
+    await handler()({
+      topic: name,
+      partition: 0,
+      lag: 0,
+      messages: [{ topic: name, partition: 0, offset: '0', key: null, value: Buffer.from(String(corpus[0]![0])), timestamp: '0', headers: {} }],
+    });
+    expect(await database.db.select().from(quarantinedMessages).where(eq(quarantinedMessages.topic, name))).toHaveLength(corpus.length);
+  });
+
+  it('O3/O5 the same event twice, redelivered after a restart before its commit: one set of deliveries, one workflow and one POST each', async () => {
+    const merchantAccount = uniqueMerchant('o3');
+    const first = await insertEndpoint(database.db, { merchantAccount, url: `${receiver.url}/o3/${merchantAccount}/a` });
+    const second = await insertEndpoint(database.db, { merchantAccount, url: `${receiver.url}/o3/${merchantAccount}/b` });
+    const event = envelope({ merchantAccount });
+    const name = await topic('o3');
+    const group = `g-${name}`;
+
+    // First dispatcher: commits its transaction and starts the workflows, then dies before the offset commit.
+    const real = handler();
+    let crashes = 0;
+    const crashing = await consume(name, group, async (batch) => {
+      await real(batch);
+      crashes++;
+      throw new Error('simulated crash after the transaction, before the offset commit');
+    });
+    await producer.send(name, [{ value: JSON.stringify(event) }, { value: JSON.stringify(event) }]);
+    await waitFor(async () => crashes > 0, 30_000, 'the first dispatcher to handle the batch');
+    await crashing.stop();
+
+    // Restart: the same group gets both messages again (nothing was committed) and absorbs them (O3).
+    const seen: string[] = [];
+    await consume(name, group, async (batch) => {
+      await real(batch);
+      seen.push(...batch.messages.map((m) => m.offset));
+    });
+    await waitFor(async () => seen.includes('1'), 60_000, 'redelivery to the restarted dispatcher');
+
+    const rows = await waitFor(async () => {
+      const r = await deliveriesOf([event.id]);
+      return r.every((d) => d.status === 'DELIVERED') ? r : undefined;
+    }, 30_000, 'DELIVERED');
+    expect(rows.map((d) => d.endpointId).sort()).toEqual([first.id, second.id].sort());
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(received(`/o3/${merchantAccount}/a`)).toHaveLength(1);
+    expect(received(`/o3/${merchantAccount}/b`)).toHaveLength(1);
+    for (const row of rows) {
+      // Workflow id = delivery id and REJECT_DUPLICATE: the one run that exists is the one that delivered.
+      expect((await temporal.client.workflow.getHandle(row.id).describe()).status.name).toBe('COMPLETED');
+    }
+  });
+
+  it('O14 two dispatcher processes and two worker processes on the same topic and group: every delivery happens, none twice', async () => {
+    const merchantAccount = uniqueMerchant('o14');
+    await insertEndpoint(database.db, { merchantAccount, url: `${receiver.url}/o14/${merchantAccount}/a` });
+    await insertEndpoint(database.db, { merchantAccount, url: `${receiver.url}/o14/${merchantAccount}/b` });
+    const name = await topic('o14', 4);
+    const group = `g-${name}`;
+    const taskQueue = uniqueTaskQueues('o14').delivery; // served only by the two worker processes
+    await Promise.all([
+      replica('worker', taskQueue),
+      replica('worker', taskQueue),
+      replica('dispatcher', name, group, taskQueue),
+      replica('dispatcher', name, group, taskQueue),
+    ]);
+
+    const ids = Array.from({ length: 40 }, () => uniqueEventId());
+    // At-least-once upstream: every event is produced twice, under different keys so copies land on different partitions.
+    const messages = ids.flatMap((id, i) => [
+      { key: `k${i}`, value: JSON.stringify(envelope({ id, merchantAccount })) },
+      { key: `k${i + 1}`, value: JSON.stringify(envelope({ id, merchantAccount })) },
+    ]);
+    await producer.send(name, messages.slice(0, 40));
+    await producer.send(name, messages.slice(40));
+
+    await waitFor(async () => {
+      const rows = await deliveriesOf(ids);
+      return rows.length === 80 && rows.every((d) => d.status === 'DELIVERED');
+    }, 90_000, '80 DELIVERED deliveries');
+    await new Promise((r) => setTimeout(r, 1000));
+    const posts = receiver.received.filter((r) => r.path.startsWith(`/o14/${merchantAccount}/`));
+    const keys = posts.map((r) => `${r.path} ${JSON.parse(r.body.toString()).id}`);
+    expect(keys).toHaveLength(80);
+    expect(new Set(keys).size).toBe(80);
+    const partitionsUsed = new Set((await database.db.select().from(events).where(inArray(events.eventPublicId, ids))).map((e) => e.sourcePartition));
+    expect(partitionsUsed.size).toBeGreaterThan(1);
+  });
+});
