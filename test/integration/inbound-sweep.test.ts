@@ -1,0 +1,118 @@
+// I6 never lost: a receipt committed and acknowledged whose workflow was never started (the process died between
+// the 200 and the start) is started by the durable sweep, from the stored raw bytes, exactly once.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/api/app.js';
+import { createDatabase, type Database } from '../../src/db/client.js';
+import { sweepUnstartedReceipts, startSweepLoop } from '../../src/inbound/sweep.js';
+import { createProviderRegistry } from '../../src/providers/index.js';
+import { reconciliationWorkflowId } from '../../src/shared/ids.js';
+import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
+import { hmacPayload, hmacRequest, inboundTestProfile, reconciliationOf, storedFor, stripeEvent, stripeRequest, terminateAll, uniqueReference } from '../helpers/inbound.js';
+import { connectDevServer, testLogger, uniqueTaskQueues } from '../helpers/temporal.js';
+
+let database: Database;
+let temporal: Awaited<ReturnType<typeof connectDevServer>>;
+const started = new Set<string>();
+const { profile, stripe, hmac } = inboundTestProfile('swp');
+// Only this file's providers: the sweep never touches another test's receipts.
+const providers = createProviderRegistry({ [stripe]: profile.inbound.providers[stripe]!, [hmac]: profile.inbound.providers[hmac]! });
+const taskQueues = uniqueTaskQueues('sweep');
+
+beforeAll(async () => {
+  database = createDatabase(TEST_DATABASE_URL, { max: 4 });
+  temporal = await connectDevServer();
+});
+afterAll(async () => {
+  await terminateAll(temporal.client, started);
+  await temporal.close();
+  await database.close();
+});
+
+/** The ingress as it is when the process is killed right after the commit: no starter runs. */
+function crashingIngress() {
+  return createApp({
+    db: database.db,
+    temporal: temporal.client,
+    profile,
+    env: { ADMIN_TOKEN: TEST_ADMIN_TOKEN, SECRETS_ENCRYPTION_KEY: TEST_SECRETS_KEY.toString('base64') },
+    taskQueues,
+    logger: testLogger,
+    readiness: {},
+    ingress: { starter: null },
+  });
+}
+
+const sweep = (olderThanMs = 0) =>
+  sweepUnstartedReceipts({ db: database.db, temporal: temporal.client, profile, taskQueue: taskQueues.reconciliation, providers, olderThanMs, limit: 100, logger: testLogger });
+
+describe('I6 the sweep starts what the ingress never did', () => {
+  it('I6 an acknowledged receipt without a workflow gets exactly one, with the right id and input, and is marked started', async () => {
+    const app = crashingIngress();
+    const reference = uniqueReference();
+    const a = stripeEvent({ reference, amountMinor: 777, currency: 'EUR' });
+    const b = hmacPayload({ type: 'refund.succeeded', reference, amountMinor: 100, currency: 'EUR' });
+    expect((await app.request(`/webhooks/${stripe}`, stripeRequest(a.body))).status).toBe(200);
+    expect((await app.request(`/webhooks/${hmac}`, hmacRequest(b.body))).status).toBe(200);
+    for (const [p, id] of [[stripe, a.id], [hmac, b.id]] as const) started.add(reconciliationWorkflowId(p, id));
+
+    // The "kill": acknowledged, durable, but nothing in Temporal.
+    expect(await reconciliationOf(temporal.client, stripe, a.id)).toBeNull();
+    const receipt = (await storedFor(database.db, stripe, a.id)).receipt!;
+    expect(receipt.workflow_started_at).toBeNull();
+
+    // Younger than the grace: left for the ingress.
+    expect((await sweep(60_000)).found).toBe(0);
+
+    const result = await sweep();
+    expect(result).toEqual({ found: 2, started: 2, alreadyStarted: 0, failed: 0 });
+    const workflow = await reconciliationOf(temporal.client, stripe, a.id);
+    expect(workflow?.description.workflowId).toBe(`reconcile:${stripe}:${a.id}`);
+    expect(workflow?.description.taskQueue).toBe(taskQueues.reconciliation);
+    expect(workflow?.input).toMatchObject({
+      provider: stripe,
+      receiptId: Number(receipt.id),
+      event: { providerEventId: a.id, type: 'payment.succeeded', paymentReference: reference, amountMinor: '777', currency: 'EUR' },
+    });
+    expect((await reconciliationOf(temporal.client, hmac, b.id))?.input).toMatchObject({ event: { type: 'refund.succeeded', amountMinor: '100' } });
+    expect((await storedFor(database.db, stripe, a.id)).receipt!.workflow_started_at).not.toBeNull();
+
+    // A second sweep finds nothing: marked rows are done.
+    expect((await sweep()).found).toBe(0);
+  });
+
+  it('I6 a receipt whose workflow exists but was never marked (crash after the start) is marked, not started twice', async () => {
+    const app = crashingIngress();
+    const { id, body } = stripeEvent();
+    expect((await app.request(`/webhooks/${stripe}`, stripeRequest(body))).status).toBe(200);
+    started.add(reconciliationWorkflowId(stripe, id));
+    const first = await sweep();
+    expect(first.started).toBeGreaterThanOrEqual(1);
+    // Forget the mark, as if the process died between the start and the UPDATE.
+    const receiptId = Number((await storedFor(database.db, stripe, id)).receipt!.id);
+    await database.sql`update webhook_receipts set workflow_started_at = null where id = ${receiptId}`;
+    const second = await sweep();
+    expect(second).toMatchObject({ found: 1, started: 0, alreadyStarted: 1 });
+    const workflowId = reconciliationWorkflowId(stripe, id);
+    const runs = [];
+    for await (const run of temporal.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(run);
+    expect(runs).toHaveLength(1);
+  });
+
+  it('I6 the periodic sweep loop (as the worker runs it) picks up a receipt on its own', async () => {
+    const app = crashingIngress();
+    const { id, body } = stripeEvent();
+    expect((await app.request(`/webhooks/${stripe}`, stripeRequest(body))).status).toBe(200);
+    started.add(reconciliationWorkflowId(stripe, id));
+    const loop = startSweepLoop({ db: database.db, temporal: temporal.client, profile, taskQueue: taskQueues.reconciliation, providers, olderThanMs: 0, limit: 10, intervalMs: 100, logger: testLogger });
+    try {
+      const deadline = Date.now() + 15_000;
+      while ((await storedFor(database.db, stripe, id)).receipt!.workflow_started_at === null) {
+        if (Date.now() > deadline) throw new Error('the sweep loop never started the receipt');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    } finally {
+      await loop.stop();
+    }
+    expect(await reconciliationOf(temporal.client, stripe, id)).not.toBeNull();
+  });
+});
