@@ -8,7 +8,7 @@ import type { Db } from '../db/client.js';
 import { webhookReceipts } from '../db/schema/index.js';
 import type { Logger } from '../lib/logger.js';
 import { ingressMetrics } from '../metrics/inbound-ingress.js';
-import type { ProviderRegistry } from '../providers/index.js';
+import { createProviderRegistry, type ProviderRegistry } from '../providers/index.js';
 import { markStarted, startReconciliation } from './reconciliation-starter.js';
 
 export interface SweepOptions {
@@ -107,4 +107,15 @@ export function startSweepLoop(options: SweepOptions & { intervalMs: number; log
       await running;
     },
   };
+}
+
+/** The worker process's sweep: every provider of the profile, its interval and grace, the production task queue. */
+export function startInboundSweep(deps: { db: Db; temporal: Client; profile: Profile; logger: Logger; taskQueue: string }) {
+  return startSweepLoop({
+    ...deps,
+    providers: createProviderRegistry(deps.profile.inbound.providers),
+    olderThanMs: deps.profile.inbound.unstarted_grace,
+    intervalMs: deps.profile.inbound.unstarted_sweep_interval,
+    limit: 500,
+  });
 }

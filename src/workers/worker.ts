@@ -2,9 +2,11 @@
 import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
 import { createDatabase } from '../db/client.js';
+import { startInboundSweep } from '../inbound/sweep.js';
 import { createLogger } from '../lib/logger.js';
 import { loadSettings } from '../lib/settings.js';
 import { onShutdown } from '../lib/shutdown.js';
+import { connectTemporal } from '../lib/temporal.js';
 import { createWorkers, runWorkers } from '../lib/workers.js';
 import { serveMetrics } from '../metrics/server.js';
 import { TASK_QUEUES } from '../shared/task-queues.js';
@@ -24,7 +26,11 @@ const metrics = await serveMetrics(env.WORKER_METRICS_PORT);
 logger.info({ taskQueues: Object.values(TASK_QUEUES), metrics: `http://127.0.0.1:${env.WORKER_METRICS_PORT}/metrics` }, 'worker running');
 
 const running = runWorkers(workers);
+// I6: starts the reconciliation of any receipt acknowledged but never started (a crash between the 200 and the start).
+const temporal = await connectTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE);
+const sweep = startInboundSweep({ db: database.db, temporal: temporal.client, profile, logger, taskQueue: TASK_QUEUES.reconciliation });
 onShutdown(logger, [
+  () => sweep.stop(),
   // Worker.shutdown stops polling and lets in-flight tasks finish; run() resolves once they have.
   () => {
     for (const worker of workers) worker.shutdown();
@@ -32,6 +38,7 @@ onShutdown(logger, [
   },
   () => new Promise((resolve) => metrics.close(resolve)),
   () => connection.close(),
+  () => temporal.connection.close(),
   () => database.close(),
 ]);
 await running.catch((error) => {
