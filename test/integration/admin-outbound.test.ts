@@ -5,6 +5,7 @@ import { eq } from 'drizzle-orm';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
+import { runCli } from '../../src/cli/run.js';
 import type { ApiDeps } from '../../src/api/deps.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { deliveries, deliveryAttempts, endpointSecrets, events, webhookEndpoints } from '../../src/db/schema/index.js';
@@ -424,5 +425,31 @@ describe('webhook deliveries and events', () => {
     expect(status).toEqual({ [old[0]!]: 'FAILED', [ids[0]!]: 'PENDING', [ids[1]!]: 'DELIVERED', [ids[2]!]: 'PENDING' });
     for (const id of [ids[0]!, ids[2]!]) expect((await temporal.client.workflow.getHandle(id).describe()).status.name).toBe('RUNNING');
     expect((await call('POST', `/webhook-endpoints/${newId('we')}/recover`, { since })).status).toBe(404);
+  });
+});
+
+describe('apipay CLI against the real admin app', () => {
+  it('§4 endpoints create → get → deliveries list through the CLI, with the admin app as its server', async () => {
+    let out = '';
+    let err = '';
+    const io = {
+      env: { ADMIN_TOKEN: TEST_ADMIN_TOKEN },
+      fetch: ((input: string | URL, init?: RequestInit) => app.request(String(input), init)) as typeof fetch,
+      stdout: { write: (t: string) => (out += t) },
+      stderr: { write: (t: string) => (err += t) },
+    };
+    const account = merchant();
+    expect(await runCli(['endpoints', 'create', '--merchant', account, '--url', 'http://127.0.0.1:4999/h', '--events', 'payment.succeeded'], io)).toBe(0);
+    const created = JSON.parse(out);
+    expect(created.secret).toMatch(/^whsec_/);
+    out = '';
+    expect(await runCli(['endpoints', 'get', created.id], io)).toBe(0);
+    expect(JSON.parse(out)).toMatchObject({ id: created.id, merchant_account: account });
+    expect(out).not.toContain(created.secret);
+    out = '';
+    expect(await runCli(['deliveries', 'list', '--endpoint', created.id], io)).toBe(0);
+    expect(JSON.parse(out)).toEqual({ data: [], has_more: false, next_cursor: null });
+    expect(await runCli(['endpoints', 'get', newId('we')], io)).toBe(1);
+    expect(JSON.parse(err).error.code).toBe('not_found');
   });
 });

@@ -1,0 +1,143 @@
+// The CLI's commands: each maps its arguments to one admin API request (SPEC §4: the same operations as the API).
+import type { ParseArgsConfig } from 'node:util';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+type Values = Record<string, string | boolean | undefined>;
+
+export interface ApiRequest {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  path: string;
+  query?: Record<string, string | undefined>;
+  body?: Record<string, unknown>;
+  /** The response is text (CSV), printed as it is. */
+  raw?: boolean;
+}
+
+export interface Command {
+  words: [string, string];
+  args?: string[];
+  options?: Options;
+  summary: string;
+  build(values: Values, args: string[]): ApiRequest;
+}
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+const str = { type: 'string' } as const;
+const page = { cursor: str, limit: str } as const;
+const operator = { operator: str, reason: str } as const;
+const seg = encodeURIComponent;
+
+function required(values: Values, name: string): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+const optional = (values: Values, name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+const list = (text: string) => text.split(',').map((s) => s.trim()).filter(Boolean);
+/** Only the fields the operator gave, so PATCH changes nothing else. */
+const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+
+export const COMMANDS: Command[] = [
+  {
+    words: ['endpoints', 'create'],
+    options: { merchant: str, url: str, events: str, livemode: { type: 'boolean' }, description: str },
+    summary: '--merchant ACCT --url URL --events a.b,c.d|* [--livemode] [--description TEXT]   (prints the secret once)',
+    build: (v) => ({
+      method: 'POST',
+      path: '/webhook-endpoints',
+      body: defined({
+        merchant_account: required(v, 'merchant'),
+        url: required(v, 'url'),
+        event_types: list(required(v, 'events')),
+        livemode: v.livemode === true,
+        description: optional(v, 'description'),
+      }),
+    }),
+  },
+  {
+    words: ['endpoints', 'list'],
+    options: { merchant: str, ...page },
+    summary: '[--merchant ACCT] [--cursor C] [--limit N]',
+    build: (v) => ({ method: 'GET', path: '/webhook-endpoints', query: { merchant_account: optional(v, 'merchant'), cursor: optional(v, 'cursor'), limit: optional(v, 'limit') } }),
+  },
+  { words: ['endpoints', 'get'], args: ['we_id'], summary: 'WE_ID', build: (_v, [id]) => ({ method: 'GET', path: `/webhook-endpoints/${seg(id!)}` }) },
+  {
+    words: ['endpoints', 'update'],
+    args: ['we_id'],
+    options: { url: str, events: str, description: str },
+    summary: 'WE_ID [--url URL] [--events a.b,c.d|*] [--description TEXT]',
+    build: (v, [id]) => {
+      const body = defined({ url: optional(v, 'url'), event_types: v.events === undefined ? undefined : list(String(v.events)), description: optional(v, 'description') });
+      if (Object.keys(body).length === 0) throw new UsageError('give at least one of --url, --events, --description');
+      return { method: 'PATCH', path: `/webhook-endpoints/${seg(id!)}`, body };
+    },
+  },
+  {
+    words: ['endpoints', 'disable'],
+    args: ['we_id'],
+    options: { reason: str },
+    summary: 'WE_ID --reason TEXT',
+    build: (v, [id]) => ({ method: 'POST', path: `/webhook-endpoints/${seg(id!)}/disable`, body: { reason: required(v, 'reason') } }),
+  },
+  { words: ['endpoints', 'enable'], args: ['we_id'], summary: 'WE_ID', build: (_v, [id]) => ({ method: 'POST', path: `/webhook-endpoints/${seg(id!)}/enable` }) },
+  {
+    words: ['endpoints', 'rotate-secret'],
+    args: ['we_id'],
+    summary: 'WE_ID   (prints the new secret once; the previous one signs for the grace period)',
+    build: (_v, [id]) => ({ method: 'POST', path: `/webhook-endpoints/${seg(id!)}/secret/rotate` }),
+  },
+  {
+    words: ['endpoints', 'recover'],
+    args: ['we_id'],
+    options: { since: str, ...operator },
+    summary: "WE_ID --since ISO_TIME [--operator WHO] [--reason TEXT]   (re-queues FAILED deliveries since then)",
+    build: (v, [id]) => ({ method: 'POST', path: `/webhook-endpoints/${seg(id!)}/recover`, body: defined({ since: required(v, 'since'), operator: optional(v, 'operator'), reason: optional(v, 'reason') }) }),
+  },
+  { words: ['endpoints', 'delete'], args: ['we_id'], summary: 'WE_ID', build: (_v, [id]) => ({ method: 'DELETE', path: `/webhook-endpoints/${seg(id!)}` }) },
+  {
+    words: ['deliveries', 'list'],
+    options: { status: str, endpoint: str, event: str, ...page },
+    summary: '[--status PENDING|RETRYING|DELIVERED|FAILED] [--endpoint WE_ID] [--event EVT_ID] [--cursor C] [--limit N]',
+    build: (v) => ({
+      method: 'GET',
+      path: '/webhook-deliveries',
+      query: { status: optional(v, 'status'), endpoint_id: optional(v, 'endpoint'), event_id: optional(v, 'event'), cursor: optional(v, 'cursor'), limit: optional(v, 'limit') },
+    }),
+  },
+  { words: ['deliveries', 'get'], args: ['whd_id'], summary: 'WHD_ID   (with every attempt)', build: (_v, [id]) => ({ method: 'GET', path: `/webhook-deliveries/${seg(id!)}` }) },
+  {
+    words: ['deliveries', 'retry'],
+    args: ['whd_id'],
+    options: operator,
+    summary: 'WHD_ID [--operator WHO] [--reason TEXT]',
+    build: (v, [id]) => ({ method: 'POST', path: `/webhook-deliveries/${seg(id!)}/retry`, body: defined({ operator: optional(v, 'operator'), reason: optional(v, 'reason') }) }),
+  },
+  { words: ['events', 'get'], args: ['evt_id'], summary: 'EVT_ID   (with its deliveries)', build: (_v, [id]) => ({ method: 'GET', path: `/events/${seg(id!)}` }) },
+  {
+    words: ['reconciliations', 'list'],
+    options: { state: str, provider: str, ...page },
+    summary: '[--state received|reconciling|applied|rejected|manual_review] [--provider NAME] [--cursor C] [--limit N]',
+    build: (v) => ({ method: 'GET', path: '/reconciliations', query: { state: optional(v, 'state'), provider: optional(v, 'provider'), cursor: optional(v, 'cursor'), limit: optional(v, 'limit') } }),
+  },
+  { words: ['reconciliations', 'get'], args: ['id'], summary: 'ID', build: (_v, [id]) => ({ method: 'GET', path: `/reconciliations/${seg(id!)}` }) },
+  {
+    words: ['reconciliations', 'resolve'],
+    args: ['id'],
+    options: { decision: str, ...operator },
+    summary: 'ID --decision applied|rejected --operator WHO --reason TEXT',
+    build: (v, [id]) => {
+      const decision = required(v, 'decision');
+      if (decision !== 'applied' && decision !== 'rejected') throw new UsageError('--decision must be applied or rejected');
+      return { method: 'POST', path: `/reconciliations/${seg(id!)}/resolution`, body: { decision, operator: required(v, 'operator'), reason: required(v, 'reason') } };
+    },
+  },
+  {
+    words: ['exports', 'resolutions'],
+    options: { from: str, to: str },
+    summary: '--from ISO_TIME --to ISO_TIME   (operator resolutions as CSV)',
+    build: (v) => ({ method: 'GET', path: '/exports/operator-resolutions.csv', query: { from: required(v, 'from'), to: required(v, 'to') }, raw: true }),
+  },
+];

@@ -1,0 +1,114 @@
+// The CLI's engine: parse a command line, send its admin API request, print JSON (or CSV) or an error; testable
+// with an injected fetch and streams. Errors go to stderr as {"error":{code,message}} with exit code 1.
+import { parseArgs } from 'node:util';
+import { COMMANDS, UsageError, type ApiRequest } from './commands.js';
+
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  fetch: typeof fetch;
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+}
+
+export const DEFAULT_API_URL = 'http://127.0.0.1:3000';
+
+export function helpText(): string {
+  const lines = COMMANDS.map((c) => `  apipay ${c.words.join(' ')} ${c.summary}`);
+  return [
+    'apipay — operator CLI for the ApiPay admin API',
+    '',
+    'usage: npm run apipay -- <group> <command> [args] [--options]',
+    '',
+    ...lines,
+    '  apipay help',
+    '',
+    `environment: APIPAY_API_URL (default ${DEFAULT_API_URL}), ADMIN_TOKEN (required)`,
+    '',
+  ].join('\n');
+}
+
+const fail = (io: CliIo, code: string, message: string): number => {
+  io.stderr.write(`${JSON.stringify({ error: { code, message } })}\n`);
+  return 1;
+};
+
+function buildRequest(argv: string[]): ApiRequest {
+  const [group, name, ...rest] = argv;
+  const command = COMMANDS.find((c) => c.words[0] === group && c.words[1] === name);
+  if (!command) {
+    const known = [...new Set(COMMANDS.map((c) => c.words[0]))].join(', ');
+    throw new UsageError(group && COMMANDS.some((c) => c.words[0] === group) ? `unknown command "${group} ${name ?? ''}"; see apipay help` : `unknown command group "${group ?? ''}" (${known}); see apipay help`);
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({ args: rest, options: command.options ?? {}, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const expected = command.args ?? [];
+  if (parsed.positionals.length !== expected.length) {
+    throw new UsageError(`${command.words.join(' ')} expects ${expected.length ? expected.join(' ').toUpperCase() : 'no positional arguments'}`);
+  }
+  return command.build(parsed.values as Record<string, string | boolean | undefined>, parsed.positionals);
+}
+
+function urlFor(base: string, request: ApiRequest): string {
+  const url = new URL(`${base.replace(/\/+$/, '')}/admin/v1${request.path}`);
+  for (const [k, v] of Object.entries(request.query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
+  return url.toString();
+}
+
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  if (argv.length === 0 || ['help', '--help', '-h'].includes(argv[0]!)) {
+    io.stdout.write(helpText());
+    return 0;
+  }
+  let request: ApiRequest;
+  try {
+    request = buildRequest(argv);
+  } catch (error) {
+    if (error instanceof UsageError) return fail(io, 'usage', error.message);
+    throw error;
+  }
+  const token = io.env.ADMIN_TOKEN;
+  if (!token) return fail(io, 'usage', 'ADMIN_TOKEN is not set');
+
+  const url = urlFor(io.env.APIPAY_API_URL || DEFAULT_API_URL, request);
+  let response: Response;
+  try {
+    response = await io.fetch(url, {
+      method: request.method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept: request.raw ? 'text/csv' : 'application/json',
+        ...(request.body ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(request.body ? { body: JSON.stringify(request.body) } : {}),
+    });
+  } catch (error) {
+    // The cause names the host and port; the token is in a header and never part of the message.
+    const cause = (error as { cause?: { code?: string } }).cause?.code;
+    return fail(io, 'unreachable', `cannot reach ${new URL(url).origin}: ${cause ?? (error as Error).message}`);
+  }
+  const text = await response.text();
+  if (!response.ok) {
+    try {
+      const body = JSON.parse(text) as { error?: { code?: string; message?: string } };
+      if (body.error?.code) {
+        io.stderr.write(`${JSON.stringify(body)}\n`);
+        return 1;
+      }
+    } catch {
+      // not our error shape: fall through
+    }
+    return fail(io, `http_${response.status}`, text.slice(0, 500) || response.statusText);
+  }
+  if (request.raw) {
+    io.stdout.write(text.endsWith('\n') || text === '' ? text : `${text}\n`);
+  } else if (text === '') {
+    io.stdout.write(`${JSON.stringify({ ok: true, status: response.status })}\n`);
+  } else {
+    io.stdout.write(`${JSON.stringify(JSON.parse(text), null, 2)}\n`);
+  }
+  return 0;
+}

@@ -1,0 +1,157 @@
+// SPEC §4 CLI: every command maps to its admin API request; output is JSON (CSV for exports); errors are
+// {"error":{code,message}} on stderr with exit code 1. The admin API peer is a fake fetch.
+import { describe, expect, it } from 'vitest';
+import { helpText, runCli } from '../../src/cli/run.js';
+
+interface Seen {
+  url: URL;
+  method: string;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+function harness(reply: (seen: Seen) => Response = () => Response.json({ ok: 1 }), env: Record<string, string | undefined> = {}) {
+  const seen: Seen[] = [];
+  let out = '';
+  let err = '';
+  const fakeFetch = (async (input: string | URL, init?: RequestInit) => {
+    const s: Seen = {
+      url: new URL(String(input)),
+      method: init?.method ?? 'GET',
+      headers: Object.fromEntries(Object.entries((init?.headers ?? {}) as Record<string, string>)),
+      body: init?.body ? JSON.parse(String(init.body)) : undefined,
+    };
+    seen.push(s);
+    return reply(s);
+  }) as typeof fetch;
+  const io = {
+    env: { ADMIN_TOKEN: 'cli-test-token-0123456789', ...env } as Record<string, string | undefined>,
+    fetch: fakeFetch,
+    stdout: { write: (t: string) => (out += t) },
+    stderr: { write: (t: string) => (err += t) },
+  };
+  return { io, seen, out: () => out, err: () => err };
+}
+
+const cases: Array<[string[], string, string, Record<string, string>, unknown]> = [
+  [['endpoints', 'create', '--merchant', 'acct_1', '--url', 'https://m.example/h', '--events', 'payment.succeeded, refund.created', '--livemode', '--description', 'shop'], 'POST', '/admin/v1/webhook-endpoints', {}, { merchant_account: 'acct_1', url: 'https://m.example/h', event_types: ['payment.succeeded', 'refund.created'], livemode: true, description: 'shop' }],
+  [['endpoints', 'create', '--merchant', 'acct_1', '--url', 'https://m.example/h', '--events', '*'], 'POST', '/admin/v1/webhook-endpoints', {}, { merchant_account: 'acct_1', url: 'https://m.example/h', event_types: ['*'], livemode: false }],
+  [['endpoints', 'list', '--merchant', 'acct_1', '--limit', '5', '--cursor', 'abc'], 'GET', '/admin/v1/webhook-endpoints', { merchant_account: 'acct_1', limit: '5', cursor: 'abc' }, undefined],
+  [['endpoints', 'get', 'we_1'], 'GET', '/admin/v1/webhook-endpoints/we_1', {}, undefined],
+  [['endpoints', 'update', 'we_1', '--events', 'a.b'], 'PATCH', '/admin/v1/webhook-endpoints/we_1', {}, { event_types: ['a.b'] }],
+  [['endpoints', 'disable', 'we_1', '--reason', 'merchant asked'], 'POST', '/admin/v1/webhook-endpoints/we_1/disable', {}, { reason: 'merchant asked' }],
+  [['endpoints', 'enable', 'we_1'], 'POST', '/admin/v1/webhook-endpoints/we_1/enable', {}, undefined],
+  [['endpoints', 'rotate-secret', 'we_1'], 'POST', '/admin/v1/webhook-endpoints/we_1/secret/rotate', {}, undefined],
+  [['endpoints', 'recover', 'we_1', '--since', '2026-12-01T00:00:00Z', '--operator', 'ana'], 'POST', '/admin/v1/webhook-endpoints/we_1/recover', {}, { since: '2026-12-01T00:00:00Z', operator: 'ana' }],
+  [['endpoints', 'delete', 'we_1'], 'DELETE', '/admin/v1/webhook-endpoints/we_1', {}, undefined],
+  [['deliveries', 'list', '--status', 'FAILED', '--endpoint', 'we_1', '--event', 'evt_1'], 'GET', '/admin/v1/webhook-deliveries', { status: 'FAILED', endpoint_id: 'we_1', event_id: 'evt_1' }, undefined],
+  [['deliveries', 'get', 'whd_1'], 'GET', '/admin/v1/webhook-deliveries/whd_1', {}, undefined],
+  [['deliveries', 'retry', 'whd_1', '--operator', 'ana', '--reason', 'fixed'], 'POST', '/admin/v1/webhook-deliveries/whd_1/retry', {}, { operator: 'ana', reason: 'fixed' }],
+  [['events', 'get', 'evt_1'], 'GET', '/admin/v1/events/evt_1', {}, undefined],
+  [['reconciliations', 'list', '--state', 'manual_review', '--provider', 'sandbox-stripe'], 'GET', '/admin/v1/reconciliations', { state: 'manual_review', provider: 'sandbox-stripe' }, undefined],
+  [['reconciliations', 'get', 'reconcile:sandbox-stripe:evt_9'], 'GET', '/admin/v1/reconciliations/reconcile%3Asandbox-stripe%3Aevt_9', {}, undefined],
+  [['reconciliations', 'resolve', 'r1', '--decision', 'applied', '--operator', 'ana', '--reason', 'bank confirmed'], 'POST', '/admin/v1/reconciliations/r1/resolution', {}, { decision: 'applied', operator: 'ana', reason: 'bank confirmed' }],
+];
+
+describe('apipay CLI', () => {
+  it.each(cases)('§4 %j → its admin API request', async (argv, method, path, query, body) => {
+    const h = harness();
+    expect(await runCli(argv, h.io)).toBe(0);
+    expect(h.seen).toHaveLength(1);
+    const [s] = h.seen;
+    expect(s!.method).toBe(method);
+    expect(s!.url.origin).toBe('http://127.0.0.1:3000');
+    expect(s!.url.pathname).toBe(path);
+    expect(Object.fromEntries(s!.url.searchParams)).toEqual(query);
+    expect(s!.body).toEqual(body);
+    expect(s!.headers.authorization).toBe('Bearer cli-test-token-0123456789');
+    expect(JSON.parse(h.out())).toEqual({ ok: 1 });
+    expect(h.err()).toBe('');
+  });
+
+  it('§4 APIPAY_API_URL chooses the server', async () => {
+    const h = harness(undefined, { APIPAY_API_URL: 'https://admin.apipay.test:8443/' });
+    await runCli(['endpoints', 'get', 'we_1'], h.io);
+    expect(h.seen[0]!.url.toString()).toBe('https://admin.apipay.test:8443/admin/v1/webhook-endpoints/we_1');
+  });
+
+  it('I11 exports resolutions prints the CSV as it is', async () => {
+    const csv = 'resolution_id,decision\nopr_1,applied\n';
+    const h = harness(() => new Response(csv, { headers: { 'content-type': 'text/csv' } }));
+    expect(await runCli(['exports', 'resolutions', '--from', '2026-11-01T00:00:00Z', '--to', '2026-12-01T00:00:00Z'], h.io)).toBe(0);
+    expect(h.seen[0]!.url.pathname).toBe('/admin/v1/exports/operator-resolutions.csv');
+    expect(Object.fromEntries(h.seen[0]!.url.searchParams)).toEqual({ from: '2026-11-01T00:00:00Z', to: '2026-12-01T00:00:00Z' });
+    expect(h.out()).toBe(csv);
+  });
+
+  it('§4 a 204 (delete) prints an ok line', async () => {
+    const h = harness(() => new Response(null, { status: 204 }));
+    expect(await runCli(['endpoints', 'delete', 'we_1'], h.io)).toBe(0);
+    expect(JSON.parse(h.out())).toEqual({ ok: true, status: 204 });
+  });
+
+  it('O12 an API error (409) goes to stderr in the API shape with exit 1', async () => {
+    const apiError = { error: { code: 'conflict', message: 'delivery whd_1 was already delivered', requestId: 'req_1' } };
+    const h = harness(() => Response.json(apiError, { status: 409 }));
+    expect(await runCli(['deliveries', 'retry', 'whd_1'], h.io)).toBe(1);
+    expect(JSON.parse(h.err())).toEqual(apiError);
+    expect(h.out()).toBe('');
+  });
+
+  it('§4 a non-JSON error response becomes http_<status>', async () => {
+    const h = harness(() => new Response('Bad Gateway', { status: 502 }));
+    expect(await runCli(['events', 'get', 'evt_1'], h.io)).toBe(1);
+    expect(JSON.parse(h.err()).error).toEqual({ code: 'http_502', message: 'Bad Gateway' });
+  });
+
+  it('§4 an unreachable API is an error naming the address, never the token', async () => {
+    const h = harness();
+    h.io.fetch = (async () => {
+      throw Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
+    }) as typeof fetch;
+    expect(await runCli(['endpoints', 'list'], h.io)).toBe(1);
+    const { error } = JSON.parse(h.err());
+    expect(error.code).toBe('unreachable');
+    expect(error.message).toContain('http://127.0.0.1:3000');
+    expect(error.message).toContain('ECONNREFUSED');
+    expect(h.err()).not.toContain('cli-test-token');
+  });
+
+  it.each([
+    [['nope'], 'unknown command group'],
+    [['endpoints', 'explode'], 'unknown command'],
+    [['endpoints', 'get'], 'expects WE_ID'],
+    [['endpoints', 'get', 'we_1', 'we_2'], 'expects WE_ID'],
+    [['endpoints', 'create', '--url', 'https://x'], '--merchant is required'],
+    [['endpoints', 'update', 'we_1'], 'at least one of'],
+    [['endpoints', 'disable', 'we_1'], '--reason is required'],
+    [['endpoints', 'list', '--bogus', '1'], 'bogus'],
+    [['reconciliations', 'resolve', 'r1', '--decision', 'maybe', '--operator', 'a', '--reason', 'b'], 'applied or rejected'],
+    [['reconciliations', 'resolve', 'r1', '--decision', 'applied', '--reason', 'b'], '--operator is required'],
+    [['exports', 'resolutions', '--from', '2026-01-01'], '--to is required'],
+  ])('§7 usage error for %j: %s, exit 1, nothing sent', async (argv, message) => {
+    const h = harness();
+    expect(await runCli(argv, h.io)).toBe(1);
+    const { error } = JSON.parse(h.err());
+    expect(error.code).toBe('usage');
+    expect(error.message).toContain(message);
+    expect(h.seen).toHaveLength(0);
+  });
+
+  it('§4 ADMIN_TOKEN is required', async () => {
+    const h = harness();
+    delete h.io.env.ADMIN_TOKEN;
+    expect(await runCli(['endpoints', 'list'], h.io)).toBe(1);
+    expect(JSON.parse(h.err()).error.message).toBe('ADMIN_TOKEN is not set');
+  });
+
+  it('§4 help lists every command group and command', async () => {
+    const h = harness();
+    expect(await runCli(['help'], h.io)).toBe(0);
+    for (const line of ['endpoints create', 'endpoints rotate-secret', 'endpoints recover', 'deliveries retry', 'events get', 'reconciliations resolve', 'exports resolutions']) {
+      expect(h.out()).toContain(`apipay ${line}`);
+    }
+    expect(h.out()).toBe(helpText());
+    expect(h.seen).toHaveLength(0);
+  });
+});
