@@ -5,6 +5,8 @@ import type { ApiDeps } from '../deps.js';
 import { handleError, validationError } from '../errors.js';
 import { bearerAuth } from '../middleware/bearer-auth.js';
 import { registerEvents } from './events.js';
+import { registerExports } from './exports.js';
+import { registerReconciliations } from './reconciliations.js';
 import { registerWebhookDeliveries } from './webhook-deliveries.js';
 import { registerWebhookEndpoints } from './webhook-endpoints.js';
 
@@ -29,5 +31,7 @@ export function createAdminApp(deps: ApiDeps): OpenAPIHono {
   registerWebhookEndpoints(admin, deps);
   registerWebhookDeliveries(admin, deps);
   registerEvents(admin, deps);
+  registerReconciliations(admin, deps);
+  registerExports(admin, deps);
   return admin;
 }

@@ -1,0 +1,202 @@
+// Admin routes for reconciliations (I7, I11): list by state and provider, one with its transitions and
+// resolution, and the operator resolution that runs the workflow's `resolve` update.
+import { createRoute, z } from '@hono/zod-openapi';
+import {
+  createReconciliationAdmin,
+  ResolutionConflictError,
+  type ReconciliationRow,
+  type ResolutionRow,
+  type TransitionRow,
+} from '../../inbound/reconciliation-admin.js';
+import { RECONCILIATION_STATES } from '../../inbound/state-machine.js';
+import type { ApiDeps } from '../deps.js';
+import { ApiError } from '../errors.js';
+import type { AdminApp } from './index.js';
+import { conflictResponse, errorResponses } from './outbound-schemas.js';
+import { decodeCursor, listEnvelope, page, paginationQuery } from './pagination.js';
+
+const tags = ['Reconciliations'];
+const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
+const iso = z.string().openapi({ format: 'date-time' });
+const minor = z.string().openapi({ description: 'amount in minor units (cents), as a decimal string', example: '1250' });
+
+const stateSchema = z.enum(RECONCILIATION_STATES);
+
+export const reconciliationSchema = z
+  .object({
+    id: z.string().openapi({ example: 'reconcile:sandbox-stripe:evt_1Q2w3E' }),
+    object: z.literal('reconciliation'),
+    provider: z.string(),
+    provider_event_id: z.string(),
+    event_type: z.string(),
+    payment_reference: z.string(),
+    amount_minor: minor,
+    currency: z.string(),
+    effective_at: iso,
+    state: stateSchema,
+    reason: z.string().nullable(),
+    provider_amount_minor: minor.nullable(),
+    provider_currency: z.string().nullable(),
+    ledger_transaction_id: z.string().nullable(),
+    acknowledged_at: iso,
+    created_at: iso,
+    updated_at: iso,
+  })
+  .openapi('Reconciliation');
+
+const transitionSchema = z
+  .object({ from_state: stateSchema, to_state: stateSchema, actor: z.string(), reason: z.string().nullable(), at: iso })
+  .openapi('ReconciliationTransition');
+
+export const resolutionSchema = z
+  .object({
+    id: z.string().openapi({ example: 'opr_01jd2m3k4n5p6q7r8s9t0v1w2x' }),
+    decision: z.enum(['applied', 'rejected']),
+    operator: z.string(),
+    reason: z.string(),
+    previous_state: z.string(),
+    amount_minor: minor,
+    currency: z.string(),
+    provider_amount_minor: minor.nullable(),
+    ledger_transaction_id: z.string().nullable(),
+    resolved_at: iso,
+  })
+  .openapi('OperatorResolution');
+
+const detailSchema = reconciliationSchema
+  .extend({ transitions: z.array(transitionSchema), resolution: resolutionSchema.nullable() })
+  .openapi('ReconciliationDetail');
+
+export function reconciliationJson(row: ReconciliationRow): z.infer<typeof reconciliationSchema> {
+  return {
+    id: row.id,
+    object: 'reconciliation',
+    provider: row.provider,
+    provider_event_id: row.providerEventId,
+    event_type: row.eventType,
+    payment_reference: row.paymentReference,
+    amount_minor: row.amountMinor.toString(),
+    currency: row.currency,
+    effective_at: row.effectiveAt.toISOString(),
+    state: row.state as z.infer<typeof stateSchema>,
+    reason: row.reason,
+    provider_amount_minor: row.providerAmountMinor?.toString() ?? null,
+    provider_currency: row.providerCurrency,
+    ledger_transaction_id: row.ledgerTransactionId,
+    acknowledged_at: row.acknowledgedAt.toISOString(),
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+const transitionJson = (t: TransitionRow) => ({
+  from_state: t.fromState as z.infer<typeof stateSchema>,
+  to_state: t.toState as z.infer<typeof stateSchema>,
+  actor: t.actor,
+  reason: t.reason,
+  at: t.at.toISOString(),
+});
+
+export const resolutionJson = (r: ResolutionRow): z.infer<typeof resolutionSchema> => ({
+  id: r.id,
+  decision: r.decision as 'applied' | 'rejected',
+  operator: r.operator,
+  reason: r.reason,
+  previous_state: r.previousState,
+  amount_minor: r.amountMinor.toString(),
+  currency: r.currency,
+  provider_amount_minor: r.providerAmountMinor?.toString() ?? null,
+  ledger_transaction_id: r.ledgerTransactionId,
+  resolved_at: r.resolvedAt.toISOString(),
+});
+
+const idParam = z.object({
+  id: z
+    .string()
+    .regex(/^reconcile:[a-z0-9-]+:[\w.:-]{1,200}$/, 'must be a reconcile:<provider>:<event id> id')
+    .openapi({ param: { name: 'id', in: 'path' }, example: 'reconcile:sandbox-stripe:evt_1Q2w3E' }),
+});
+
+const listRoute = createRoute({
+  method: 'get',
+  path: '/reconciliations',
+  tags,
+  summary: 'List reconciliations by state and provider, ordered by id, with cursor pagination',
+  request: { query: z.object({ state: stateSchema.optional(), provider: z.string().regex(/^[a-z0-9-]+$/).optional(), ...paginationQuery }) },
+  responses: { 200: json(listEnvelope(reconciliationSchema), 'A page of reconciliations'), ...errorResponses },
+});
+
+const getRoute = createRoute({
+  method: 'get',
+  path: '/reconciliations/{id}',
+  tags,
+  summary: 'One reconciliation with its transitions and its operator resolution',
+  request: { params: idParam },
+  responses: { 200: json(detailSchema, 'The reconciliation'), ...errorResponses },
+});
+
+const resolveRoute = createRoute({
+  method: 'post',
+  path: '/reconciliations/{id}/resolution',
+  tags,
+  summary: 'Resolve a reconciliation in manual_review to applied (ledger posting) or rejected; writes one immutable audit row (I11)',
+  request: {
+    params: idParam,
+    body: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: z
+            .strictObject({
+              decision: z.enum(['applied', 'rejected']),
+              operator: z.string().trim().min(1).max(200),
+              reason: z.string().trim().min(1).max(1000),
+            })
+            .openapi('ResolutionRequest'),
+        },
+      },
+    },
+  },
+  responses: { 200: json(detailSchema, 'Resolved'), ...errorResponses, ...conflictResponse },
+});
+
+export function registerReconciliations(admin: AdminApp, deps: ApiDeps): void {
+  const service = createReconciliationAdmin({ db: deps.db, temporal: deps.temporal });
+  const logger = deps.logger.child({ resource: 'reconciliation' });
+  const detail = (found: NonNullable<Awaited<ReturnType<typeof service.get>>>) => ({
+    ...reconciliationJson(found.reconciliation),
+    transitions: found.transitions.map(transitionJson),
+    resolution: found.resolution ? resolutionJson(found.resolution) : null,
+  });
+
+  admin.openapi(listRoute, async (c) => {
+    const q = c.req.valid('query');
+    const rows = await service.list({
+      limit: q.limit,
+      ...(q.state ? { state: q.state } : {}),
+      ...(q.provider ? { provider: q.provider } : {}),
+      ...(q.cursor !== undefined ? { afterId: decodeCursor(q.cursor)! } : {}),
+    });
+    const result = page(rows, q.limit, (r) => r.id);
+    return c.json({ ...result, data: result.data.map(reconciliationJson) }, 200);
+  });
+
+  admin.openapi(getRoute, async (c) => {
+    const { id } = c.req.valid('param');
+    const found = await service.get(id);
+    if (!found) throw new ApiError('not_found', `reconciliation ${id} does not exist`);
+    return c.json(detail(found), 200);
+  });
+
+  admin.openapi(resolveRoute, async (c) => {
+    const { id } = c.req.valid('param');
+    const body = c.req.valid('json');
+    const found = await service.resolve(id, body).catch((error) => {
+      if (error instanceof ResolutionConflictError) throw new ApiError('conflict', error.message);
+      throw error;
+    });
+    if (!found) throw new ApiError('not_found', `reconciliation ${id} does not exist`);
+    logger.info({ reconciliationId: id, decision: body.decision, operator: body.operator }, 'operator resolution (I11)');
+    return c.json(detail(found), 200);
+  });
+}

@@ -1,0 +1,28 @@
+// CSV for finance exports: RFC 4180 quoting, formula-injection guard on free text, minor units → decimal.
+const MINOR_DIGITS: Record<string, number> = {
+  BHD: 3, IQD: 3, JOD: 3, KWD: 3, LYD: 3, OMR: 3, TND: 3,
+  BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0, RWF: 0, UGX: 0, VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,
+};
+
+/** "12345" EUR → "123.45"; JPY → "12345"; KWD → "12.345". */
+export function minorToDecimal(amountMinor: bigint | string, currency: string): string {
+  const digits = MINOR_DIGITS[currency] ?? 2;
+  const value = BigInt(amountMinor);
+  const sign = value < 0n ? '-' : '';
+  const abs = (value < 0n ? -value : value).toString().padStart(digits + 1, '0');
+  return digits === 0 ? `${sign}${abs}` : `${sign}${abs.slice(0, -digits)}.${abs.slice(-digits)}`;
+}
+
+export type CsvValue = string | number | bigint | null | undefined;
+
+export function csvField(value: CsvValue, { text = false } = {}): string {
+  if (value === null || value === undefined) return '';
+  let s = String(value);
+  // A spreadsheet would run "=…" typed by an operator as a formula.
+  if (text && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+export function csvLine(values: CsvValue[], textColumns: ReadonlySet<number> = new Set()): string {
+  return values.map((v, i) => csvField(v, { text: textColumns.has(i) })).join(',') + '\r\n';
+}

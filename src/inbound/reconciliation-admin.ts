@@ -1,0 +1,61 @@
+// What the admin API does with reconciliations: list and read the projection with its trail and resolution,
+// and resolve one through the workflow's `resolve` update (I11), so the audit row is written in one place.
+import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/common';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { and, asc, eq, gt, type SQL } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
+import { operatorResolutions, reconciliations, reconciliationTransitions } from '../db/schema/index.js';
+import { resolveUpdate, type OperatorResolution, type ReconciliationState } from '../shared/inbound.js';
+
+export type ReconciliationRow = typeof reconciliations.$inferSelect;
+export type TransitionRow = typeof reconciliationTransitions.$inferSelect;
+export type ResolutionRow = typeof operatorResolutions.$inferSelect;
+
+export class ResolutionConflictError extends Error {
+  override name = 'ResolutionConflictError';
+}
+
+export function createReconciliationAdmin({ db, temporal }: { db: Db; temporal: Client }) {
+  async function get(id: string) {
+    const [row] = await db.select().from(reconciliations).where(eq(reconciliations.id, id));
+    if (!row) return undefined;
+    const [transitions, [resolution]] = await Promise.all([
+      db.select().from(reconciliationTransitions).where(eq(reconciliationTransitions.reconciliationId, id)).orderBy(asc(reconciliationTransitions.id)),
+      db.select().from(operatorResolutions).where(eq(operatorResolutions.reconciliationId, id)),
+    ]);
+    return { reconciliation: row, transitions, resolution: resolution ?? null };
+  }
+
+  return {
+    async list(q: { state?: ReconciliationState; provider?: string; afterId?: string; limit: number }): Promise<ReconciliationRow[]> {
+      const where: SQL[] = [];
+      if (q.state) where.push(eq(reconciliations.state, q.state));
+      if (q.provider) where.push(eq(reconciliations.provider, q.provider));
+      if (q.afterId) where.push(gt(reconciliations.id, q.afterId));
+      return db.select().from(reconciliations).where(and(...where)).orderBy(asc(reconciliations.id)).limit(q.limit + 1);
+    },
+
+    get,
+
+    /** I11: refused (ResolutionConflictError) unless the reconciliation waits in manual_review unresolved. */
+    async resolve(id: string, resolution: OperatorResolution) {
+      const found = await get(id);
+      if (!found) return undefined;
+      if (found.resolution) throw new ResolutionConflictError(`reconciliation ${id} was already resolved (${found.resolution.id})`);
+      if (found.reconciliation.state !== 'manual_review') {
+        throw new ResolutionConflictError(`reconciliation ${id} is ${found.reconciliation.state}, not manual_review`);
+      }
+      try {
+        await temporal.workflow.getHandle(id).executeUpdate(resolveUpdate, { args: [resolution] });
+      } catch (error) {
+        if (error instanceof WorkflowUpdateFailedError) {
+          throw new ResolutionConflictError(`resolution refused: ${error.cause?.message ?? error.message}`);
+        }
+        if (error instanceof WorkflowNotFoundError) throw new ResolutionConflictError(`reconciliation ${id} is no longer open`);
+        throw error;
+      }
+      return get(id);
+    },
+  };
+}
