@@ -1,0 +1,255 @@
+// The provider sandbox: the only stand-in for the payment providers, which are outside our system. It serves each
+// provider's payments API (the contract in src/shared/inbound.ts), lets tests and demos create and change payments,
+// and sends signed webhooks to our ingress; switches (in code or PUT /control/switches) inject latency, 5xx, a full
+// API outage, amount mismatches, duplicate deliveries and out-of-order delivery.
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { Profile } from '../config/profile.js';
+import type { ProviderPayment } from '../shared/inbound.js';
+import { hmacPayload, stripePayload, type SandboxEvent } from './payloads.js';
+import { hmacSignature, stripeSignatureHeader } from './signing.js';
+
+export interface SandboxProviderConfig {
+  /** The provider's name at our ingress: POST {ingressUrl}/webhooks/{name}. */
+  name: string;
+  /** Where its payments API is mounted: {url}/{path}/payments/{reference}. */
+  path: string;
+  scheme: 'stripe' | 'hmac';
+  /** Several secrets (stripe): every webhook carries one v1 per secret, as during a provider's rotation. */
+  secret: string | string[];
+  header?: string;
+  encoding?: 'hex' | 'base64';
+}
+
+const switchesSchema = z.strictObject({
+  /** Added before every payments API answer. */
+  latencyMs: z.number().int().min(0).max(60_000),
+  /** Share (0..1) of payments API requests answered 503. */
+  errorRate: z.number().min(0).max(1),
+  /** Every payments API request answered 503; webhooks are still sent (the drill's "API down at peak"). */
+  outage: z.boolean(),
+  /** The payments API reports the amount plus one minor unit, so it disagrees with the webhook. */
+  amountMismatch: z.boolean(),
+  /** Extra deliveries of every webhook (providers deliver at least once). */
+  duplicates: z.number().int().min(0).max(10),
+  /** sendWebhooks delivers its batch newest first. */
+  outOfOrder: z.boolean(),
+});
+export type SandboxSwitches = z.output<typeof switchesSchema>;
+export const DEFAULT_SWITCHES: SandboxSwitches = { latencyMs: 0, errorRate: 0, outage: false, amountMismatch: false, duplicates: 0, outOfOrder: false };
+
+const paymentSchema = z.strictObject({
+  status: z.enum(['succeeded', 'failed', 'pending', 'refunded', 'disputed']),
+  amountMinor: z.union([z.string().regex(/^\d+$/), z.number().int().min(0)]).transform(String),
+  currency: z.string().regex(/^[A-Za-z]{3}$/).transform((c) => c.toUpperCase()),
+  refunds: z.array(z.strictObject({ id: z.string().min(1), amountMinor: z.union([z.string().regex(/^\d+$/), z.number().int().min(0)]).transform(String) })).optional(),
+});
+export type PaymentInput = z.input<typeof paymentSchema>;
+
+const eventSchema = z.strictObject({
+  id: z.string().min(1).optional(),
+  type: z.enum(['payment.succeeded', 'payment.failed', 'payment.pending', 'refund.succeeded', 'chargeback.created', 'payment.reversed']),
+  reference: z.string().min(1),
+  amountMinor: z.union([z.string().regex(/^\d+$/), z.number().int().min(0)]).optional(),
+  currency: z.string().optional(),
+  effectiveAt: z.iso.datetime().transform((s) => new Date(s)).optional(),
+});
+
+export interface Delivery {
+  status: number;
+  body: string;
+}
+export interface WebhookResult {
+  eventId: string;
+  body: string;
+  deliveries: Delivery[];
+}
+
+export interface ProviderSandbox {
+  url: string;
+  port: number;
+  readonly switches: Readonly<SandboxSwitches>;
+  setSwitches(change: Partial<SandboxSwitches>): SandboxSwitches;
+  resetSwitches(): void;
+  /** Creates or replaces a payment in the provider's books (by ingress provider name or API path). */
+  upsertPayment(provider: string, reference: string, payment: PaymentInput): ProviderPayment;
+  getPayment(provider: string, reference: string): ProviderPayment | undefined;
+  /** Signs and POSTs one webhook to the ingress, 1 + `duplicates` times. Amount/currency default to the payment's. */
+  sendWebhook(provider: string, event: Omit<SandboxEvent, 'amountMinor' | 'currency'> & Partial<SandboxEvent>): Promise<WebhookResult>;
+  /** Several webhooks in order (newest first with `outOfOrder`); results come back in the order of `events`. */
+  sendWebhooks(provider: string, events: (Omit<SandboxEvent, 'amountMinor' | 'currency'> & Partial<SandboxEvent>)[]): Promise<WebhookResult[]>;
+  readonly stats: { apiRequests: number; apiErrors: number; webhooksSent: number };
+  close(): Promise<void>;
+}
+
+export interface SandboxOptions {
+  port?: number;
+  host?: string;
+  /** Base URL of our API: webhooks go to {ingressUrl}/webhooks/{provider}. */
+  ingressUrl: string;
+  /** Providers to play; by default sandbox-stripe (/stripe) and sandbox-hmac (/hmac) with these secrets by name. */
+  providers?: SandboxProviderConfig[];
+  secrets?: Record<string, string | string[]>;
+  switches?: Partial<SandboxSwitches>;
+  random?: () => number;
+  now?: () => Date;
+  fetch?: typeof fetch;
+}
+
+/** The providers of a profile, played by the sandbox: the API path is the last segment of api_base_url. */
+export function sandboxProvidersFromProfile(profile: Profile): SandboxProviderConfig[] {
+  return Object.entries(profile.inbound.providers).map(([name, p]) => ({
+    name,
+    path: new URL(p.api_base_url).pathname.split('/').filter(Boolean).pop() ?? name,
+    scheme: p.scheme,
+    secret: p.secret_ref,
+    ...(p.scheme === 'hmac' ? { header: p.header, encoding: p.encoding } : {}),
+  }));
+}
+
+function defaultProviders(secrets: Record<string, string | string[]> = {}): SandboxProviderConfig[] {
+  const secret = (name: string) => {
+    const value = secrets[name];
+    if (!value) throw new Error(`startProviderSandbox: no secret for ${name} (pass secrets or providers)`);
+    return value;
+  };
+  return [
+    { name: 'sandbox-stripe', path: 'stripe', scheme: 'stripe', secret: secret('sandbox-stripe') },
+    { name: 'sandbox-hmac', path: 'hmac', scheme: 'hmac', secret: secret('sandbox-hmac'), header: 'X-Sandbox-Signature', encoding: 'base64' },
+  ];
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function startProviderSandbox(options: SandboxOptions): Promise<ProviderSandbox> {
+  const providers = options.providers ?? defaultProviders(options.secrets);
+  const byName = new Map(providers.map((p) => [p.name, p]));
+  const byPath = new Map(providers.map((p) => [p.path, p]));
+  const find = (key: string) => byName.get(key) ?? byPath.get(key);
+  const books = new Map<string, Map<string, ProviderPayment>>(providers.map((p) => [p.name, new Map()]));
+  let switches: SandboxSwitches = { ...DEFAULT_SWITCHES, ...options.switches };
+  const random = options.random ?? Math.random;
+  const now = options.now ?? (() => new Date());
+  const doFetch = options.fetch ?? fetch;
+  const stats = { apiRequests: 0, apiErrors: 0, webhooksSent: 0 };
+
+  const providerOf = (key: string) => {
+    const provider = find(key);
+    if (!provider) throw new Error(`the sandbox plays no provider ${key}`);
+    return provider;
+  };
+
+  const upsertPayment = (key: string, reference: string, input: PaymentInput): ProviderPayment => {
+    const provider = providerOf(key);
+    const parsed = paymentSchema.parse(input);
+    const payment: ProviderPayment = { reference, ...parsed };
+    books.get(provider.name)!.set(reference, payment);
+    return payment;
+  };
+
+  async function deliver(provider: SandboxProviderConfig, body: string): Promise<Delivery> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': `apipay-provider-sandbox/${provider.scheme}` };
+    if (provider.scheme === 'stripe') {
+      headers['stripe-signature'] = stripeSignatureHeader(body, provider.secret, Math.floor(now().getTime() / 1000));
+    } else {
+      const secret = Array.isArray(provider.secret) ? provider.secret[0]! : provider.secret;
+      headers[(provider.header ?? 'X-Sandbox-Signature').toLowerCase()] = hmacSignature(body, secret, provider.encoding ?? 'base64');
+    }
+    stats.webhooksSent += 1;
+    try {
+      const response = await doFetch(`${options.ingressUrl.replace(/\/$/, '')}/webhooks/${provider.name}`, { method: 'POST', headers, body });
+      return { status: response.status, body: await response.text() };
+    } catch (error) {
+      return { status: 0, body: (error as Error).message };
+    }
+  }
+
+  const sendWebhook: ProviderSandbox['sendWebhook'] = async (key, event) => {
+    const provider = providerOf(key);
+    const payment = books.get(provider.name)!.get(event.reference);
+    const amountMinor = event.amountMinor ?? payment?.amountMinor;
+    const currency = event.currency ?? payment?.currency;
+    if (amountMinor === undefined || currency === undefined) {
+      throw new Error(`sendWebhook: no amount/currency given and no payment ${event.reference} at ${provider.name}`);
+    }
+    const full: SandboxEvent = { ...event, amountMinor, currency };
+    const { id, body } = provider.scheme === 'stripe' ? stripePayload(full) : hmacPayload(full);
+    const deliveries: Delivery[] = [];
+    for (let i = 0; i <= switches.duplicates; i += 1) deliveries.push(await deliver(provider, body));
+    return { eventId: id, body, deliveries };
+  };
+
+  const app = new Hono();
+  app.onError((error, c) => c.json({ error: error instanceof z.ZodError ? z.prettifyError(error) : error.message }, error instanceof z.ZodError ? 400 : 500));
+  app.get('/control/switches', (c) => c.json(switches));
+  app.put('/control/switches', async (c) => {
+    switches = { ...switches, ...switchesSchema.partial().parse(await c.req.json()) };
+    return c.json(switches);
+  });
+  app.post('/control/reset', (c) => {
+    switches = { ...DEFAULT_SWITCHES };
+    return c.json(switches);
+  });
+  app.get('/control/stats', (c) => c.json(stats));
+
+  app.get('/:provider/payments/:reference', async (c) => {
+    const provider = find(c.req.param('provider'));
+    if (!provider) return c.json({ error: 'unknown provider' }, 404);
+    stats.apiRequests += 1;
+    if (switches.latencyMs > 0) await sleep(switches.latencyMs);
+    if (switches.outage || (switches.errorRate > 0 && random() < switches.errorRate)) {
+      stats.apiErrors += 1;
+      return c.json({ error: switches.outage ? 'provider outage' : 'provider error' }, 503);
+    }
+    const payment = books.get(provider.name)!.get(c.req.param('reference'));
+    if (!payment) return c.json({ error: 'no such payment' }, 404);
+    return c.json(switches.amountMismatch ? { ...payment, amountMinor: String(BigInt(payment.amountMinor) + 1n) } : payment);
+  });
+  app.put('/:provider/payments/:reference', async (c) => {
+    if (!find(c.req.param('provider'))) return c.json({ error: 'unknown provider' }, 404);
+    return c.json(upsertPayment(c.req.param('provider'), c.req.param('reference'), await c.req.json()));
+  });
+  app.post('/:provider/webhooks', async (c) => {
+    if (!find(c.req.param('provider'))) return c.json({ error: 'unknown provider' }, 404);
+    return c.json(await sendWebhook(c.req.param('provider'), eventSchema.parse(await c.req.json())));
+  });
+
+  const server: ServerType = serve({ fetch: app.fetch, hostname: options.host ?? '127.0.0.1', port: options.port ?? 4100 });
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', () => resolve());
+    server.once('error', reject);
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://${options.host ?? '127.0.0.1'}:${port}`,
+    port,
+    get switches() {
+      return switches;
+    },
+    setSwitches(change) {
+      switches = { ...switches, ...switchesSchema.partial().parse(change) };
+      return switches;
+    },
+    resetSwitches() {
+      switches = { ...DEFAULT_SWITCHES };
+    },
+    upsertPayment,
+    getPayment: (key, reference) => books.get(providerOf(key).name)!.get(reference),
+    sendWebhook,
+    async sendWebhooks(key, events) {
+      const ordered = switches.outOfOrder ? [...events].reverse() : events;
+      const results: WebhookResult[] = [];
+      for (const event of ordered) results.push(await sendWebhook(key, event));
+      return switches.outOfOrder ? results.reverse() : results;
+    },
+    stats,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+      }),
+  };
+}
