@@ -137,7 +137,7 @@ export const COMMANDS: Command[] = [
   {
     words: ['exports', 'resolutions'],
     options: { from: str, to: str },
-    summary: '--from ISO_TIME --to ISO_TIME   (operator resolutions as CSV)',
-    build: (v) => ({ method: 'GET', path: '/exports/operator-resolutions.csv', query: { from: required(v, 'from'), to: required(v, 'to') }, raw: true }),
+    summary: '[--from ISO_TIME] [--to ISO_TIME]   (operator resolutions as CSV; default: everything until now)',
+    build: (v) => ({ method: 'GET', path: '/exports/operator-resolutions.csv', query: { from: optional(v, 'from'), to: optional(v, 'to') }, raw: true }),
   },
 ];

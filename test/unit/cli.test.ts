@@ -82,6 +82,9 @@ describe('apipay CLI', () => {
     expect(h.seen[0]!.url.pathname).toBe('/admin/v1/exports/operator-resolutions.csv');
     expect(Object.fromEntries(h.seen[0]!.url.searchParams)).toEqual({ from: '2026-11-01T00:00:00Z', to: '2026-12-01T00:00:00Z' });
     expect(h.out()).toBe(csv);
+    const all = harness(() => new Response(csv));
+    expect(await runCli(['exports', 'resolutions'], all.io)).toBe(0);
+    expect([...all.seen[0]!.url.searchParams]).toEqual([]);
   });
 
   it('§4 a 204 (delete) prints an ok line', async () => {
@@ -128,7 +131,7 @@ describe('apipay CLI', () => {
     [['endpoints', 'list', '--bogus', '1'], 'bogus'],
     [['reconciliations', 'resolve', 'r1', '--decision', 'maybe', '--operator', 'a', '--reason', 'b'], 'applied or rejected'],
     [['reconciliations', 'resolve', 'r1', '--decision', 'applied', '--reason', 'b'], '--operator is required'],
-    [['exports', 'resolutions', '--from', '2026-01-01'], '--to is required'],
+    [['exports', 'resolutions', '--since', '2026-01-01'], 'since'],
   ])('§7 usage error for %j: %s, exit 1, nothing sent', async (argv, message) => {
     const h = harness();
     expect(await runCli(argv, h.io)).toBe(1);
