@@ -46,7 +46,7 @@ export interface OperatorResolution {
 export const operatorResolutionSignal = defineSignal<[OperatorResolution]>('operatorResolution');
 /** I11: the same as an update, which answers with the outcome or refuses an invalid resolution. */
 export const resolveUpdate = defineUpdate<{ state: ReconciliationState; auditId: string }, [OperatorResolution]>('resolve');
-export const reconciliationStateQuery = defineQuery<{ state: ReconciliationState; reason: string | null }>('state');
+export const reconciliationStateQuery = defineQuery<ReconciliationProgress>('state');
 
 /**
  * The provider payments API (the sandbox serves it; activities query it):

@@ -1,7 +1,7 @@
 // I7–I12 on the real Temporal dev server and PostgreSQL: the reconciliation workflow against a provider payments
 // peer the test steers, the ledger it posts to, the projection and the operator resolutions.
 import { WorkflowFailedError } from '@temporalio/client';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities } from '../../src/activities/index.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
@@ -11,6 +11,7 @@ import { accounts } from '../../src/ledger/postings.js';
 import { settledAmount } from '../../src/ledger/store.js';
 import { operatorResolutionSignal, reconciliationStateQuery, resolveUpdate } from '../../src/shared/inbound.js';
 import { SA } from '../../src/shared/search-attributes.js';
+import { registry } from '../../src/metrics/registry.js';
 import { TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
 import { testProfile } from '../helpers/profile.js';
 import {
@@ -273,6 +274,33 @@ describe('I11 manual review', () => {
     await waitForState(reconciling, 'reconciling');
     await expect(reconciling.executeUpdate(resolveUpdate, { args: [{ decision: 'applied', operator: 'x', reason: 'y' }] })).rejects.toThrow();
     await reconciling.terminate('test done');
+  });
+});
+
+describe('I13 ledger metrics', () => {
+  it('I13 a posting counts a ledger mutation and observes the ack-to-ledger lag; depth and review gauges read PostgreSQL', async () => {
+    const value = async (name: string, labels: Record<string, string> = {}) => {
+      const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name);
+      const sample = (metric?.values ?? []).find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l));
+      return Number(sample?.value ?? 0);
+    };
+    const postedBefore = await value('apipay_ledger_mutations_total', { kind: 'payment', result: 'posted' });
+    const lagBefore = await value('apipay_inbound_ack_to_ledger_seconds', { kind: 'payment', le: '+Inf' });
+    const event = providerEvent();
+    peer.set(event.paymentReference, succeeded(event));
+    const acknowledgedAt = new Date(Date.now() - 2_000).toISOString();
+    expect((await (await startReconciliation(temporal.client, profile, taskQueues.reconciliation, event, { acknowledgedAt })).result()).state).toBe('applied');
+    expect(await value('apipay_ledger_mutations_total', { kind: 'payment', result: 'posted' })).toBe(postedBefore + 1);
+    expect(await value('apipay_inbound_ack_to_ledger_seconds', { kind: 'payment', le: '+Inf' })).toBe(lagBefore + 1);
+    expect(await value('apipay_inbound_ack_to_ledger_seconds', { kind: 'payment', le: '1' })).toBeLessThanOrEqual(lagBefore);
+    const [counts] = await database.db.execute<{ depth: number; review: number }>(
+      sql`select count(*) filter (where state not in ('applied','rejected'))::int as depth, count(*) filter (where state = 'manual_review')::int as review from reconciliations`,
+    );
+    expect(await value('apipay_reconciliation_queue_depth')).toBeGreaterThanOrEqual(Math.min(1, counts!.depth));
+    const text = await registry.metrics();
+    expect(text).toMatch(/apipay_reconciliation_manual_review_open \d+/);
+    expect(text).toMatch(/apipay_reconciliation_manual_review_rate [\d.]+/);
+    expect(text).toMatch(/# TYPE apipay_reconciliation_rejected_total counter/);
   });
 });
 

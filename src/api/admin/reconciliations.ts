@@ -9,6 +9,7 @@ import {
   type TransitionRow,
 } from '../../inbound/reconciliation-admin.js';
 import { RECONCILIATION_STATES } from '../../inbound/state-machine.js';
+import { bindReconciliationGauges } from '../../metrics/inbound-ledger.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import type { AdminApp } from './index.js';
@@ -162,6 +163,8 @@ const resolveRoute = createRoute({
 
 export function registerReconciliations(admin: AdminApp, deps: ApiDeps): void {
   const service = createReconciliationAdmin({ db: deps.db, temporal: deps.temporal });
+  // I13: the API's /metrics shows queue depth and manual review too (read from PostgreSQL at scrape time).
+  bindReconciliationGauges(deps.db);
   const logger = deps.logger.child({ resource: 'reconciliation' });
   const detail = (found: NonNullable<Awaited<ReturnType<typeof service.get>>>) => ({
     ...reconciliationJson(found.reconciliation),
