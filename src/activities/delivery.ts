@@ -154,6 +154,29 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
   ): Promise<AttemptResult> {
     const now = new Date();
     const scheduledAt = new Date(input.scheduledAt);
+    if (outcome.succeeded) {
+      // The common case in one statement instead of a five-round-trip transaction (docs/benchmarks.md): finish the
+      // attempt, end the endpoint's failure streak, mark the delivery DELIVERED — all only if the attempt was
+      // still in flight; otherwise the general path below reads what was recorded instead.
+      const done = await db.execute<{ id: string }>(sql`
+        with attempt as (
+          update ${deliveryAttempts}
+             set response_status = ${outcome.responseStatus}, latency_ms = ${outcome.latencyMs}, succeeded = true,
+                 error_kind = null, error_message = null, response_excerpt = ${outcome.excerpt}
+           where id = ${attemptId} and error_kind = ${IN_FLIGHT}
+          returning id
+        ), streak as (
+          update ${webhookEndpoints} set failing_since = null
+           where id = ${endpointId} and failing_since is not null and exists (select 1 from attempt)
+          returning id
+        )
+        update ${deliveries}
+           set status = 'DELIVERED', attempt_count = greatest(attempt_count, ${input.attemptNumber}), next_attempt_at = null,
+               delivered_at = ${now.toISOString()}::timestamptz, failed_at = null, updated_at = ${now.toISOString()}::timestamptz
+         where id = ${input.deliveryId} and exists (select 1 from attempt)
+        returning id`);
+      if (done.length === 1) return report(input, endpointId, outcome, false, false, 'DELIVERED');
+    }
     const result = await db.transaction(async (tx) => {
       // Only a row still in flight is finished: if a retried activity has meanwhile marked it interrupted, that
       // record stands and this late outcome is dropped (it is in the log line below).

@@ -20,6 +20,7 @@ export interface OutboundHandlerDeps {
   logger: Logger;
   startConcurrency?: number;
   eagerStart?: boolean;
+  firstAttempt?: 'local' | 'activity';
 }
 
 interface Positioned<T> {
@@ -147,7 +148,7 @@ export function createOutboundBatchHandler(deps: OutboundHandlerDeps): BatchHand
     // O5: after the commit, before the offsets: a crash here means redelivery, and the duplicate path above
     // starts whatever is still missing.
     const started = await startDeliveryWorkflows(
-      { temporal: deps.temporal, taskQueue: deps.taskQueue, profile: deps.profile, concurrency: deps.startConcurrency, eager: deps.eagerStart },
+      { temporal: deps.temporal, taskQueue: deps.taskQueue, profile: deps.profile, concurrency: deps.startConcurrency, eager: deps.eagerStart, firstAttempt: deps.firstAttempt },
       outcome.toStart,
     );
     logger.debug(

@@ -21,14 +21,16 @@ export interface StartOptions {
   concurrency?: number;
   /** Eager start (the server hands the first workflow task straight to a worker in this process). */
   eager?: boolean;
+  firstAttempt?: DeliveryWorkflowInput['firstAttempt'];
 }
 
-export function deliveryInput(profile: Profile, deliveryId: string): DeliveryWorkflowInput {
+export function deliveryInput(profile: Profile, deliveryId: string, firstAttempt?: DeliveryWorkflowInput['firstAttempt']): DeliveryWorkflowInput {
   return {
     deliveryId,
     retryScheduleMs: profile.outbound.retry_schedule,
     priorAttempts: 0,
     reviewWindowMs: profile.outbound.review_window,
+    ...(firstAttempt ? { firstAttempt } : {}),
   };
 }
 
@@ -43,7 +45,7 @@ export async function startDeliveryWorkflows(options: StartOptions, deliveries: 
         await options.temporal.workflow.start(DELIVERY_WORKFLOW, {
           taskQueue: options.taskQueue,
           workflowId: deliveryWorkflowId(delivery.deliveryId),
-          args: [deliveryInput(options.profile, delivery.deliveryId)],
+          args: [deliveryInput(options.profile, delivery.deliveryId, options.firstAttempt)],
           // A duplicate event must never restart a delivery whose workflow already closed (DELIVERED, or FAILED
           // past its review window); operator retries of closed ones go through signalWithStart instead.
           workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,

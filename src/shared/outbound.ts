@@ -20,6 +20,8 @@ export interface DeliveryWorkflowInput {
   reviewWindowMs?: number;
   /** Set by the workflow itself when it continues as new for an operator's retry: the store is set back to PENDING first. */
   reopened?: boolean;
+  /** The first attempt as a local activity (default, fewer round trips) or a regular one (bench comparison). */
+  firstAttempt?: 'local' | 'activity';
 }
 
 export interface RetryRequest {

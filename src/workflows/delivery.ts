@@ -76,7 +76,7 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
   for (let index = 0; index <= schedule.length; index++) {
     const retryInMs = index < schedule.length ? schedule[index]! : null;
     retryRequested = false; // a retryNow that arrives during this attempt asks for the next one at once
-    const attempt = index === 0 ? local.attemptDelivery : remote.attemptDelivery;
+    const attempt = index === 0 && input.firstAttempt !== 'activity' ? local.attemptDelivery : remote.attemptDelivery;
     const result: AttemptResult = await attempt({
       deliveryId: input.deliveryId,
       attemptNumber: attemptCount + 1,

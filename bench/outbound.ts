@@ -1,0 +1,244 @@
+// npm run bench:outbound — N events through real Kafka → dispatcher → delivery workflows → a local receiver
+// answering 200: deliveries/s, p50/p99 produce-to-receive latency (burst and steady 20/s), the bare one-activity
+// workflow rate of the same server (bench/lib/baseline.ts) and the ratio; optionally deliveries parked in timers.
+// Usage: npm run bench:outbound -- [--count 2000] [--rate 20] [--steady-seconds 15] [--baseline 500]
+//        [--first-attempt local|activity] [--no-eager] [--start-concurrency 32] [--parked 10000]
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
+import { Client } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { createActivities } from '../src/activities/index.js';
+import { loadProfile } from '../src/config/profile.js';
+import { createDatabase } from '../src/db/client.js';
+import { createOutboundBatchHandler } from '../src/dispatcher/outbound-handler.js';
+import { runDispatcher } from '../src/dispatcher/run.js';
+import { createBatchConsumer, createKafkaAdmin, createProducer } from '../src/kafka/kafkajs.js';
+import { createLogger } from '../src/lib/logger.js';
+import { createWorkers } from '../src/lib/workers.js';
+import { createEndpointService } from '../src/outbound/endpoints.js';
+import { measureBaselineRate, quietTemporalRuntime } from './lib/baseline.js';
+
+const { values: args } = parseArgs({
+  options: {
+    count: { type: 'string', default: '2000' },
+    rate: { type: 'string', default: '20' },
+    'steady-seconds': { type: 'string', default: '15' },
+    baseline: { type: 'string', default: '500' },
+    'first-attempt': { type: 'string', default: 'local' },
+    'no-eager': { type: 'boolean', default: false },
+    'start-concurrency': { type: 'string', default: '32' },
+    parked: { type: 'string', default: '0' },
+  },
+});
+const COUNT = Number(args.count);
+const RATE = Number(args.rate);
+const STEADY_SECONDS = Number(args['steady-seconds']);
+const PARKED = Number(args.parked);
+const firstAttempt = args['first-attempt'] === 'activity' ? 'activity' : 'local';
+const eager = !args['no-eager'];
+
+quietTemporalRuntime();
+const address = process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
+const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
+process.env.SANDBOX_STRIPE_WEBHOOK_SECRET ??= 'whsec_bench_unused';
+process.env.SANDBOX_HMAC_WEBHOOK_SECRET ??= 'bench-unused';
+const profile = loadProfile(process.env.APIPAY_PROFILE ?? 'config/example.yaml');
+profile.outbound.allow_insecure_urls = true; // the receiver is on 127.0.0.1
+// Parked deliveries must stay parked for the whole run (and be terminated at its end): long waits.
+profile.outbound.retry_schedule = [6 * 3600_000];
+const logger = createLogger('bench', 'warn');
+const database = createDatabase(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5433/apipay', { max: 20 });
+const secretsKey = randomBytes(32);
+const run = randomUUID().slice(0, 8);
+const taskQueue = `bench-outbound-${run}`;
+
+// --- the merchant: answers 200 (or 500 on /parked) and notes produce-to-receive latency -------------------------
+const receivedAt = new Map<string, number>();
+const latencies: number[] = [];
+let onReceive: (() => void) | null = null;
+const server = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    if (req.url === '/parked') return void res.writeHead(500).end('parked');
+    const now = Date.now();
+    const event = JSON.parse(Buffer.concat(chunks).toString()) as { id: string; data: { object: { produced_at_ms: number } } };
+    if (!receivedAt.has(event.id)) {
+      receivedAt.set(event.id, now);
+      latencies.push(now - event.data.object.produced_at_ms);
+    }
+    res.writeHead(200).end('ok');
+    onReceive?.();
+  });
+});
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+const receiverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+const endpoints = createEndpointService({ db: database.db, secretsKey });
+const merchant = `acct_bench_${run}`;
+await endpoints.create({ merchantAccount: merchant, url: `${receiverUrl}/hook`, eventTypes: ['*'], livemode: false });
+const parkedMerchant = `acct_bench_parked_${run}`;
+await endpoints.create({ merchantAccount: parkedMerchant, url: `${receiverUrl}/parked`, eventTypes: ['*'], livemode: false });
+
+// --- worker and dispatcher in this process (sharing a NativeConnection makes eager start possible) --------------
+const native = await NativeConnection.connect({ address });
+const temporal = new Client({ connection: native });
+const activities = createActivities({ db: database.db, profile, logger, secretsKey });
+const workers = await createWorkers({
+  connection: native,
+  taskQueues: { delivery: taskQueue, reconciliation: taskQueue, smoke: taskQueue },
+  activities,
+  tuning: { maxCachedWorkflows: 2000, maxConcurrentWorkflowTaskExecutions: 64, maxConcurrentLocalActivityExecutions: 64, maxConcurrentActivityTaskExecutions: 64 },
+});
+const running = Promise.all(workers.map((w) => w.run()));
+
+const topic = `apipay.bench.outbound.${run}`;
+const kafkaAdmin = createKafkaAdmin({ brokers, clientId: 'bench-outbound' });
+await kafkaAdmin.createTopic(topic, 4);
+const consumer = createBatchConsumer({ brokers, clientId: 'bench-dispatcher', topic, groupId: `bench-${run}` });
+const handler = createOutboundBatchHandler({
+  db: database.db,
+  temporal,
+  taskQueue,
+  profile,
+  logger,
+  eagerStart: eager,
+  firstAttempt,
+  startConcurrency: Number(args['start-concurrency']),
+});
+await runDispatcher(consumer, handler);
+const producer = await createProducer({ brokers, clientId: 'bench-producer' });
+
+function envelope(account: string, i: number) {
+  return JSON.stringify({
+    id: `evt_bench_${run}_${account === merchant ? '' : 'p'}${i}`,
+    object: 'event',
+    type: 'payment.succeeded',
+    created: Math.floor(Date.now() / 1000),
+    livemode: false,
+    merchant_account: account,
+    data: { object: { id: `pay_${i}`, object: 'payment', amount: 1000, currency: 'eur', produced_at_ms: Date.now() } },
+  });
+}
+
+async function waitForReceived(n: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (receivedAt.size < n) {
+    if (Date.now() > deadline) throw new Error(`only ${receivedAt.size}/${n} delivered within ${timeoutMs} ms`);
+    await new Promise<void>((resolve) => {
+      onReceive = resolve;
+      setTimeout(resolve, 200);
+    });
+  }
+}
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+};
+
+let next = 0;
+const results: string[] = [];
+try {
+  // Warm-up: worker caches, Kafka group join, first connections.
+  await producer.send(topic, [{ value: envelope(merchant, next++) }]);
+  await waitForReceived(1, 60_000);
+  receivedAt.clear();
+  latencies.length = 0;
+
+  // 1. Burst: N events produced as fast as Kafka takes them.
+  const burstStart = performance.now();
+  for (let sent = 0; sent < COUNT; sent += 500) {
+    const batch = Array.from({ length: Math.min(500, COUNT - sent) }, () => ({ key: String(next), value: envelope(merchant, next++) }));
+    await producer.send(topic, batch);
+  }
+  await waitForReceived(COUNT, 600_000);
+  const burstSeconds = (performance.now() - burstStart) / 1000;
+  const deliveriesPerSecond = COUNT / burstSeconds;
+  results.push(
+    `burst     ${COUNT} events → ${COUNT} deliveries in ${burstSeconds.toFixed(1)} s: ${deliveriesPerSecond.toFixed(1)} deliveries/s; ` +
+      `produce-to-receive p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms`,
+  );
+
+  // 2. Steady: RATE events/s for STEADY_SECONDS.
+  receivedAt.clear();
+  latencies.length = 0;
+  const steadyCount = RATE * STEADY_SECONDS;
+  const steadyStart = Date.now();
+  for (let i = 0; i < steadyCount; i++) {
+    const due = steadyStart + (i * 1000) / RATE;
+    const wait = due - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    await producer.send(topic, [{ key: String(next), value: envelope(merchant, next++) }]);
+  }
+  await waitForReceived(steadyCount, 120_000);
+  results.push(`steady    ${RATE} events/s for ${STEADY_SECONDS} s: produce-to-receive p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms (goal p99 < 1000 ms)`);
+
+  // 3. What one delivery costs in Temporal terms: the history of one delivered workflow.
+  const [sample] = await database.sql<{ id: string }[]>`select id from deliveries where merchant_account = ${merchant} and status = 'DELIVERED' limit 1`;
+  const history = await temporal.workflow.getHandle(sample!.id).fetchHistory();
+  const names: Record<number, string> = {
+    1: 'Started', 2: 'Completed', 5: 'WFTScheduled', 6: 'WFTStarted', 7: 'WFTCompleted', 10: 'ActivityScheduled',
+    11: 'ActivityStarted', 12: 'ActivityCompleted', 25: 'Marker(local activity)', 40: 'UpsertSearchAttributes',
+  };
+  const types = (history.events ?? []).map((e) => names[Number(e.eventType)] ?? `type${Number(e.eventType)}`);
+  results.push(`history   one delivered workflow: ${types.length} events, ${types.filter((t) => t === 'WFTStarted').length} workflow task(s): ${types.join(' ')}`);
+
+  // 4. Optional: deliveries parked in backoff timers; worker memory and whether the server still serves.
+  if (PARKED > 0) {
+    const parkStart = performance.now();
+    for (let sent = 0; sent < PARKED; sent += 500) {
+      const batch = Array.from({ length: Math.min(500, PARKED - sent) }, (_, j) => ({ key: String(sent + j), value: envelope(parkedMerchant, sent + j) }));
+      await producer.send(topic, batch);
+    }
+    for (;;) {
+      const [row] = await database.sql<{ n: number }[]>`select count(*)::int as n from deliveries where merchant_account = ${parkedMerchant} and status = 'RETRYING'`;
+      if (row!.n >= PARKED) break;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    const parkSeconds = (performance.now() - parkStart) / 1000;
+    global.gc?.();
+    const rssMb = process.memoryUsage().rss / 1024 / 1024;
+    receivedAt.clear();
+    latencies.length = 0;
+    const probeStart = performance.now();
+    await producer.send(topic, [{ value: envelope(merchant, next++) }]);
+    await waitForReceived(1, 60_000);
+    results.push(
+      `parked    ${PARKED} deliveries in backoff timers after ${parkSeconds.toFixed(0)} s: process RSS ${rssMb.toFixed(0)} MB ` +
+        `(worker + dispatcher + receiver; goal < 500 MB); a new event still delivered in ${(performance.now() - probeStart).toFixed(0)} ms`,
+    );
+  }
+} finally {
+  await consumer.stop().catch(() => {});
+  await producer.close().catch(() => {});
+  for (const w of workers) w.shutdown();
+  await running.catch(() => {});
+  if (PARKED > 0) {
+    // Do not leave thousands of parked workflows behind on a shared dev server.
+    await temporal.workflowService
+      .startBatchOperation({
+        namespace: 'default',
+        jobId: `bench-cleanup-${run}`,
+        visibilityQuery: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`,
+        reason: 'bench:outbound cleanup',
+        terminationOperation: {},
+      })
+      .catch((error: Error) => console.warn(`cleanup of parked workflows failed: ${error.message}`));
+  }
+  await kafkaAdmin.close();
+  server.close();
+}
+
+// 5. The bare one-activity workflow rate on the same server, for the ratio.
+const baseline = await measureBaselineRate({ count: Number(args.baseline), concurrency: 32, address });
+const burstRate = Number(/([\d.]+) deliveries\/s/.exec(results[0] ?? '')?.[1] ?? NaN);
+console.log(`bench:outbound (first attempt: ${firstAttempt}, eager start: ${eager}, start concurrency ${args['start-concurrency']})`);
+for (const line of results) console.log(`  ${line}`);
+console.log(`  baseline  ${baseline.count} one-activity workflows, concurrency ${baseline.concurrency}: ${baseline.workflowsPerSecond.toFixed(1)} workflows/s`);
+console.log(`  ratio     end-to-end deliveries/s ÷ bare workflows/s = ${((burstRate / baseline.workflowsPerSecond) * 100).toFixed(0)} % (goal ≥ 70 %)`);
+await native.close().catch(() => {});
+await database.close();
+process.exit(0);
