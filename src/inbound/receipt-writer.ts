@@ -1,9 +1,9 @@
 // I4/I5: writes receipts durably. Each receipt is one registry insert (unique provider + event id; the loser of
-// a race is a duplicate) and one receipt row, in one transaction; the caller answers 200 only once it resolved.
+// a race is a duplicate) and one receipt row, atomically; the caller answers 200 only once it resolved.
 // The group-commit writer shares one transaction among all requests that arrive while earlier batches commit,
 // so a commit's fsync is paid per batch, not per webhook; the direct writer (one transaction each) is the baseline.
+import type { Sql } from 'postgres';
 import type { Db } from '../db/client.js';
-import { providerEventRegistry, webhookReceipts } from '../db/schema/index.js';
 
 export interface ReceiptToWrite {
   provider: string;
@@ -23,7 +23,7 @@ export interface ReceiptWriter {
 
 export interface GroupCommitOptions {
   db: Db;
-  /** Receipts per transaction at most (5 bind parameters each; PostgreSQL allows 65 535). */
+  /** Receipts per transaction at most (the statement has 5 array parameters whatever the size). */
   maxBatch?: number;
   /** Transactions in flight at once; requests arriving meanwhile form the next batch. */
   maxInFlight?: number;
@@ -38,27 +38,36 @@ interface Pending {
 
 const keyOf = (provider: string, id: string) => `${provider}\u0000${id}`;
 
-/** One transaction for a batch: registry rows first (ON CONFLICT DO NOTHING decides who is new), then receipts. */
+/**
+ * One statement, hence one atomic transaction and one round trip, for a whole batch: one bind parameter per column
+ * (unnest), registry rows first (ON CONFLICT DO NOTHING decides who is new), then receipts for the winners only.
+ */
 async function commitBatch(db: Db, receipts: ReceiptToWrite[]): Promise<Map<string, number>> {
-  return db.transaction(async (tx) => {
-    const registered = await tx
-      .insert(providerEventRegistry)
-      .values(receipts.map((r) => ({ provider: r.provider, providerEventId: r.providerEventId })))
-      .onConflictDoNothing()
-      .returning({ provider: providerEventRegistry.provider, providerEventId: providerEventRegistry.providerEventId });
-    const winners = new Set(registered.map((r) => keyOf(r.provider, r.providerEventId)));
-    const fresh = receipts.filter((r) => winners.has(keyOf(r.provider, r.providerEventId)));
-    const ids = new Map<string, number>();
-    if (fresh.length === 0) return ids;
-    const rows = await tx
-      .insert(webhookReceipts)
-      .values(fresh.map((r) => ({ ...r, workflowStartedAt: null })))
-      // A receipt without its registry row cannot come from this writer; never fail a whole batch over one.
-      .onConflictDoNothing()
-      .returning({ id: webhookReceipts.id, provider: webhookReceipts.provider, providerEventId: webhookReceipts.providerEventId });
-    for (const row of rows) ids.set(keyOf(row.provider, row.providerEventId), row.id);
-    return ids;
-  });
+  const client = (db as unknown as { $client: Sql }).$client;
+  const rows = await client<{ id: string; provider: string; provider_event_id: string }[]>`
+    with input as (
+      select * from unnest(
+        ${receipts.map((r) => r.provider)}::text[],
+        ${receipts.map((r) => r.providerEventId)}::text[],
+        ${receipts.map((r) => r.rawBody.toString('base64'))}::text[],
+        ${receipts.map((r) => JSON.stringify(r.headers))}::text[],
+        ${receipts.map((r) => r.receivedAt.toISOString())}::text[]
+      ) as t(provider, provider_event_id, raw_body, headers, received_at)
+    ), registered as (
+      insert into provider_event_registry (provider, provider_event_id)
+      select provider, provider_event_id from input
+      on conflict do nothing
+      returning provider, provider_event_id
+    )
+    insert into webhook_receipts (provider, provider_event_id, raw_body, headers, received_at)
+    select i.provider, i.provider_event_id, decode(i.raw_body, 'base64'), i.headers::jsonb, i.received_at::timestamptz
+      from input i join registered r using (provider, provider_event_id)
+    -- A receipt without its registry row cannot come from this writer; never fail a whole batch over one.
+    on conflict do nothing
+    returning id, provider, provider_event_id`;
+  const ids = new Map<string, number>();
+  for (const row of rows) ids.set(keyOf(row.provider, row.provider_event_id), Number(row.id));
+  return ids;
 }
 
 export function createGroupCommitWriter(options: GroupCommitOptions): ReceiptWriter {

@@ -94,3 +94,14 @@ export async function terminateAll(client: Client, workflowIds: Iterable<string>
     ),
   );
 }
+
+/** Runs of one workflow id in visibility (which lags the start by a moment on the dev server). */
+export async function runsOf(client: Client, workflowId: string, atLeast = 1, timeoutMs = 10_000): Promise<unknown[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const runs: unknown[] = [];
+    for await (const run of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(run);
+    if (runs.length >= atLeast || Date.now() > deadline) return runs;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

@@ -20,6 +20,7 @@ import {
   hmacRequest,
   inboundTestProfile,
   reconciliationOf,
+  runsOf,
   storedFor,
   stripeEvent,
   stripeRequest,
@@ -214,9 +215,7 @@ describe('I4/I5 duplicates change nothing', () => {
     expect(await storedFor(database.db, stripe, id)).toMatchObject({ registry: 1, receipts: 1 });
     expect(a.enqueued.length + b.enqueued.length).toBe(1);
     const workflowId = reconciliationWorkflowId(stripe, id);
-    const runs = [];
-    for await (const run of temporal.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(run);
-    expect(runs).toHaveLength(1);
+    expect(await runsOf(temporal.client, workflowId)).toHaveLength(1);
   });
 
   it('I5 many concurrent deliveries of one event into one app (one group-commit batch): one winner', async () => {

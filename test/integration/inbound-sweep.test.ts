@@ -7,7 +7,7 @@ import { sweepUnstartedReceipts, startSweepLoop } from '../../src/inbound/sweep.
 import { createProviderRegistry } from '../../src/providers/index.js';
 import { reconciliationWorkflowId } from '../../src/shared/ids.js';
 import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
-import { hmacPayload, hmacRequest, inboundTestProfile, reconciliationOf, storedFor, stripeEvent, stripeRequest, terminateAll, uniqueReference } from '../helpers/inbound.js';
+import { hmacPayload, hmacRequest, inboundTestProfile, reconciliationOf, runsOf, storedFor, stripeEvent, stripeRequest, terminateAll, uniqueReference } from '../helpers/inbound.js';
 import { connectDevServer, testLogger, uniqueTaskQueues } from '../helpers/temporal.js';
 
 let database: Database;
@@ -93,9 +93,7 @@ describe('I6 the sweep starts what the ingress never did', () => {
     const second = await sweep();
     expect(second).toMatchObject({ found: 1, started: 0, alreadyStarted: 1 });
     const workflowId = reconciliationWorkflowId(stripe, id);
-    const runs = [];
-    for await (const run of temporal.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(run);
-    expect(runs).toHaveLength(1);
+    expect(await runsOf(temporal.client, workflowId)).toHaveLength(1);
   });
 
   it('I6 the periodic sweep loop (as the worker runs it) picks up a receipt on its own', async () => {

@@ -1,0 +1,105 @@
+// `npm run bench:ingress`: provider webhooks acknowledged per second with durable receipts, p50/p99 at several
+// connection counts, for the real ingress (group commit) and, in the same run and database, a naive handler that
+// commits one transaction per request; prints the ratio. Workflow starts are deferred to the sweep.
+// Env: BENCH_SECONDS (per level, default 5), BENCH_CONNECTIONS (default 16,64,256), BENCH_DATABASE_URL.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import postgres from 'postgres';
+import { runMigrations } from '../src/db/migrate.js';
+import { stripePayload } from '../src/sandbox/payloads.js';
+import { stripeSignatureHeader } from '../src/sandbox/signing.js';
+import { runLoad, type LoadResult } from './lib/http-load.js';
+
+const BENCH_PROVIDER = 'bench-stripe';
+const BENCH_SECRET = 'whsec_bench_0123456789abcdef';
+const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5433/apipay_bench';
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '16,64,256').split(',').map(Number);
+
+async function ensureDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = target.pathname.slice(1);
+  const admin = postgres({ ...Object.fromEntries([]), host: target.hostname, port: Number(target.port), username: target.username || 'postgres', database: 'postgres', onnotice: () => {} });
+  try {
+    const exists = await admin`select 1 from pg_database where datname = ${name}`;
+    if (exists.length === 0) await admin.unsafe(`create database "${name.replaceAll('"', '')}"`);
+  } finally {
+    await admin.end();
+  }
+  await runMigrations(url);
+}
+
+async function startServer(mode: 'group' | 'naive'): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', new URL('./lib/ingress-server.ts', import.meta.url).pathname], {
+    env: { ...process.env, MODE: mode, BENCH_DATABASE_URL: DATABASE_URL },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout! });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`ingress server exited with ${code}`)));
+    lines.on('line', (line) => {
+      try {
+        const message = JSON.parse(line) as { ready?: number };
+        if (message.ready) resolve(message.ready);
+      } catch {
+        // not ours
+      }
+    });
+  });
+  return { url: `http://127.0.0.1:${port}`, child };
+}
+
+const run = randomUUID().slice(0, 8);
+let sequence = 0;
+function nextWebhook() {
+  sequence += 1;
+  const { body } = stripePayload({ id: `evt_bench_${run}_${sequence}`, type: 'payment.succeeded', reference: `pi_bench_${run}_${sequence}`, amountMinor: 1000 + (sequence % 500), currency: 'EUR' });
+  return {
+    path: `/webhooks/${BENCH_PROVIDER}`,
+    headers: { 'content-type': 'application/json', 'stripe-signature': stripeSignatureHeader(body, BENCH_SECRET, Math.floor(Date.now() / 1000)) },
+    body,
+  };
+}
+
+async function measure(mode: 'group' | 'naive'): Promise<{ results: LoadResult[]; stats: { transactions: number; receipts: number } }> {
+  const { url, child } = await startServer(mode);
+  try {
+    const results: LoadResult[] = [];
+    for (const connections of CONNECTIONS) {
+      const result = await runLoad({ url, connections, durationMs: SECONDS * 1000, warmupMs: 1000, next: nextWebhook });
+      results.push(result);
+      console.log(
+        `  ${mode.padEnd(5)} ${String(connections).padStart(4)} conns: ${result.perSecond.toFixed(0).padStart(6)} acks/s  p50 ${result.p50Ms.toFixed(1)} ms  p99 ${result.p99Ms.toFixed(1)} ms  max ${result.maxMs.toFixed(1)} ms  non-200 ${result.failed}`,
+      );
+    }
+    const stats = (await (await fetch(`${url}/bench/stats`)).json()) as { transactions: number; receipts: number };
+    return { results, stats };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  }
+}
+
+await ensureDatabase(DATABASE_URL);
+console.log(`bench:ingress — ${SECONDS}s per level after 1s warm-up, connections ${CONNECTIONS.join('/')}, database ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')}`);
+console.log('  each request: a unique Stripe-signed payment.succeeded; 200 only after registry row + receipt committed;');
+console.log('  reconciliation workflow starts deferred to the sweep (not part of the ack path measured here)');
+const group = await measure('group');
+const naive = await measure('naive');
+
+console.log('\n| connections | group commit acks/s | p50 ms | p99 ms | naive acks/s | p50 ms | p99 ms | ratio |');
+console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
+group.results.forEach((g, i) => {
+  const n = naive.results[i]!;
+  console.log(`| ${g.connections} | ${g.perSecond.toFixed(0)} | ${g.p50Ms.toFixed(1)} | ${g.p99Ms.toFixed(1)} | ${n.perSecond.toFixed(0)} | ${n.p50Ms.toFixed(1)} | ${n.p99Ms.toFixed(1)} | ${(g.perSecond / n.perSecond).toFixed(2)}× |`);
+});
+const receiptsPerTxn = group.stats.receipts / Math.max(1, group.stats.transactions);
+console.log(`\ngroup commit: ${group.stats.receipts} receipts in ${group.stats.transactions} transactions (${receiptsPerTxn.toFixed(1)} per commit); naive: ${naive.stats.receipts} in ${naive.stats.transactions}`);
+const last = group.results.at(-1)!;
+const lastNaive = naive.results.at(-1)!;
+console.log(
+  `at ${last.connections} connections: ratio ${(last.perSecond / lastNaive.perSecond).toFixed(2)}× (goal ≥ 2×), p99 ${last.p99Ms.toFixed(1)} ms (goal < 50 ms)`,
+);
+const failures = [...group.results, ...naive.results].reduce((sum, r) => sum + r.failed, 0);
+if (failures > 0) console.log(`WARNING: ${failures} non-200 answers`);
