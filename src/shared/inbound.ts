@@ -76,7 +76,7 @@ export interface ReconciliationRules {
 
 /** The profile values the workflow needs, in milliseconds (from `inbound.*`). */
 export interface ReconciliationSettings {
-  /** I8: unknown outcome this long (workflow time since start) → manual_review. */
+  /** I8: unknown outcome this long after the acknowledgement (acknowledgedAt) → manual_review. */
   timeoutMs: number;
   backoff: { initialMs: number; multiplier: number; maximumMs: number };
   /** I12: false unless the profile says `allow_provisional_access: true`. */

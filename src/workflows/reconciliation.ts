@@ -151,7 +151,10 @@ export async function reconciliationWorkflow(input: ReconciliationWorkflowInput)
 
   // I12: provisional credit exists only when the profile allows it: its own accounts, released at the end.
   let provisionalPosted = false;
-  const deadline = Date.now() + settings.timeoutMs;
+  // The timeout runs from the acknowledgement (the time the event has waited for an answer), not from a start
+  // that a loaded worker or the sweep may have delayed; every reconciliation still queries the provider once.
+  const acknowledged = Date.parse(input.acknowledgedAt);
+  const deadline = (Number.isFinite(acknowledged) ? Math.min(acknowledged, Date.now()) : Date.now()) + settings.timeoutMs;
   let delay = settings.backoff.initialMs;
   let verdict: Verdict;
   let settledBy: string | null = null;

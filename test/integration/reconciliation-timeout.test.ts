@@ -44,7 +44,9 @@ describe('I8 reconciliation timeout', () => {
     expect(profile.inbound.reconciliation_timeout).toBe(3_600_000);
     const event = providerEvent();
     peer.set(event.paymentReference, mode === 'error' ? 'error' : succeeded(event, { status: 'pending' }));
-    const handle = await startReconciliation(env.client, profile, taskQueues.reconciliation, event);
+    // The acknowledgement in the test server's clock, which earlier cases have moved days ahead.
+    const acknowledgedAt = new Date(await env.currentTimeMs()).toISOString();
+    const handle = await startReconciliation(env.client, profile, taskQueues.reconciliation, event, { acknowledgedAt });
     const started = Date.now();
 
     await env.sleep('50m');
