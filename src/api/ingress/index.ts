@@ -6,7 +6,7 @@ import { ingressMetrics as metrics } from '../../metrics/inbound-ingress.js';
 import { PayloadError, SignatureError } from '../../providers/index.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
-import { isJsonContentType, readRawBody } from './raw-body.js';
+import { isJsonContentType, nodeHeaders, nodeIncoming, readIncomingBody, readRawBody } from './raw-body.js';
 import { createIngressServices, type IngressServices } from './services.js';
 
 /** Kept with the receipt besides the adapter's signature headers, for support and for replaying verification. */
@@ -25,18 +25,24 @@ export function registerIngress(app: Hono, deps: ApiDeps): IngressServices {
       metrics.rejected.inc({ provider: 'unknown', reason: 'unknown_provider' });
       throw new ApiError('not_found', `unknown provider ${JSON.stringify(provider.slice(0, 64))}`);
     }
-    if (!isJsonContentType(c.req.header('content-type'))) {
+    const incoming = nodeIncoming(c.env);
+    const headers = incoming ? nodeHeaders(incoming) : c.req.header();
+    if (!isJsonContentType(headers['content-type'])) {
       metrics.rejected.inc({ provider, reason: 'content_type' });
       throw new ApiError('unsupported_media_type', 'Content-Type must be application/json (UTF-8)');
     }
-    const rawBody = await readRawBody(c.req.raw, limit);
+    let rawBody: Buffer | 'too_large';
+    try {
+      rawBody = incoming ? await readIncomingBody(incoming, limit) : await readRawBody(c.req.raw, limit);
+    } catch {
+      throw new ApiError('bad_request', 'the request body could not be read');
+    }
     if (rawBody === 'too_large') {
       metrics.bodyTooLarge.inc({ provider });
       c.header('Connection', 'close');
       throw new ApiError('payload_too_large', `body exceeds ${limit} bytes`);
     }
 
-    const headers = c.req.header();
     try {
       adapter.verify(rawBody, headers, now());
     } catch (error) {
