@@ -182,8 +182,11 @@ export async function reconciliationWorkflow(input: ReconciliationWorkflowInput)
           if (posted.providerEventId !== event.providerEventId) settledBy = posted.providerEventId;
         }
       } catch (error) {
-        if (failureType(error) !== 'ReversalExceedsSettledError') throw error;
-        verdict = { kind: 'conflict', reason: `reversal_exceeds_settled: ${failureText(error)}` };
+        // Domain refusals of the ledger are errors a person must look at, never a silent success.
+        const type = failureType(error);
+        if (type === 'ReversalExceedsSettledError') verdict = { kind: 'conflict', reason: `reversal_exceeds_settled: ${failureText(error)}` };
+        else if (type === 'LedgerConflictError') verdict = { kind: 'conflict', reason: `ledger_conflict: ${failureText(error)}` };
+        else throw error;
       }
     }
     if (verdict.kind !== 'unknown') break;
@@ -227,7 +230,8 @@ export async function reconciliationWorkflow(input: ReconciliationWorkflowInput)
         if (posted.status === 'awaiting_capture') failure = `cannot apply: the payment's capture is not in the ledger`;
         else ledgerTransactionId = posted.transactionId;
       } catch (error) {
-        if (failureType(error) !== 'ReversalExceedsSettledError') throw error;
+        const type = failureType(error);
+        if (type !== 'ReversalExceedsSettledError' && type !== 'LedgerConflictError') throw error;
         failure = `cannot apply: ${failureText(error)}`;
       }
       if (failure) {

@@ -24,6 +24,7 @@ describe('I14 provider outage drill', () => {
     expect(result.acknowledged).toBe(80);
     expect(result.duplicateAcks).toBe(80);
     expect(result.lost).toBe(0);
+    expect(result.unsettled).toBe(0);
     expect(result.appliedTwice).toBe(0);
     expect(result.applied + result.manualReview).toBe(80);
     expect(result.otherStates + result.rejected).toBe(0);

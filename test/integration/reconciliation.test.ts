@@ -260,6 +260,20 @@ describe('I11 manual review', () => {
     expect(await ledgerRowsFor(database.db, event.paymentReference)).toEqual([]);
   });
 
+  it('I11/I9 applying a resolution the ledger refuses (payment settled meanwhile with another amount) answers the reason and stays in manual_review', async () => {
+    const { event, handle } = await parked();
+    const correct = await startReconciliation(temporal.client, profile, taskQueues.reconciliation, providerEvent({ ...event, providerEventId: `evt_ok_${event.providerEventId}`, amountMinor: '1400' }));
+    expect((await correct.result()).state).toBe('applied');
+    const refused = await handle.executeUpdate(resolveUpdate, { args: [{ decision: 'applied', operator: 'ana', reason: 'looks fine' }] }).catch((e) => e);
+    expect(String(refused?.cause?.message ?? refused)).toMatch(/cannot apply: .*already posted with other content/);
+    expect((await handle.query(reconciliationStateQuery)).state).toBe('manual_review');
+    expect(await auditRows(handle.workflowId)).toHaveLength(0);
+    const answer = await handle.executeUpdate(resolveUpdate, { args: [{ decision: 'rejected', operator: 'ana', reason: 'settled by the other event' }] });
+    expect(answer.state).toBe('rejected');
+    expect(await auditRows(handle.workflowId)).toHaveLength(1);
+    expect(await settledAmount(database.db, 'sandbox-stripe', event.paymentReference, 'EUR')).toBe(1400n);
+  });
+
   it('I11 the update validator refuses invalid decisions and resolutions outside manual_review', async () => {
     const { handle } = await parked();
     await expect(handle.executeUpdate(resolveUpdate, { args: [{ decision: 'maybe' as 'applied', operator: 'x', reason: 'y' }] })).rejects.toThrow();
