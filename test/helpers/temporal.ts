@@ -2,7 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
+import { createWorkers, runWorkers } from '../../src/lib/workers.js';
 import { createActivities, type ActivityDeps } from '../../src/activities/index.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { SA } from '../../src/shared/search-attributes.js';
@@ -23,26 +24,15 @@ export function testActivities(db: Db, overrides: Partial<ActivityDeps> = {}) {
   return createActivities({ db, profile: testProfile(), logger: testLogger, secretsKey: TEST_SECRETS_KEY, ...overrides });
 }
 
-/** Starts one worker per task queue on `connection`, with the prebuilt bundle; returns a stop function. */
+/** Starts the production worker setup (src/lib/workers.ts) on `connection` with the prebuilt bundle. */
 export async function startWorkers(options: {
   connection: NativeConnection;
   taskQueues: TaskQueues;
   activities: ReturnType<typeof createActivities>;
   namespace?: string;
 }): Promise<{ stop: () => Promise<void> }> {
-  const queues = [...new Set(Object.values(options.taskQueues))];
-  const workers = await Promise.all(
-    queues.map((taskQueue) =>
-      Worker.create({
-        connection: options.connection,
-        namespace: options.namespace ?? 'default',
-        taskQueue,
-        activities: options.activities,
-        workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH },
-      }),
-    ),
-  );
-  const running = Promise.all(workers.map((w) => w.run()));
+  const workers = await createWorkers({ ...options, workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH } });
+  const running = runWorkers(workers);
   return {
     async stop() {
       for (const w of workers) w.shutdown();
