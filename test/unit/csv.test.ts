@@ -10,7 +10,7 @@ describe('I11 CSV export formatting', () => {
     ['two\nlines', '"two\nlines"'],
     [null, ''],
     [1250n, '1250'],
-  ] as const)('I11 field %j → %j', (value, expected) => {
+  ] as const)('I11 field %s → %s', (value, expected) => {
     expect(csvField(value)).toBe(expected);
   });
 
