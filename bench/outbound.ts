@@ -108,10 +108,22 @@ const handler = createOutboundBatchHandler({
   firstAttempt,
   startConcurrency: Number(args['start-concurrency']),
 });
-await runDispatcher(consumer, handler);
+// Where the time goes: when each event's batch was fetched from Kafka and when its handler (txn + starts) finished.
+const fetchedAt = new Map<string, number>();
+const handledAt = new Map<string, number>();
+await runDispatcher(consumer, async (batch) => {
+  const fetched = Date.now();
+  const ids = batch.messages.map((m) => (JSON.parse(m.value!.toString()) as { id: string }).id);
+  for (const id of ids) fetchedAt.set(id, fetched);
+  await handler(batch);
+  const handled = Date.now();
+  for (const id of ids) handledAt.set(id, handled);
+});
 const producer = await createProducer({ brokers, clientId: 'bench-producer' });
 
+const producedAt = new Map<number, number>();
 function envelope(account: string, i: number) {
+  if (account === merchant) producedAt.set(i, Date.now());
   return JSON.stringify({
     id: `evt_bench_${run}_${account === merchant ? '' : 'p'}${i}`,
     object: 'event',
@@ -174,6 +186,20 @@ try {
     await producer.send(topic, [{ key: String(next), value: envelope(merchant, next++) }]);
   }
   await waitForReceived(steadyCount, 120_000);
+  const split = { kafka: [] as number[], dispatch: [] as number[], workflow: [] as number[] };
+  for (const [id, received] of receivedAt) {
+    const fetched = fetchedAt.get(id);
+    const handled = handledAt.get(id);
+    const produced = Number(/_(\d+)$/.exec(id)?.[1]);
+    if (fetched === undefined || handled === undefined || !producedAt.has(produced)) continue;
+    split.kafka.push(fetched - producedAt.get(produced)!);
+    split.dispatch.push(handled - fetched);
+    split.workflow.push(received - fetched);
+  }
+  results.push(
+    `split     steady p50: produce→batch fetched ${percentile(split.kafka, 50)} ms; fetched→txn committed and workflows started ` +
+      `${percentile(split.dispatch, 50)} ms; fetched→merchant received ${percentile(split.workflow, 50)} ms (p99 ${percentile(split.workflow, 99)} ms)`,
+  );
   results.push(`steady    ${RATE} events/s for ${STEADY_SECONDS} s: produce-to-receive p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms (goal p99 < 1000 ms)`);
 
   // 3. What one delivery costs in Temporal terms: the history of one delivered workflow.

@@ -14,6 +14,8 @@ const envSchema = z.object({
   API_PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9464),
   DISPATCHER_METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9465),
+  /** The dispatcher also runs a delivery worker, so its starts are eager (first workflow task without a poll). */
+  DISPATCHER_DELIVERY_WORKER: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   /** Bearer token of the admin API; compared in constant time. */
   ADMIN_TOKEN: z.string().min(16, 'ADMIN_TOKEN must be at least 16 characters'),
   /** 32 bytes, base64: encrypts endpoint secrets at rest so a database dump alone does not reveal them. */

@@ -1,4 +1,9 @@
 // Kafka dispatcher process (O1–O5): consumes outbound events, fans out deliveries, starts their workflows; /metrics.
+// By default it also runs a delivery worker on the same NativeConnection, which makes its workflow starts eager:
+// the server hands the first workflow task back in the start response (docs/benchmarks.md).
+import { Client } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { createActivities } from '../activities/index.js';
 import { createDatabase } from '../db/client.js';
 import { createOutboundBatchHandler } from '../dispatcher/outbound-handler.js';
 import { runDispatcher } from '../dispatcher/run.js';
@@ -6,7 +11,7 @@ import { createBatchConsumer } from '../kafka/kafkajs.js';
 import { createLogger } from '../lib/logger.js';
 import { loadSettings } from '../lib/settings.js';
 import { onShutdown } from '../lib/shutdown.js';
-import { connectTemporal } from '../lib/temporal.js';
+import { createWorkers, runWorkers } from '../lib/workers.js';
 import '../metrics/outbound.js';
 import { serveMetrics } from '../metrics/server.js';
 import { TASK_QUEUES } from '../shared/task-queues.js';
@@ -14,19 +19,50 @@ import { TASK_QUEUES } from '../shared/task-queues.js';
 const { env, profile } = loadSettings();
 const logger = createLogger('dispatcher', env.LOG_LEVEL);
 const database = createDatabase(env.DATABASE_URL, { max: env.DATABASE_POOL_MAX });
-const temporal = await connectTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE);
+const connection = await NativeConnection.connect({ address: env.TEMPORAL_ADDRESS });
+const temporal = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE });
+
+const delivery = TASK_QUEUES.delivery;
+const workers = env.DISPATCHER_DELIVERY_WORKER
+  ? await createWorkers({
+      connection,
+      namespace: env.TEMPORAL_NAMESPACE,
+      taskQueues: { delivery, reconciliation: delivery, smoke: delivery }, // the delivery queue only
+      activities: createActivities({ db: database.db, profile, logger, secretsKey: Buffer.from(env.SECRETS_ENCRYPTION_KEY, 'base64') }),
+    })
+  : [];
+const working = runWorkers(workers);
+
 const { topic, group } = profile.outbound.kafka;
 const consumer = createBatchConsumer({ brokers: env.KAFKA_BROKERS, clientId: 'apipay-dispatcher', topic, groupId: group });
-const handler = createOutboundBatchHandler({ db: database.db, temporal: temporal.client, taskQueue: TASK_QUEUES.delivery, profile, logger });
+const handler = createOutboundBatchHandler({
+  db: database.db,
+  temporal,
+  taskQueue: delivery,
+  profile,
+  logger,
+  eagerStart: workers.length > 0,
+});
 const metrics = await serveMetrics(env.DISPATCHER_METRICS_PORT);
 
 await runDispatcher(consumer, handler);
-logger.info({ topic, group, metrics: `http://127.0.0.1:${env.DISPATCHER_METRICS_PORT}/metrics` }, 'dispatcher consuming');
+logger.info(
+  { topic, group, deliveryWorker: workers.length > 0, metrics: `http://127.0.0.1:${env.DISPATCHER_METRICS_PORT}/metrics` },
+  'dispatcher consuming',
+);
 
 onShutdown(logger, [
   // Stops fetching and waits for the batch in hand: its offsets are committed only if it finished (O5).
   () => consumer.stop(),
+  () => {
+    for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+    return working;
+  },
   () => new Promise((resolve) => metrics.close(resolve)),
-  () => temporal.connection.close(),
+  () => connection.close(),
   () => database.close(),
 ]);
+await working.catch((error) => {
+  logger.fatal({ err: error }, 'delivery worker failed');
+  process.exit(1);
+});
