@@ -1,6 +1,6 @@
 // The ingress under benchmark, as its own process (so the load generator does not share its event loop):
 // the real createApp on PostgreSQL, with the group-commit writer (MODE=group) or one transaction per request
-// (MODE=naive). Workflow starts are left to the sweep (no starter), so the figures are the ack path alone.
+// (MODE=naive), or the batch statement issued once per request (MODE=statement). Workflow starts are left to the sweep (no starter), so the figures are the ack path alone.
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
@@ -9,14 +9,14 @@ import { parse } from 'yaml';
 import { createApp } from '../../src/api/app.js';
 import { parseProfile } from '../../src/config/profile.js';
 import { createDatabase } from '../../src/db/client.js';
-import { createDirectWriter, createGroupCommitWriter } from '../../src/inbound/receipt-writer.js';
+import { createDirectWriter, createGroupCommitWriter, createSingleStatementWriter } from '../../src/inbound/receipt-writer.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { TASK_QUEUES } from '../../src/shared/task-queues.js';
 
 export const BENCH_PROVIDER = 'bench-stripe';
 export const BENCH_SECRET = 'whsec_bench_0123456789abcdef';
 
-const mode = process.env.MODE === 'naive' ? 'naive' : 'group';
+const mode = (['naive', 'statement'].includes(process.env.MODE ?? '') ? process.env.MODE : 'group') as 'group' | 'naive' | 'statement';
 process.env.BENCH_STRIPE_WEBHOOK_SECRET = BENCH_SECRET;
 process.env.SANDBOX_STRIPE_WEBHOOK_SECRET ??= 'unused';
 process.env.SANDBOX_HMAC_WEBHOOK_SECRET ??= 'unused';
@@ -26,7 +26,10 @@ const profile = parseProfile(document, 'bench profile');
 
 const database = createDatabase(process.env.BENCH_DATABASE_URL!, { max: Number(process.env.POOL_MAX ?? 20) });
 const db = database.db;
-const writer = mode === 'group' ? createGroupCommitWriter({ db }) : createDirectWriter({ db });
+const writer =
+  mode === 'group'
+    ? createGroupCommitWriter({ db, maxInFlight: Number(process.env.BENCH_MAX_IN_FLIGHT ?? 8) })
+    : mode === 'statement' ? createSingleStatementWriter({ db }) : createDirectWriter({ db });
 const app = createApp({
   db,
   temporal: new Client({ connection: Connection.lazy({ address: '127.0.0.1:7233' }) }),
