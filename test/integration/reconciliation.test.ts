@@ -1,6 +1,7 @@
 // I7–I12 on the real Temporal dev server and PostgreSQL: the reconciliation workflow against a provider payments
 // peer the test steers, the ledger it posts to, the projection and the operator resolutions.
 import { WorkflowFailedError } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities } from '../../src/activities/index.js';
@@ -12,7 +13,7 @@ import { settledAmount } from '../../src/ledger/store.js';
 import { operatorResolutionSignal, reconciliationStateQuery, resolveUpdate } from '../../src/shared/inbound.js';
 import { SA } from '../../src/shared/search-attributes.js';
 import { registry } from '../../src/metrics/registry.js';
-import { TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
+import { TEST_DATABASE_URL, TEST_SECRETS_KEY, WORKFLOW_BUNDLE_PATH } from '../helpers/env.js';
 import { testProfile } from '../helpers/profile.js';
 import {
   entriesOf,
@@ -84,7 +85,7 @@ const transitionsOf = async (id: string) =>
     (t) => `${t.fromState}>${t.toState}`,
   );
 const waitForState = (handle: { query: (q: typeof reconciliationStateQuery) => Promise<{ state: string }> }, state: string) =>
-  waitFor(async () => (await handle.query(reconciliationStateQuery)).state === state, 30_000, `state ${state}`);
+  waitFor(async () => (await handle.query(reconciliationStateQuery)).state === state, 60_000, `state ${state}`);
 
 describe('I8 reconcile against the provider', () => {
   it('I8 provider confirms with the same amount and currency → ledger posting → applied', async () => {
@@ -118,13 +119,13 @@ describe('I8 reconcile against the provider', () => {
     const event = providerEvent();
     peer.set(event.paymentReference, 'error');
     const handle = await startReconciliation(temporal.client, profile, taskQueues.reconciliation, event);
-    await waitFor(async () => peer.hits(event.paymentReference) >= 3, 20_000, 'three provider queries');
+    await waitFor(async () => peer.hits(event.paymentReference) >= 3, 45_000, 'three provider queries');
     const progress = await handle.query(reconciliationStateQuery);
     expect(progress.state).toBe('reconciling');
     expect(progress.reason).toMatch(/provider_error/);
     expect(await ledgerRowsFor(database.db, event.paymentReference)).toEqual([]);
     peer.set(event.paymentReference, succeeded(event, { status: 'pending' }));
-    await waitFor(async () => (await handle.query(reconciliationStateQuery)).reason === 'provider reports pending', 20_000, 'pending seen');
+    await waitFor(async () => (await handle.query(reconciliationStateQuery)).reason === 'provider reports pending', 45_000, 'pending seen');
     peer.set(event.paymentReference, succeeded(event));
     expect((await handle.result()).state).toBe('applied');
     expect((await ledgerRowsFor(database.db, event.paymentReference)).length).toBe(1);
@@ -197,7 +198,7 @@ describe('I10 ordering', () => {
     const refund = providerEvent({ type: 'refund.succeeded', paymentReference: capture.paymentReference, amountMinor: '300' });
     peer.set(capture.paymentReference, succeeded(capture, { status: 'refunded', refunds: [{ id: 're_1', amountMinor: '300' }] }));
     const refundHandle = await startReconciliation(temporal.client, profile, taskQueues.reconciliation, refund);
-    await waitFor(async () => (await refundHandle.query(reconciliationStateQuery)).reason?.startsWith('awaiting_capture'), 20_000, 'awaiting capture');
+    await waitFor(async () => (await refundHandle.query(reconciliationStateQuery)).reason?.startsWith('awaiting_capture'), 45_000, 'awaiting capture');
     expect(await ledgerRowsFor(database.db, capture.paymentReference)).toEqual([]);
     const captureHandle = await startReconciliation(temporal.client, profile, taskQueues.reconciliation, capture);
     expect((await captureHandle.result()).state).toBe('applied');
@@ -332,12 +333,25 @@ describe('I7 and I12', () => {
     expect(await ledgerRowsFor(database.db, event.paymentReference)).toEqual([]);
   });
 
+  it('I7 a finished run replays deterministically from its history alone (the rules travel in the input)', async () => {
+    const event = providerEvent();
+    peer.set(event.paymentReference, succeeded(event, { amountMinor: '1' }));
+    const handle = await startReconciliation(temporal.client, profile, taskQueues.reconciliation, event);
+    await waitForState(handle, 'manual_review');
+    await handle.executeUpdate(resolveUpdate, { args: [{ decision: 'applied', operator: 'replay', reason: 'replay test' }] });
+    await handle.result();
+    const history = await handle.fetchHistory();
+    const input = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+    expect(JSON.parse(Buffer.from(input!.data!).toString()).rules.transitions).toHaveLength(6);
+    await expect(Worker.runReplayHistory({ workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH } }, history, handle.workflowId)).resolves.toBeUndefined();
+  });
+
   it('I12 no provisional access by default: nothing is posted while the outcome is unknown', async () => {
     expect(profile.inbound.allow_provisional_access).toBe(false);
     const event = providerEvent();
     peer.set(event.paymentReference, succeeded(event, { status: 'pending' }));
     const handle = await startReconciliation(temporal.client, profile, taskQueues.reconciliation, event);
-    await waitFor(async () => peer.hits(event.paymentReference) >= 3, 20_000, 'queries while pending');
+    await waitFor(async () => peer.hits(event.paymentReference) >= 3, 45_000, 'queries while pending');
     expect(await ledgerRowsFor(database.db, event.paymentReference)).toEqual([]);
     expect(await entriesOf(database.db, accounts.provisional('sandbox-stripe', event.paymentReference))).toEqual([]);
     await handle.terminate('test done');

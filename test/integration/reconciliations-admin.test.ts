@@ -70,7 +70,7 @@ async function parked(amountMinor: string) {
   const event = providerEvent({ amountMinor });
   peer.set(event.paymentReference, succeeded(event, { amountMinor: String(Number(amountMinor) - 1) }));
   const handle = await startReconciliation(temporal.client, profile, taskQueues.reconciliation, event, { provider });
-  await waitFor(async () => (await handle.query(reconciliationStateQuery)).state === 'manual_review', 30_000, 'manual_review');
+  await waitFor(async () => (await handle.query(reconciliationStateQuery)).state === 'manual_review', 60_000, 'manual_review');
   return { event, id: handle.workflowId, handle };
 }
 
