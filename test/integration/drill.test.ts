@@ -10,13 +10,13 @@ describe('I14 provider outage drill', () => {
       databaseUrl: TEST_DATABASE_URL,
       temporalAddress: TEMPORAL_ADDRESS,
       events: 80,
-      loadMs: 5_000,
-      outageMs: 6_000,
+      loadMs: 8_000,
+      outageMs: 5_000,
       reconciliationTimeout: '3s',
       backoff: { initial: '200ms', multiplier: 2, maximum: '800ms' },
       concurrency: 16,
       duplicates: 1,
-      settleMs: 40_000,
+      settleMs: 70_000,
       workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH },
       log: () => {},
     });
@@ -28,10 +28,11 @@ describe('I14 provider outage drill', () => {
     expect(result.appliedTwice).toBe(0);
     expect(result.applied + result.manualReview).toBe(80);
     expect(result.otherStates + result.rejected).toBe(0);
-    // Sent during the first 3 s of a 6 s outage with a 3 s timeout: those cannot have been confirmed.
+    // Acknowledged in the first 2 s of a 5 s outage with a 3 s timeout: none can be confirmed in time. Acknowledged
+    // after the recovery: the first query succeeds, however loaded the machine is.
     expect(result.manualReview).toBeGreaterThan(0);
     expect(result.applied).toBeGreaterThan(0);
     expect(result.providerApiErrors).toBeGreaterThan(0);
     expect(result.lagP50Ms).not.toBeNull();
-  }, 90_000);
+  }, 115_000);
 });
