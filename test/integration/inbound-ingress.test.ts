@@ -164,6 +164,20 @@ describe('I3 invalid signatures: 401, nothing stored, no workflow', () => {
     expect(response.status).toBe(401);
     expect(await storedFor(database.db, hmac, id)).toMatchObject({ registry: 0, receipts: 0 });
   });
+
+  it('I3/I13 rejections, acknowledgements and duplicates are counted on /metrics, apart from each other', async () => {
+    const { app } = ingress({ startWorkflows: false });
+    const { body } = stripeEvent();
+    await app.request(`/webhooks/${stripe}`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+    await app.request(`/webhooks/${stripe}`, stripeRequest(body));
+    await app.request(`/webhooks/${stripe}`, stripeRequest(body));
+    const text = await (await app.request('/metrics')).text();
+    const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+    expect(value(`apipay_inbound_signature_rejections_total{provider="${stripe}",reason="missing_signature"}`)).toBeGreaterThanOrEqual(1);
+    expect(value(`apipay_inbound_webhooks_acknowledged_total{provider="${stripe}",result="new"}`)).toBeGreaterThanOrEqual(1);
+    expect(value(`apipay_inbound_duplicates_total{provider="${stripe}",source="cache"}`)).toBeGreaterThanOrEqual(1);
+    expect(text).toMatch(new RegExp(`apipay_inbound_ack_latency_seconds_count\\{provider="${stripe}"\\} \\d+`));
+  });
 });
 
 describe('I4/I5 duplicates change nothing', () => {
