@@ -91,6 +91,13 @@ export interface ReconciliationSettings {
 export interface ReconciliationWorkflowInput extends ReconciliationInput {
   rules: ReconciliationRules;
   settings: ReconciliationSettings;
+  /**
+   * Set only by the workflow itself when a long reconciliation continues as new (bounded history): where the
+   * provider-query loop was. Starters never set it.
+   */
+  continued?: { deadline: number; delayMs: number; providerQueries: number; provisionalPosted: boolean; providerPayment: ProviderPayment | null };
+  /** Provider queries per run before continuing as new (default 500; tests lower it). */
+  queriesPerRun?: number;
 }
 
 /** What the `state` query answers beyond the state: enough for an operator to see why it is waiting. */

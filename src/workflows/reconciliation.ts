@@ -5,6 +5,7 @@ import {
   allHandlersFinished,
   ApplicationFailure,
   condition,
+  continueAsNew,
   log,
   proxyActivities,
   setHandler,
@@ -71,11 +72,12 @@ export async function reconciliationWorkflow(input: ReconciliationWorkflowInput)
   const reconciliationId = workflowInfo().workflowId;
   const postingKind = postingKindFor(event.type);
 
-  let state: ReconciliationState = rules.initial;
+  const continued = input.continued;
+  let state: ReconciliationState = continued ? 'reconciling' : rules.initial;
   let reason: string | null = null;
-  let providerQueries = 0;
+  let providerQueries = continued?.providerQueries ?? 0;
   let ledgerTransactionId: string | null = null;
-  let providerPayment: ProviderPayment | null = null;
+  let providerPayment: ProviderPayment | null = continued?.providerPayment ?? null;
   let pendingResolution: OperatorResolution | undefined;
   let resolutionOutcome: { state: ReconciliationState; auditId: string } | { error: string } | undefined;
 
@@ -142,20 +144,24 @@ export async function reconciliationWorkflow(input: ReconciliationWorkflowInput)
   const post = (kind: PostingKind, actor: string): Promise<LedgerPostingResult> =>
     store.postLedgerTransaction({ kind, provider: input.provider, reconciliationId, event, acknowledgedAt: input.acknowledgedAt, actor });
 
-  await store.recordReconciliationTransition({ ...projection(), from: null, to: state, actor: 'system', reason: null });
   upsertSearchAttributes([
     { key: SA.reconciliationState, value: state },
     { key: SA.provider, value: input.provider },
   ]);
-  await transition('reconciling', 'system', null);
+  if (!continued) {
+    await store.recordReconciliationTransition({ ...projection(), from: null, to: state, actor: 'system', reason: null });
+    await transition('reconciling', 'system', null);
+  }
 
   // I12: provisional credit exists only when the profile allows it: its own accounts, released at the end.
-  let provisionalPosted = false;
+  let provisionalPosted = continued?.provisionalPosted ?? false;
   // The timeout runs from the acknowledgement (the time the event has waited for an answer), not from a start
   // that a loaded worker or the sweep may have delayed; every reconciliation still queries the provider once.
   const acknowledged = Date.parse(input.acknowledgedAt);
-  const deadline = (Number.isFinite(acknowledged) ? Math.min(acknowledged, Date.now()) : Date.now()) + settings.timeoutMs;
-  let delay = settings.backoff.initialMs;
+  const deadline = continued?.deadline ?? (Number.isFinite(acknowledged) ? Math.min(acknowledged, Date.now()) : Date.now()) + settings.timeoutMs;
+  let delay = continued?.delayMs ?? settings.backoff.initialMs;
+  const queriesPerRun = input.queriesPerRun ?? 500;
+  let queriesThisRun = 0;
   let verdict: Verdict;
   let settledBy: string | null = null;
   for (;;) {
@@ -202,6 +208,14 @@ export async function reconciliationWorkflow(input: ReconciliationWorkflowInput)
     }
     await sleep(Math.min(delay, left));
     delay = Math.min(delay * settings.backoff.multiplier, settings.backoff.maximumMs);
+    queriesThisRun += 1;
+    // A long timeout with a short backoff cap would grow the history without bound: carry the loop to a new run.
+    if (queriesThisRun >= queriesPerRun || workflowInfo().continueAsNewSuggested) {
+      await continueAsNew<typeof reconciliationWorkflow>({
+        ...input,
+        continued: { deadline, delayMs: delay, providerQueries, provisionalPosted, providerPayment },
+      });
+    }
   }
   if (provisionalPosted) await post('provisional_release', 'system');
 

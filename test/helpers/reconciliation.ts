@@ -9,7 +9,7 @@ import type { Profile } from '../../src/config/profile.js';
 import type { Db } from '../../src/db/client.js';
 import { ledgerEntries, ledgerTransactions } from '../../src/db/schema/index.js';
 import { buildReconciliationStart } from '../../src/inbound/start.js';
-import { RECONCILIATION_WORKFLOW, type NormalizedProviderEvent, type ProviderPayment, type ReconciliationRules } from '../../src/shared/inbound.js';
+import { RECONCILIATION_WORKFLOW, type NormalizedProviderEvent, type ProviderPayment, type ReconciliationRules, type ReconciliationWorkflowInput } from '../../src/shared/inbound.js';
 
 export type ProviderAnswer = ProviderPayment | 'error' | null;
 
@@ -69,7 +69,7 @@ export async function startReconciliation(
   profile: Profile,
   taskQueue: string,
   event: NormalizedProviderEvent,
-  options: { provider?: string; rules?: ReconciliationRules; acknowledgedAt?: string } = {},
+  options: { provider?: string; rules?: ReconciliationRules; acknowledgedAt?: string; inputPatch?: Partial<ReconciliationWorkflowInput> } = {},
 ) {
   const start = buildReconciliationStart(
     profile,
@@ -77,6 +77,7 @@ export async function startReconciliation(
     taskQueue,
     options.rules,
   );
+  if (options.inputPatch) start.args = [{ ...start.args[0], ...options.inputPatch }];
   return client.workflow.start(RECONCILIATION_WORKFLOW, start);
 }
 

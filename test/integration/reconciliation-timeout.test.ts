@@ -73,4 +73,24 @@ describe('I8 reconciliation timeout', () => {
     expect((await handle.result()).state).toBe('rejected');
     expect(Date.now() - started).toBeLessThan(60_000);
   });
+
+  it('I8 a long reconciliation continues as new to bound its history, keeping its deadline and query count', async () => {
+    const event = providerEvent();
+    peer.set(event.paymentReference, 'error');
+    const acknowledgedAt = new Date(await env.currentTimeMs()).toISOString();
+    const handle = await startReconciliation(env.client, profile, taskQueues.reconciliation, event, { acknowledgedAt, inputPatch: { queriesPerRun: 4 } });
+    const firstRun = (await handle.describe()).runId;
+    await env.sleep('61m');
+    const latest = env.client.workflow.getHandle(handle.workflowId);
+    const progress = await latest.query(reconciliationStateQuery);
+    expect(progress.state).toBe('manual_review');
+    expect(progress.reason).toMatch(/^timeout/);
+    expect(progress.providerQueries).toBe(peer.hits(event.paymentReference));
+    expect(progress.providerQueries).toBeGreaterThan(10);
+    expect((await latest.describe()).runId).not.toBe(firstRun);
+    const [row] = await database.db.select().from(reconciliations).where(eq(reconciliations.id, handle.workflowId));
+    expect(row?.state).toBe('manual_review');
+    expect((await latest.describe()).typedSearchAttributes.get(SA.reconciliationState)).toBe('manual_review');
+    await latest.terminate('test done');
+  });
 });
