@@ -5,6 +5,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
+import { DEMO_SCENARIOS, httpSandboxDriver, type SandboxDriver } from '../../src/sandbox/demo.js';
 import { sandboxProvidersFromProfile, startProviderSandbox, type ProviderSandbox } from '../../src/sandbox/provider.js';
 import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
 import { inboundTestProfile, storedFor, uniqueReference } from '../helpers/inbound.js';
@@ -137,5 +138,23 @@ describe('provider sandbox: signed webhooks to our ingress', () => {
     const result = (await response.json()) as { eventId: string; deliveries: { status: number }[] };
     expect(result.deliveries[0]!.status).toBe(200);
     expect((await storedFor(database.db, hmac, result.eventId)).receipts).toBe(1);
+  });
+
+  it('I1 every demo scenario, driven over the sandbox HTTP API, gets its webhooks acknowledged by the ingress', async () => {
+    const http = httpSandboxDriver(sandbox.url);
+    const answers: { eventId: string; statuses: number[]; duplicate: boolean[] }[] = [];
+    const driver: SandboxDriver = {
+      upsertPayment: http.upsertPayment,
+      async sendWebhook(provider, event) {
+        const result = await http.sendWebhook(provider, event);
+        answers.push({ eventId: result.eventId, statuses: result.deliveries.map((d) => d.status), duplicate: result.deliveries.map((d) => JSON.parse(d.body).duplicate) });
+        return result;
+      },
+    };
+    for (const scenario of Object.values(DEMO_SCENARIOS)) await scenario(driver, stripe);
+    expect(answers.length).toBe(9); // 1 + 1 + 1 + 1 + 3 + 2 webhooks
+    expect(answers.every((a) => a.statuses.every((s) => s === 200))).toBe(true);
+    expect(answers.filter((a) => a.duplicate[0] === true)).toHaveLength(2); // the two redeliveries
+    for (const a of answers) expect((await storedFor(database.db, stripe, a.eventId)).receipts).toBe(1);
   });
 });
