@@ -26,6 +26,8 @@ export interface GroupCommitOptions {
   db: Db;
   /** Receipts per transaction at most (the statement has 5 array parameters whatever the size). */
   maxBatch?: number;
+  /** Raw bytes per statement at most, so a burst of large bodies does not become one huge statement. */
+  maxBatchBytes?: number;
   /** Transactions in flight at once; requests arriving meanwhile form the next batch. */
   maxInFlight?: number;
   onCommit?: (size: number, seconds: number) => void;
@@ -74,6 +76,7 @@ async function commitBatch(db: Db, receipts: ReceiptToWrite[]): Promise<Map<stri
 export function createGroupCommitWriter(options: GroupCommitOptions): ReceiptWriter {
   const maxBatch = options.maxBatch ?? 500;
   const maxInFlight = options.maxInFlight ?? 8;
+  const maxBatchBytes = options.maxBatchBytes ?? 4 * 1024 * 1024;
   const queue: Pending[] = [];
   const stats = { transactions: 0, receipts: 0 };
   let inFlight = 0;
@@ -110,7 +113,14 @@ export function createGroupCommitWriter(options: GroupCommitOptions): ReceiptWri
   function pump(): void {
     scheduled = false;
     while (inFlight < maxInFlight && queue.length > 0) {
-      const batch = queue.splice(0, maxBatch);
+      let take = 0;
+      let bytes = 0;
+      // At least one receipt per batch, whatever its size (the ingress has already bounded it).
+      while (take < queue.length && take < maxBatch && (take === 0 || bytes + queue[take]!.receipt.rawBody.length <= maxBatchBytes)) {
+        bytes += queue[take]!.receipt.rawBody.length;
+        take += 1;
+      }
+      const batch = queue.splice(0, take);
       inFlight += 1;
       void run(batch).finally(() => {
         inFlight -= 1;

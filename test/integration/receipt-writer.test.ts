@@ -37,6 +37,16 @@ describe('I4 group commit', () => {
     for (const r of receipts.slice(0, 5)) expect(await storedFor(database.db, provider, r.providerEventId)).toMatchObject({ registry: 1, receipts: 1 });
   });
 
+  it('I4 batches are also bounded by bytes: large bodies are split over several statements', async () => {
+    const sizes: number[] = [];
+    const writer = createGroupCommitWriter({ db: database.db, maxInFlight: 1, maxBatchBytes: 100_000, onCommit: (size) => sizes.push(size) });
+    const big = Array.from({ length: 12 }, () => ({ ...receipt(), rawBody: Buffer.alloc(30_000, 0x61) }));
+    const outcomes = await Promise.all(big.map((r) => writer.write(r)));
+    expect(outcomes.every((o) => !o.duplicate)).toBe(true);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(3);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(12);
+  });
+
   it('I5 twins in one batch and a replay in a later batch: one receipt, the rest duplicates', async () => {
     const writer = createGroupCommitWriter({ db: database.db });
     const twin = receipt();
