@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createHmacAdapter } from '../../src/providers/hmac.js';
 import { createStripeAdapter } from '../../src/providers/stripe.js';
 import { PayloadError, SignatureError } from '../../src/providers/types.js';
+import { PROVIDER_EVENT_TYPES } from '../../src/shared/inbound.js';
 import { hmacPayload, stripePayload } from '../../src/sandbox/payloads.js';
 import { hmacSignature, stripeSignatureHeader } from '../../src/sandbox/signing.js';
 
@@ -119,5 +120,15 @@ describe('I1 generic HMAC scheme', () => {
       currency: 'EUR',
       effectiveAt: NOW.toISOString(),
     });
+  });
+});
+
+describe('I1 every platform event type round-trips through each provider format', () => {
+  const hmacAdapter = createHmacAdapter({ provider: 'p-hmac', secret: 's', header: 'X-Sig', encoding: 'hex' });
+  it.each(PROVIDER_EVENT_TYPES.map((type) => [type]))('I1 %s', (type) => {
+    const sent = { id: `evt_${type}`, type, reference: 'pi_rt', amountMinor: '123', currency: 'jpy', effectiveAt: NOW };
+    const expected = { providerEventId: `evt_${type}`, type, paymentReference: 'pi_rt', amountMinor: '123', currency: 'JPY', effectiveAt: NOW.toISOString() };
+    expect(stripe.extract(Buffer.from(stripePayload(sent).body))).toEqual(expected);
+    expect(hmacAdapter.extract(Buffer.from(hmacPayload(sent).body))).toEqual(expected);
   });
 });
