@@ -1,5 +1,7 @@
 // I6 never lost: a receipt committed and acknowledged whose workflow was never started (the process died between
 // the 200 and the start) is started by the durable sweep, from the stored raw bytes, exactly once.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
@@ -78,6 +80,39 @@ describe('I6 the sweep starts what the ingress never did', () => {
 
     // A second sweep finds nothing: marked rows are done.
     expect((await sweep()).found).toBe(0);
+  });
+
+  it('I6 the API process SIGKILLed after its 200 and before the workflow start: the sweep reconciles the receipt', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', new URL('../helpers/ingress-process.ts', import.meta.url).pathname], {
+      env: { ...process.env, INGRESS_PROVIDER: stripe, INGRESS_TASK_QUEUE: taskQueues.reconciliation },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = new Promise((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+    try {
+      const port = await new Promise<number>((resolve, reject) => {
+        child.once('exit', () => reject(new Error('ingress process exited before it was ready')));
+        createInterface({ input: child.stdout! }).on('line', (line) => {
+          if (line.startsWith('{"ready"')) resolve((JSON.parse(line) as { ready: number }).ready);
+        });
+      });
+      const { id, body } = stripeEvent({ amountMinor: 4321 });
+      const response = await fetch(`http://127.0.0.1:${port}/webhooks/${stripe}`, stripeRequest(body));
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ received: true, duplicate: false });
+      child.kill('SIGKILL');
+      expect(await exited).toBe('SIGKILL');
+      started.add(reconciliationWorkflowId(stripe, id));
+
+      expect(await reconciliationOf(temporal.client, stripe, id)).toBeNull();
+      expect((await storedFor(database.db, stripe, id)).receipt!.workflow_started_at).toBeNull();
+      const result = await sweep();
+      expect(result.started).toBeGreaterThanOrEqual(1);
+      const workflow = await reconciliationOf(temporal.client, stripe, id);
+      expect(workflow?.input).toMatchObject({ provider: stripe, event: { providerEventId: id, amountMinor: '4321' } });
+      expect((await storedFor(database.db, stripe, id)).receipt!.workflow_started_at).not.toBeNull();
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 
   it('I6 a receipt whose workflow exists but was never marked (crash after the start) is marked, not started twice', async () => {
