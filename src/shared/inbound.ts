@@ -19,6 +19,7 @@ export interface NormalizedProviderEvent {
   type: ProviderEventType;
   paymentReference: string;
   amountMinor: string;
+  /** ISO 4217, upper case (adapters normalize; the sandbox's ProviderPayment is upper case too). */
   currency: string;
   /** ISO 8601: when the provider says it happened (I10 ordering). */
   effectiveAt: string;
