@@ -29,7 +29,6 @@ trap stop_started INT TERM
 launch api src/workers/api.ts
 launch worker src/workers/worker.ts
 launch dispatcher src/workers/dispatcher.ts
-launch sandbox scripts/sandbox.ts
 
 API="http://${API_HOST:-127.0.0.1}:${API_PORT:-3000}"
 for _ in $(seq 1 120); do
@@ -39,8 +38,11 @@ for _ in $(seq 1 120); do
 done
 curl -fsS "$API/readyz" >/dev/null || { echo "[start] FAILED api not ready: $(curl -s "$API/readyz"); log: $DATA/logs/api.log" >&2; exit 1; }
 
+# The demo: the provider sandbox (payments API + signed webhooks: applied, rejected, parked for review) and the
+# outbound demo (merchant receiver + sample events: delivered, retrying, failed).
+export SANDBOX_DEMO="${SANDBOX_DEMO:-1}"
+launch sandbox src/sandbox/cli.ts
 launch demo-outbound scripts/demo/outbound.ts
-launch demo-inbound scripts/demo/inbound.ts
 
 cat <<INFO
 
