@@ -2,10 +2,13 @@
 // answering 200: deliveries/s, p50/p99 produce-to-receive latency (burst and steady 20/s), the bare one-activity
 // workflow rate of the same server (bench/lib/baseline.ts) and the ratio; optionally deliveries parked in timers.
 // Usage: npm run bench:outbound -- [--count 2000] [--rate 20] [--steady-seconds 15] [--baseline 500]
-//        [--first-attempt local|activity] [--no-eager] [--start-concurrency 32] [--parked 10000]
+//        [--first-attempt local|activity] [--no-eager] [--start-concurrency 32] [--parked 10000] [--max-cached 500] [--worker-process]
 import { randomBytes, randomUUID } from 'node:crypto';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
@@ -30,6 +33,8 @@ const { values: args } = parseArgs({
     'no-eager': { type: 'boolean', default: false },
     'start-concurrency': { type: 'string', default: '32' },
     parked: { type: 'string', default: '0' },
+    'max-cached': { type: 'string', default: '500' },
+    'worker-process': { type: 'boolean', default: false },
   },
 });
 const COUNT = Number(args.count);
@@ -37,7 +42,9 @@ const RATE = Number(args.rate);
 const STEADY_SECONDS = Number(args['steady-seconds']);
 const PARKED = Number(args.parked);
 const firstAttempt = args['first-attempt'] === 'activity' ? 'activity' : 'local';
-const eager = !args['no-eager'];
+const workerProcess = args['worker-process'];
+// Eager start needs the worker in this process; a separate worker process is for measuring its memory alone.
+const eager = !args['no-eager'] && !workerProcess;
 
 quietTemporalRuntime();
 const address = process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
@@ -86,11 +93,27 @@ await endpoints.create({ merchantAccount: parkedMerchant, url: `${receiverUrl}/p
 const native = await NativeConnection.connect({ address });
 const temporal = new Client({ connection: native });
 const activities = createActivities({ db: database.db, profile, logger, secretsKey });
-const workers = await createWorkers({
+let child: ChildProcess | null = null;
+if (workerProcess) {
+  child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./lib/delivery-worker.ts', import.meta.url)), taskQueue], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, BENCH_SECRETS_KEY: secretsKey.toString('base64'), BENCH_MAX_CACHED: args['max-cached'] },
+  });
+  await new Promise<void>((resolve, reject) => {
+    child!.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
+    child!.once('exit', (code) => reject(new Error(`delivery worker exited with ${code}`)));
+  });
+}
+const workerRssMb = () => {
+  if (!child?.pid) return process.memoryUsage().rss / 1024 / 1024;
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]);
+  return kb / 1024;
+};
+const workers = workerProcess ? [] : await createWorkers({
   connection: native,
   taskQueues: { delivery: taskQueue, reconciliation: taskQueue, smoke: taskQueue },
   activities,
-  tuning: { maxCachedWorkflows: 2000, maxConcurrentWorkflowTaskExecutions: 64, maxConcurrentLocalActivityExecutions: 64, maxConcurrentActivityTaskExecutions: 64 },
+  tuning: { maxCachedWorkflows: Number(args['max-cached']), maxConcurrentWorkflowTaskExecutions: 64, maxConcurrentLocalActivityExecutions: 64, maxConcurrentActivityTaskExecutions: 64 },
 });
 const running = Promise.all(workers.map((w) => w.run()));
 
@@ -226,15 +249,18 @@ try {
     }
     const parkSeconds = (performance.now() - parkStart) / 1000;
     global.gc?.();
-    const rssMb = process.memoryUsage().rss / 1024 / 1024;
+    await new Promise((r) => setTimeout(r, 5000)); // let the last workflow tasks settle
+    const rssMb = workerRssMb();
+    const heapMb = process.memoryUsage().heapUsed / 1024 / 1024;
     receivedAt.clear();
     latencies.length = 0;
     const probeStart = performance.now();
     await producer.send(topic, [{ value: envelope(merchant, next++) }]);
     await waitForReceived(1, 60_000);
     results.push(
-      `parked    ${PARKED} deliveries in backoff timers after ${parkSeconds.toFixed(0)} s: process RSS ${rssMb.toFixed(0)} MB ` +
-        `(worker + dispatcher + receiver; goal < 500 MB); a new event still delivered in ${(performance.now() - probeStart).toFixed(0)} ms`,
+      `parked    ${PARKED} deliveries in backoff timers after ${parkSeconds.toFixed(0)} s: ${workerProcess ? 'worker process' : 'process'} RSS ${rssMb.toFixed(0)} MB` +
+        `${workerProcess ? '' : `, JS heap ${heapMb.toFixed(0)} MB`} (sticky cache ${args['max-cached']} workflows; ` +
+        `${workerProcess ? 'worker alone' : 'worker + dispatcher + receiver in one process'}; goal < 500 MB); a new event still delivered in ${(performance.now() - probeStart).toFixed(0)} ms`,
     );
   }
 } finally {
@@ -242,6 +268,7 @@ try {
   await producer.close().catch(() => {});
   for (const w of workers) w.shutdown();
   await running.catch(() => {});
+  child?.kill('SIGTERM');
   if (PARKED > 0) {
     // Do not leave thousands of parked workflows behind on a shared dev server.
     await temporal.workflowService

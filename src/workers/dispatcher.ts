@@ -29,6 +29,8 @@ const workers = env.DISPATCHER_DELIVERY_WORKER
       namespace: env.TEMPORAL_NAMESPACE,
       taskQueues: { delivery, reconciliation: delivery, smoke: delivery }, // the delivery queue only
       activities: createActivities({ db: database.db, profile, logger, secretsKey: Buffer.from(env.SECRETS_ENCRYPTION_KEY, 'base64') }),
+      // Parked deliveries need no cache entry (their timers live in the server): a bounded cache bounds memory.
+      tuning: { maxCachedWorkflows: 500 },
     })
   : [];
 const working = runWorkers(workers);
