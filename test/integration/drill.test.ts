@@ -16,7 +16,7 @@ describe('I14 provider outage drill', () => {
       backoff: { initial: '200ms', multiplier: 2, maximum: '800ms' },
       concurrency: 16,
       duplicates: 1,
-      settleMs: 70_000,
+      settleMs: 120_000,
       workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH },
       log: () => {},
     });
@@ -35,5 +35,5 @@ describe('I14 provider outage drill', () => {
     expect(result.applied).toBeGreaterThan(0);
     expect(result.providerApiErrors).toBeGreaterThan(0);
     expect(result.lagP50Ms).not.toBeNull();
-  }, 115_000);
+  }, 180_000);
 });
