@@ -5,13 +5,15 @@
 //        [--first-attempt local|activity] [--no-eager] [--start-concurrency 32] [--parked 10000] [--max-cached 500] [--worker-process]
 import { randomBytes, randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../src/activities/index.js';
 import { loadProfile } from '../src/config/profile.js';
 import { createDatabase } from '../src/db/client.js';
@@ -19,7 +21,7 @@ import { createOutboundBatchHandler } from '../src/dispatcher/outbound-handler.j
 import { runDispatcher } from '../src/dispatcher/run.js';
 import { createBatchConsumer, createKafkaAdmin, createProducer } from '../src/kafka/kafkajs.js';
 import { createLogger } from '../src/lib/logger.js';
-import { createWorkers } from '../src/lib/workers.js';
+import { createWorkers, WORKFLOWS_PATH } from '../src/lib/workers.js';
 import { createEndpointService } from '../src/outbound/endpoints.js';
 import { measureBaselineRate, quietTemporalRuntime } from './lib/baseline.js';
 
@@ -95,9 +97,12 @@ const temporal = new Client({ connection: native });
 const activities = createActivities({ db: database.db, profile, logger, secretsKey });
 let child: ChildProcess | null = null;
 if (workerProcess) {
+  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
+  const bundlePath = join(tmpdir(), `apipay-bench-bundle-${run}.js`);
+  writeFileSync(bundlePath, code);
   child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./lib/delivery-worker.ts', import.meta.url)), taskQueue], {
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, BENCH_SECRETS_KEY: secretsKey.toString('base64'), BENCH_MAX_CACHED: args['max-cached'] },
+    env: { ...process.env, BENCH_SECRETS_KEY: secretsKey.toString('base64'), BENCH_MAX_CACHED: args['max-cached'], BENCH_WORKFLOW_BUNDLE: bundlePath },
   });
   await new Promise<void>((resolve, reject) => {
     child!.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());

@@ -1,5 +1,5 @@
 // A delivery worker in its own process for bench:outbound --worker-process, so its resident memory is its own.
-// argv: <taskQueue>; env: DATABASE_URL, BENCH_SECRETS_KEY (base64), BENCH_MAX_CACHED. Prints "ready".
+// argv: <taskQueue>; env: DATABASE_URL, BENCH_SECRETS_KEY (base64), BENCH_MAX_CACHED, BENCH_WORKFLOW_BUNDLE. Prints "ready".
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities/index.js';
 import { loadProfile } from '../../src/config/profile.js';
@@ -18,7 +18,8 @@ const connection = await NativeConnection.connect({ address: process.env.TEMPORA
 const worker = await Worker.create({
   connection,
   taskQueue: process.argv[2]!,
-  workflowsPath: WORKFLOWS_PATH,
+  // A prebuilt bundle keeps webpack (and the memory it leaves behind) out of the worker process.
+  ...(process.env.BENCH_WORKFLOW_BUNDLE ? { workflowBundle: { codePath: process.env.BENCH_WORKFLOW_BUNDLE } } : { workflowsPath: WORKFLOWS_PATH }),
   activities: createActivities({
     db: database.db,
     profile,
