@@ -308,6 +308,14 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
       if (!row) throw ApplicationFailure.nonRetryable(`delivery ${input.deliveryId} does not exist`, new DeliveryNotFoundError().name);
 
       const startedAt = new Date();
+      // Everything that can fail for infrastructure reasons before the POST happens before the reservation, so a
+      // retry after such a failure is a clean new try, not an "interrupted" attempt.
+      let signature: string | undefined;
+      if (row.endpointStatus === 'enabled') {
+        const secrets = await signingSecretsFor(db, row.endpointId, deps.secretsKey, startedAt);
+        if (secrets.length === 0) throw new Error(`endpoint ${row.endpointId} has no active signing secret`);
+        signature = sign({ payload: row.eventBody, secrets, timestamp: Math.floor(startedAt.getTime() / 1000) });
+      }
       const [reserved] = await db
         .insert(deliveryAttempts)
         .values({ deliveryId: input.deliveryId, attemptNumber: input.attemptNumber, startedAt, latencyMs: 0, succeeded: false, errorKind: IN_FLIGHT })
@@ -367,10 +375,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
           latencyMs: 0,
         });
       }
-      const secrets = await signingSecretsFor(db, row.endpointId, deps.secretsKey, startedAt);
-      if (secrets.length === 0) throw new Error(`endpoint ${row.endpointId} has no active signing secret`);
-      const signature = sign({ payload: row.eventBody, secrets, timestamp: Math.floor(Date.now() / 1000) });
-      const outcome = await post(row.url, row.eventBody, signature);
+      const outcome = await post(row.url, row.eventBody, signature!);
       return finish(input, reserved.id, row.endpointId, outcome);
     },
 
