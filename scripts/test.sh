@@ -7,7 +7,8 @@ cd "$ROOT"
 
 ensure_node_deps
 bash scripts/stack.sh up
-load_dev_env
+# Tests bring their own secrets and profile; they only need to know where the time-skipping server is.
+export TEMPORAL_TEST_SERVER="${TEMPORAL_TEST_SERVER:-${APIPAY_CACHE:-$HOME/.cache/apipay}/bin/temporal-test-server}"
 export NODE_ENV=test TEST_DATABASE_URL="${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5433/apipay_test}"
 npx tsx src/db/migrate.ts "$TEST_DATABASE_URL"
 echo "[test] typecheck"

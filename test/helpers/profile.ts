@@ -10,7 +10,8 @@ export const TEST_PROVIDER_SECRETS = {
 
 /** Deep-merges `overrides` into config/example.yaml before validation. */
 export function testProfile(overrides: Record<string, unknown> = {}): Profile {
-  for (const [name, value] of Object.entries(TEST_PROVIDER_SECRETS)) process.env[name] ??= value;
+  // Always the test values: a developer's .data/dev.env must not change what the tests sign with.
+  for (const [name, value] of Object.entries(TEST_PROVIDER_SECRETS)) process.env[name] = value;
   const base = parse(readFileSync(new URL('../../config/example.yaml', import.meta.url), 'utf8')) as Record<string, unknown>;
   const merged = merge(base, { outbound: { allow_insecure_urls: true } });
   return parseProfile(merge(merged, overrides), 'test profile');
