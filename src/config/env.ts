@@ -14,6 +14,8 @@ const envSchema = z.object({
   API_PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9464),
   DISPATCHER_METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9465),
+  /** Sticky-cache size of each worker (per task queue); bounds memory when many deliveries wait in timers. */
+  WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).default(500),
   /** The dispatcher also runs a delivery worker, so its starts are eager (first workflow task without a poll). */
   DISPATCHER_DELIVERY_WORKER: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   /** Bearer token of the admin API; compared in constant time. */

@@ -3,6 +3,7 @@ import kafkajs from 'kafkajs';
 import type { BatchConsumer, BatchHandler, KafkaSettings, Producer } from './types.js';
 
 const { Kafka, logLevel } = kafkajs;
+const HEARTBEAT_MS = 3_000;
 
 function client(settings: KafkaSettings, retries = 8) {
   return new Kafka({
@@ -17,7 +18,7 @@ export function createBatchConsumer(settings: KafkaSettings & { topic: string; g
   const consumer = client(settings).consumer({
     groupId: settings.groupId,
     sessionTimeout: 30_000,
-    heartbeatInterval: 3_000,
+    heartbeatInterval: HEARTBEAT_MS,
     maxWaitTimeInMs: 100,
     allowAutoTopicCreation: false,
   });
@@ -31,27 +32,34 @@ export function createBatchConsumer(settings: KafkaSettings & { topic: string; g
         eachBatchAutoResolve: false,
         autoCommit: false,
         partitionsConsumedConcurrently: 4,
-        eachBatch: async ({ batch, resolveOffset, commitOffsetsIfNecessary, heartbeat, isRunning, isStale }) => {
+        eachBatch: async ({ batch, resolveOffset, commitOffsetsIfNecessary, uncommittedOffsets, heartbeat, isRunning, isStale }) => {
           if (!isRunning() || isStale() || batch.messages.length === 0) return;
-          await handler({
-            topic: batch.topic,
-            partition: batch.partition,
-            lag: Number(batch.offsetLag()),
-            messages: batch.messages.map((m) => ({
+          // A large batch (fan-out + many workflow starts) can outlast the session timeout: keep the membership alive.
+          const beat = setInterval(() => void heartbeat().catch(() => {}), HEARTBEAT_MS);
+          try {
+            await handler({
               topic: batch.topic,
               partition: batch.partition,
-              offset: m.offset,
-              key: m.key,
-              value: m.value,
-              timestamp: m.timestamp,
-              headers: Object.fromEntries(
-                Object.entries(m.headers ?? {}).map(([k, v]) => [k, Buffer.isBuffer(v) ? v.toString('utf8') : String(v ?? '')]),
-              ),
-            })),
-          });
-          // Only now, after the handler committed its transaction and started its workflows.
+              lag: Number(batch.offsetLag()),
+              messages: batch.messages.map((m) => ({
+                topic: batch.topic,
+                partition: batch.partition,
+                offset: m.offset,
+                key: m.key,
+                value: m.value,
+                timestamp: m.timestamp,
+                headers: Object.fromEntries(
+                  Object.entries(m.headers ?? {}).map(([k, v]) => [k, Buffer.isBuffer(v) ? v.toString('utf8') : String(v ?? '')]),
+                ),
+              })),
+            });
+          } finally {
+            clearInterval(beat);
+          }
+          // O5: only now, after the handler committed its transaction and started its workflows. With autoCommit off,
+          // commitOffsetsIfNecessary() without offsets commits nothing: pass the resolved ones explicitly.
           resolveOffset(batch.messages[batch.messages.length - 1]!.offset);
-          await commitOffsetsIfNecessary();
+          await commitOffsetsIfNecessary(uncommittedOffsets());
           await heartbeat();
         },
       });
@@ -91,6 +99,12 @@ export function createKafkaAdmin(settings: KafkaSettings) {
     async ping(): Promise<void> {
       await connect();
       await admin.describeCluster();
+    },
+    /** Committed offset per partition of a consumer group (-1 where nothing was committed). */
+    async committedOffsets(groupId: string, topic: string): Promise<Map<number, string>> {
+      await connect();
+      const [entry] = await admin.fetchOffsets({ groupId, topics: [topic] });
+      return new Map((entry?.partitions ?? []).map((p) => [p.partition, p.offset]));
     },
     async createTopic(topic: string, numPartitions: number): Promise<void> {
       await connect();

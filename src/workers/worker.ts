@@ -21,7 +21,15 @@ const activities = createActivities({
   logger,
   secretsKey: Buffer.from(env.SECRETS_ENCRYPTION_KEY, 'base64'),
 });
-const workers = await createWorkers({ connection, namespace: env.TEMPORAL_NAMESPACE, taskQueues: TASK_QUEUES, activities });
+const workers = await createWorkers({
+  connection,
+  namespace: env.TEMPORAL_NAMESPACE,
+  taskQueues: TASK_QUEUES,
+  activities,
+  // Parked deliveries live in the server's timers, not here: a bounded sticky cache bounds the worker's memory
+  // (an evicted workflow replays its short history when its timer fires). docs/benchmarks.md has the figures.
+  tuning: { maxCachedWorkflows: env.WORKER_MAX_CACHED_WORKFLOWS },
+});
 const metrics = await serveMetrics(env.WORKER_METRICS_PORT);
 logger.info({ taskQueues: Object.values(TASK_QUEUES), metrics: `http://127.0.0.1:${env.WORKER_METRICS_PORT}/metrics` }, 'worker running');
 
@@ -33,7 +41,8 @@ onShutdown(logger, [
   () => sweep.stop(),
   // Worker.shutdown stops polling and lets in-flight tasks finish; run() resolves once they have.
   () => {
-    for (const worker of workers) worker.shutdown();
+    // The SDK's own SIGTERM handler may have begun the shutdown already; a second call would throw.
+    for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
     return running;
   },
   () => new Promise((resolve) => metrics.close(resolve)),

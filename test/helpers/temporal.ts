@@ -35,7 +35,7 @@ export async function startWorkers(options: {
   const running = runWorkers(workers);
   return {
     async stop() {
-      for (const w of workers) w.shutdown();
+      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await running;
     },
   };

@@ -1,0 +1,50 @@
+// O5 on the real broker: our consumer commits a batch's offsets only after the handler resolved, and then really
+// commits them (kafkajs with autoCommit off commits nothing unless the offsets are passed explicitly).
+import { randomUUID } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createBatchConsumer, createKafkaAdmin, createProducer } from '../../src/kafka/kafkajs.js';
+import type { MessageBatch } from '../../src/kafka/types.js';
+import { KAFKA_BROKERS } from '../helpers/env.js';
+
+const admin = createKafkaAdmin({ brokers: KAFKA_BROKERS, clientId: 'consumer-test' });
+afterAll(() => admin.close());
+
+async function eventually(probe: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('Kafka batch consumer', () => {
+  it('O5 commits nothing while the handler works, then the offset after the last message of the batch', async () => {
+    const topic = `apipay.consumer-test.${randomUUID().slice(0, 8)}`;
+    const groupId = `consumer-test-${topic}`;
+    await admin.createTopic(topic, 1);
+    const producer = await createProducer({ brokers: KAFKA_BROKERS, clientId: 'consumer-test-producer' });
+    await producer.send(topic, [0, 1, 2].map((i) => ({ value: `message-${i}` })));
+
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const seen: MessageBatch[] = [];
+    const consumer = createBatchConsumer({ brokers: KAFKA_BROKERS, clientId: 'consumer-test', topic, groupId });
+    try {
+      await consumer.run(async (batch) => {
+        seen.push(batch);
+        await released; // the durable work of O4/O5 would happen here
+      });
+      await eventually(async () => seen.length > 0);
+      const received = seen.flatMap((b) => b.messages.map((m) => m.value?.toString()));
+      expect(received).toEqual(['message-0', 'message-1', 'message-2']);
+      expect((await admin.committedOffsets(groupId, topic)).get(0)).toBe('-1');
+
+      release();
+      await eventually(async () => (await admin.committedOffsets(groupId, topic)).get(0) === '3');
+    } finally {
+      release();
+      await consumer.stop();
+      await producer.close();
+    }
+  });
+});
