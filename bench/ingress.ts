@@ -2,33 +2,19 @@
 // connection counts, for the real ingress (group commit) and, in the same run and database, a naive handler that
 // commits one transaction per request (BEGIN, registry insert, receipt insert, COMMIT); prints the ratio. Workflow starts are deferred to the sweep.
 // Env: BENCH_SECONDS (per level, default 5), BENCH_CONNECTIONS (default 16,64,256), BENCH_DATABASE_URL.
+import { BENCH_DATABASE_URL, ensureBenchDatabase } from './lib/bench-db.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
-import postgres from 'postgres';
-import { runMigrations } from '../src/db/migrate.js';
 import { stripePayload } from '../src/sandbox/payloads.js';
 import { stripeSignatureHeader } from '../src/sandbox/signing.js';
 import { runLoad, type LoadResult } from './lib/http-load.js';
 
 const BENCH_PROVIDER = 'bench-stripe';
 const BENCH_SECRET = 'whsec_bench_0123456789abcdef';
-const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5433/apipay_bench';
+const DATABASE_URL = BENCH_DATABASE_URL;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '16,64,256').split(',').map(Number);
-
-async function ensureDatabase(url: string): Promise<void> {
-  const target = new URL(url);
-  const name = target.pathname.slice(1);
-  const admin = postgres({ ...Object.fromEntries([]), host: target.hostname, port: Number(target.port), username: target.username || 'postgres', database: 'postgres', onnotice: () => {} });
-  try {
-    const exists = await admin`select 1 from pg_database where datname = ${name}`;
-    if (exists.length === 0) await admin.unsafe(`create database "${name.replaceAll('"', '')}"`);
-  } finally {
-    await admin.end();
-  }
-  await runMigrations(url);
-}
 
 type Mode = 'group' | 'naive' | 'statement';
 
@@ -83,7 +69,7 @@ async function measure(mode: Mode): Promise<{ results: LoadResult[]; stats: { tr
   }
 }
 
-await ensureDatabase(DATABASE_URL);
+await ensureBenchDatabase(DATABASE_URL);
 console.log(`bench:ingress — ${SECONDS}s per level after 1s warm-up, connections ${CONNECTIONS.join('/')}, database ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')}`);
 console.log('  each request: a unique Stripe-signed payment.succeeded; 200 only after registry row + receipt committed;');
 console.log('  group = one INSERT…CTE statement per batch of concurrent requests (the ingress); naive = BEGIN + 2 INSERTs + COMMIT');

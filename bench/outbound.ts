@@ -3,6 +3,7 @@
 // workflow rate of the same server (bench/lib/baseline.ts) and the ratio; optionally deliveries parked in timers.
 // Usage: npm run bench:outbound -- [--count 2000] [--rate 20] [--steady-seconds 15] [--baseline 500]
 //        [--first-attempt local|activity] [--no-eager] [--start-concurrency 32] [--parked 10000] [--max-cached 500] [--worker-process]
+import { ensureBenchDatabase } from './lib/bench-db.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -58,7 +59,7 @@ profile.outbound.allow_insecure_urls = true; // the receiver is on 127.0.0.1
 // Parked deliveries must stay parked for the whole run (and be terminated at its end): long waits.
 profile.outbound.retry_schedule = [6 * 3600_000];
 const logger = createLogger('bench', 'warn');
-const database = createDatabase(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5433/apipay', { max: 20 });
+const database = createDatabase(await ensureBenchDatabase(), { max: 20 });
 const secretsKey = randomBytes(32);
 const run = randomUUID().slice(0, 8);
 const taskQueue = `bench-outbound-${run}`;

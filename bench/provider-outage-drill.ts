@@ -3,7 +3,8 @@
 // acknowledged, none lost, each applied at most once (exactly once for those reconciled after recovery), and the
 // rest parked in manual_review. A smaller run of the same code is test/integration/drill.test.ts.
 // Env: DRILL_EVENTS (400), DRILL_LOAD_SECONDS (20), DRILL_OUTAGE_SECONDS (30), DRILL_TIMEOUT (15s),
-// DRILL_CONCURRENCY (16), DRILL_SETTLE_SECONDS (300), DATABASE_URL, TEMPORAL_ADDRESS.
+// DRILL_CONCURRENCY (16), DRILL_SETTLE_SECONDS (300), BENCH_DATABASE_URL (apipay_bench), TEMPORAL_ADDRESS.
+import { ensureBenchDatabase } from './lib/bench-db.js';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -244,7 +245,7 @@ export function formatDrill(result: DrillResult): string {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const env = process.env;
   const result = await runProviderOutageDrill({
-    databaseUrl: env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5433/apipay',
+    databaseUrl: await ensureBenchDatabase(),
     temporalAddress: env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
     events: Number(env.DRILL_EVENTS ?? 400),
     loadMs: Number(env.DRILL_LOAD_SECONDS ?? 20) * 1000,

@@ -1,5 +1,14 @@
 // `npm run apipay -- <command>`: the operator CLI, a thin client of the admin API (see docs/cli.md).
+import { existsSync, readFileSync } from 'node:fs';
 import { runCli } from './run.js';
 
-const code = await runCli(process.argv.slice(2), { env: process.env, fetch: globalThis.fetch, stdout: process.stdout, stderr: process.stderr });
+/** On a developer's machine the token `npm start` generated lives in .data/dev.env; an exported ADMIN_TOKEN wins. */
+function localAdminToken(): string | undefined {
+  const file = new URL('../../.data/dev.env', import.meta.url);
+  if (!existsSync(file)) return undefined;
+  return /^ADMIN_TOKEN=(.+)$/m.exec(readFileSync(file, 'utf8'))?.[1]?.trim();
+}
+
+const env = { ...process.env, ADMIN_TOKEN: process.env.ADMIN_TOKEN || localAdminToken() };
+const code = await runCli(process.argv.slice(2), { env, fetch: globalThis.fetch, stdout: process.stdout, stderr: process.stderr });
 process.exitCode = code;
