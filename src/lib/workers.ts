@@ -1,6 +1,7 @@
 // Builds the Temporal workers of this service (one per task queue) for the worker process and for tests.
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
+import type { Logger } from './logger.js';
 import type { TaskQueues } from '../shared/task-queues.js';
 import type { Activities } from '../activities/index.js';
 
@@ -12,6 +13,18 @@ const quietBundlerLogger = {
   error: (m: string, meta?: object) => console.error(m, meta ?? ''),
   log: () => {},
 };
+
+/**
+ * Routes the Temporal SDK's own log lines (worker state changes, core warnings) into the process's JSON log, at
+ * WARN and above: one log format per process, without the SDK's per-state INFO chatter. Call before connecting.
+ */
+export function installWorkerRuntime(logger: Logger): void {
+  Runtime.install({
+    logger: new DefaultLogger('WARN', ({ level, message, meta }) =>
+      (level === 'ERROR' ? logger.error.bind(logger) : logger.warn.bind(logger))({ temporal: meta }, message),
+    ),
+  });
+}
 
 export interface WorkerSetup {
   connection: NativeConnection;

@@ -11,7 +11,7 @@ import { createBatchConsumer } from '../kafka/kafkajs.js';
 import { createLogger } from '../lib/logger.js';
 import { loadSettings } from '../lib/settings.js';
 import { onShutdown } from '../lib/shutdown.js';
-import { createWorkers, runWorkers } from '../lib/workers.js';
+import { createWorkers, installWorkerRuntime, runWorkers } from '../lib/workers.js';
 import '../metrics/outbound.js';
 import { serveMetrics } from '../metrics/server.js';
 import { TASK_QUEUES } from '../shared/task-queues.js';
@@ -19,6 +19,7 @@ import { TASK_QUEUES } from '../shared/task-queues.js';
 const { env, profile } = loadSettings();
 const logger = createLogger('dispatcher', env.LOG_LEVEL);
 const database = createDatabase(env.DATABASE_URL, { max: env.DATABASE_POOL_MAX });
+installWorkerRuntime(logger);
 const connection = await NativeConnection.connect({ address: env.TEMPORAL_ADDRESS });
 const temporal = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE });
 

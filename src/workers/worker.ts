@@ -7,13 +7,14 @@ import { createLogger } from '../lib/logger.js';
 import { loadSettings } from '../lib/settings.js';
 import { onShutdown } from '../lib/shutdown.js';
 import { connectTemporal } from '../lib/temporal.js';
-import { createWorkers, runWorkers } from '../lib/workers.js';
+import { createWorkers, installWorkerRuntime, runWorkers } from '../lib/workers.js';
 import { serveMetrics } from '../metrics/server.js';
 import { TASK_QUEUES } from '../shared/task-queues.js';
 
 const { env, profile } = loadSettings();
 const logger = createLogger('worker', env.LOG_LEVEL);
 const database = createDatabase(env.DATABASE_URL, { max: env.DATABASE_POOL_MAX });
+installWorkerRuntime(logger);
 const connection = await NativeConnection.connect({ address: env.TEMPORAL_ADDRESS });
 const activities = createActivities({
   db: database.db,
