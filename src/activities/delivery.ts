@@ -8,7 +8,8 @@ import { deliveries, deliveryAttempts, events, webhookEndpoints } from '../db/sc
 import type { Logger } from '../lib/logger.js';
 import { attemptLatency, attemptsTotal, deliveriesFinished, endpointsDisabled, retriesScheduled } from '../metrics/outbound.js';
 import { signingSecretsFor } from '../outbound/secrets.js';
-import { checkEndpointUrl, UnsafeUrlError } from '../outbound/url-safety.js';
+import { outboundAgents, type PinnedAgents } from '../outbound/pinned-agents.js';
+import { UnsafeUrlError, vetEndpointUrl, type LookupAll, type VettedAddress } from '../outbound/url-safety.js';
 import type { DeliveryStatus } from '../shared/outbound.js';
 import { sign, SIGNATURE_HEADER } from '../signing/index.js';
 
@@ -59,6 +60,10 @@ export interface DeliveryActivityDeps {
   logger: Logger;
   secretsKey: Buffer;
   fetch?: typeof fetch;
+  /** Resolver for the send-time URL check (O15), injectable for tests; default the system resolver. */
+  lookup?: LookupAll;
+  /** Where POSTs connect (O15: only to the vetted addresses); default the process's shared pool. */
+  agents?: PinnedAgents;
 }
 
 class DeliveryNotFoundError extends Error {
@@ -106,15 +111,18 @@ async function readExcerpt(response: Response, cap: number): Promise<string> {
 export function createDeliveryActivities(deps: DeliveryActivityDeps) {
   const { db, profile, logger } = deps;
   const http = deps.fetch ?? fetch;
+  const agents = deps.agents ?? outboundAgents;
   const timeoutMs = profile.outbound.request_timeout;
   const excerptBytes = profile.outbound.response_excerpt_bytes;
 
-  async function post(url: string, body: Buffer, signature: string): Promise<Outcome> {
+  async function post(url: string, addresses: VettedAddress[] | null, body: Buffer, signature: string): Promise<Outcome> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     try {
       const response = await http(url, {
         method: 'POST',
+        // O15: connect to the addresses just vetted, not to whatever a second DNS answer says.
+        dispatcher: agents.dispatcherFor(url, addresses),
         body,
         redirect: 'manual', // O7: a 3xx is the merchant's misconfiguration, recorded as a failure, never followed
         signal: AbortSignal.timeout(timeoutMs),
@@ -362,8 +370,9 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
         });
       }
       // O15: checked again at send time, since DNS may now point somewhere it did not at registration.
+      let addresses: VettedAddress[] | null;
       try {
-        await checkEndpointUrl(row.url, { allowInsecure: profile.outbound.allow_insecure_urls });
+        addresses = await vetEndpointUrl(row.url, { allowInsecure: profile.outbound.allow_insecure_urls, lookup: deps.lookup });
       } catch (error) {
         if (!(error instanceof UnsafeUrlError)) throw error;
         return finish(input, reserved.id, row.endpointId, {
@@ -375,7 +384,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
           latencyMs: 0,
         });
       }
-      const outcome = await post(row.url, row.eventBody, signature!);
+      const outcome = await post(row.url, addresses, row.eventBody, signature!);
       return finish(input, reserved.id, row.endpointId, outcome);
     },
 

@@ -77,8 +77,18 @@ export function isForbiddenAddress(address: string): boolean {
 
 const defaultLookup: LookupAll = (host) => dns.lookup(host, { all: true, verbatim: true });
 
-/** Throws UnsafeUrlError when the URL may not receive webhooks; resolves when it may. */
-export async function checkEndpointUrl(url: string, options: UrlSafetyOptions): Promise<void> {
+/** An address a URL was checked against: the send-time POST connects to one of these and nowhere else. */
+export interface VettedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/**
+ * Checks the URL and returns the addresses it was checked against, or null when none were (allowInsecure and, at
+ * registration or when the name does not resolve, no lookup). `resolve` asks DNS even under allowInsecure so that
+ * a send-time POST can be pinned in every profile; strict profiles always resolve and require an answer.
+ */
+async function vet(url: string, options: UrlSafetyOptions, resolve: boolean): Promise<VettedAddress[] | null> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -92,23 +102,46 @@ export async function checkEndpointUrl(url: string, options: UrlSafetyOptions): 
   if (parsed.username || parsed.password) {
     throw new UnsafeUrlError('credentials_in_url', 'credentials in the URL are not allowed');
   }
-  if (options.allowInsecure) return; // local development: loopback and private receivers are expected
 
   const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
-  let addresses: Array<{ address: string }>;
-  if (isIP(host)) {
-    addresses = [{ address: host }];
+  const literal = isIP(host);
+  let addresses: Array<{ address: string; family: number }>;
+  if (literal) {
+    addresses = [{ address: host, family: literal }];
+  } else if (options.allowInsecure && !resolve) {
+    return null; // local development: loopback and private receivers are expected, and may not resolve yet
   } else {
     try {
       addresses = await (options.lookup ?? defaultLookup)(host);
     } catch {
+      addresses = [];
+    }
+    if (addresses.length === 0) {
+      // Under allowInsecure the POST resolves for itself and fails as a connection error, as it always has.
+      if (options.allowInsecure) return null;
       throw new UnsafeUrlError('unresolvable_host', `host ${host} does not resolve`);
     }
-    if (addresses.length === 0) throw new UnsafeUrlError('unresolvable_host', `host ${host} does not resolve`);
   }
-  // Every address must be public: a name with one private A record could be steered there.
-  const bad = addresses.find((a) => isForbiddenAddress(a.address));
-  if (bad) {
-    throw new UnsafeUrlError('forbidden_address', `host ${host} resolves to ${bad.address}, a loopback, private or link-local address`);
+  if (!options.allowInsecure) {
+    // Every address must be public: a name with one private A record could be steered there.
+    const bad = addresses.find((a) => isForbiddenAddress(a.address));
+    if (bad) {
+      throw new UnsafeUrlError('forbidden_address', `host ${host} resolves to ${bad.address}, a loopback, private or link-local address`);
+    }
   }
+  return addresses.map((a) => ({ address: a.address, family: isIP(a.address) === 6 ? 6 : 4 }));
+}
+
+/** Registration: throws UnsafeUrlError when the URL may not receive webhooks; resolves when it may. */
+export async function checkEndpointUrl(url: string, options: UrlSafetyOptions): Promise<void> {
+  await vet(url, options, false);
+}
+
+/**
+ * Send time: the same check, returning the addresses it vetted (null: nothing to pin, see vet) so that the POST
+ * connects to exactly those (src/outbound/pinned-agents.ts) instead of resolving the name a second time — a
+ * second answer could be 127.0.0.1 (DNS rebinding).
+ */
+export function vetEndpointUrl(url: string, options: UrlSafetyOptions): Promise<VettedAddress[] | null> {
+  return vet(url, options, true);
 }

@@ -14,6 +14,7 @@ import { onShutdown } from '../lib/shutdown.js';
 import { createWorkers, installWorkerRuntime, runWorkers } from '../lib/workers.js';
 import '../metrics/outbound.js';
 import { serveMetrics } from '../metrics/server.js';
+import { outboundAgents } from '../outbound/pinned-agents.js';
 import { TASK_QUEUES } from '../shared/task-queues.js';
 
 const { env, profile } = loadSettings();
@@ -61,6 +62,7 @@ onShutdown(logger, [
     for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
     return working;
   },
+  () => outboundAgents.close(), // O15: the delivery POSTs' pinned connections, once no attempt is in flight
   () => new Promise((resolve) => metrics.close(resolve)),
   () => connection.close(),
   () => database.close(),

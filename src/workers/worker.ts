@@ -9,6 +9,7 @@ import { onShutdown } from '../lib/shutdown.js';
 import { connectTemporal } from '../lib/temporal.js';
 import { createWorkers, installWorkerRuntime, runWorkers } from '../lib/workers.js';
 import { serveMetrics } from '../metrics/server.js';
+import { outboundAgents } from '../outbound/pinned-agents.js';
 import { TASK_QUEUES } from '../shared/task-queues.js';
 
 const { env, profile } = loadSettings();
@@ -46,6 +47,7 @@ onShutdown(logger, [
     for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
     return running;
   },
+  () => outboundAgents.close(), // O15: the delivery POSTs' pinned connections, once no attempt is in flight
   () => new Promise((resolve) => metrics.close(resolve)),
   () => connection.close(),
   () => temporal.connection.close(),

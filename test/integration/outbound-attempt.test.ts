@@ -1,9 +1,12 @@
 // The attempt activity against the real PostgreSQL and real local HTTP peers: outcomes and kinds (O7), signature
 // over the stored bytes (O8), attempt-once (O7), disabled endpoints (O13), URL safety at send time (O15).
-import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDeliveryActivities } from '../../src/activities/delivery.js';
+import { createPinnedAgents } from '../../src/outbound/pinned-agents.js';
+import type { LookupAll } from '../../src/outbound/url-safety.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { deliveries, deliveryAttempts } from '../../src/db/schema/index.js';
 import { verify } from '../../src/signing/index.js';
@@ -150,4 +153,45 @@ describe('delivery attempt activity', () => {
       .where(and(eq(deliveryAttempts.deliveryId, deliveryId), eq(deliveryAttempts.attemptNumber, 1)));
     expect(row!.errorKind).toBe('unsafe_url');
   });
+
+  it('O15 the POST connects to the address the send-time check vetted, even if DNS answers differently a second time', async () => {
+    // DNS rebinding: the first answer (the one checked) is the merchant, every later answer is somewhere else. Here
+    // "somewhere else" is a second server on 127.0.0.2, same port, standing in for an internal service.
+    const port = Number(new URL(receiver.url).port);
+    const attacker: string[] = [];
+    const internal = createHttpServer((req, res) => {
+      attacker.push(req.url ?? '/');
+      res.end('internal');
+    });
+    await new Promise<void>((resolve) => internal.listen(port, '127.0.0.2', resolve));
+    expect((internal.address() as AddressInfo).port).toBe(port);
+    let lookups = 0;
+    const rebinding: LookupAll = async () => [{ address: lookups++ === 0 ? '127.0.0.1' : '127.0.0.2', family: 4 }];
+    const agents = createPinnedAgents();
+    try {
+      const pinned = createDeliveryActivities({ db: database.db, profile, logger: testLogger, secretsKey: TEST_SECRETS_KEY, lookup: rebinding, agents });
+      const merchantAccount = uniqueMerchant('o15rebind');
+      // .invalid never resolves in real DNS either: the POST can only have connected through the vetted address.
+      const endpoint = await insertEndpoint(database.db, { merchantAccount, url: `http://rebind.invalid:${port}/ok/rebind` });
+      const { deliveryId } = await insertDelivery(database.db, { endpointId: endpoint.id, merchantAccount });
+      const result = await pinned.attemptDelivery({ deliveryId, attemptNumber: 1, scheduledAt: Date.now(), retryInMs: 60_000 });
+      expect(result).toMatchObject({ outcome: 'delivered', responseStatus: 204, errorKind: null });
+      const hit = receiver.received.find((r) => r.path === '/ok/rebind');
+      expect(hit?.headers.host).toBe(`rebind.invalid:${port}`); // the name, not the address, in the Host header
+      expect(attacker).toEqual([]);
+      expect(lookups).toBe(1);
+      // The next attempt checks again (answer 2: 127.0.0.2, allowed in this local profile) and goes there: each POST
+      // connects where its own check looked, never to an earlier or later answer.
+      const next = await insertDelivery(database.db, { endpointId: endpoint.id, merchantAccount });
+      const second = await pinned.attemptDelivery({ deliveryId: next.deliveryId, attemptNumber: 1, scheduledAt: Date.now(), retryInMs: null });
+      expect(second).toMatchObject({ outcome: 'delivered', responseStatus: 200 });
+      expect(attacker).toEqual(['/ok/rebind']);
+      expect(lookups).toBe(2);
+    } finally {
+      await agents.close();
+      internal.closeAllConnections();
+      await new Promise((resolve) => internal.close(resolve));
+    }
+  });
 });
+

@@ -1,6 +1,6 @@
 // O15: endpoint URLs are https and public-only unless the profile allows local development targets.
 import { describe, expect, it } from 'vitest';
-import { checkEndpointUrl, isForbiddenAddress, UnsafeUrlError, type LookupAll } from '../../src/outbound/url-safety.js';
+import { checkEndpointUrl, isForbiddenAddress, UnsafeUrlError, vetEndpointUrl, type LookupAll } from '../../src/outbound/url-safety.js';
 
 async function reasonOf(promise: Promise<void>): Promise<string | 'ok'> {
   try {
@@ -109,5 +109,39 @@ describe('checkEndpointUrl (O15)', () => {
     ['not-an-ip', true],
   ])('O15 isForbiddenAddress(%s) = %s', (address, expected) => {
     expect(isForbiddenAddress(address)).toBe(expected);
+  });
+});
+
+describe('vetEndpointUrl (O15, send time)', () => {
+  it('O15 returns the addresses it vetted, so the POST can connect to exactly those', async () => {
+    const lookup: LookupAll = async () => [
+      { address: '93.184.216.34', family: 4 },
+      { address: '2606:4700::6810:84e5', family: 6 },
+    ];
+    expect(await vetEndpointUrl('https://merchant.example/hook', { allowInsecure: false, lookup })).toEqual([
+      { address: '93.184.216.34', family: 4 },
+      { address: '2606:4700::6810:84e5', family: 6 },
+    ]);
+    expect(await vetEndpointUrl('https://[2606:4700:4700::1111]/hook', strict)).toEqual([{ address: '2606:4700:4700::1111', family: 6 }]);
+  });
+
+  it('O15 refuses exactly what checkEndpointUrl refuses in a strict profile', async () => {
+    const privateLookup: LookupAll = async () => [{ address: '10.0.0.7', family: 4 }];
+    expect(await reasonOf(vetEndpointUrl('https://merchant.example/', { allowInsecure: false, lookup: privateLookup }).then(() => {}))).toBe('forbidden_address');
+    expect(await reasonOf(vetEndpointUrl('https://nowhere.invalid/', { allowInsecure: false, lookup: async () => [] }).then(() => {}))).toBe('unresolvable_host');
+    expect(await reasonOf(vetEndpointUrl('http://93.184.216.34/', strict).then(() => {}))).toBe('scheme_not_allowed');
+  });
+
+  it('O15 allow_insecure_urls: resolves and pins local targets too; a name that does not resolve is left to the POST', async () => {
+    const loopback: LookupAll = async () => [{ address: '127.0.0.1', family: 4 }];
+    expect(await vetEndpointUrl('http://receiver.local:4200/hook', { allowInsecure: true, lookup: loopback })).toEqual([{ address: '127.0.0.1', family: 4 }]);
+    const failing: LookupAll = async () => {
+      throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
+    };
+    expect(await vetEndpointUrl('http://receiver.local:4200/hook', { allowInsecure: true, lookup: failing })).toBeNull();
+    // Registration under allow_insecure_urls does not resolve at all (a dev receiver may not be up yet).
+    let asked = 0;
+    await checkEndpointUrl('http://receiver.local:4200/hook', { allowInsecure: true, lookup: async () => (asked++, []) });
+    expect(asked).toBe(0);
   });
 });
