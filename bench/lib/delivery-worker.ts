@@ -1,5 +1,6 @@
 // A delivery worker in its own process for bench:outbound --worker-process, so its resident memory is its own.
-// argv: <taskQueue>; env: DATABASE_URL, BENCH_SECRETS_KEY (base64), BENCH_MAX_CACHED, BENCH_WORKFLOW_BUNDLE. Prints "ready".
+// argv: <taskQueue>; env: BENCH_DATABASE_URL (default apipay_bench, as the parent), BENCH_SECRETS_KEY (base64), BENCH_MAX_CACHED, BENCH_WORKFLOW_BUNDLE. Prints "ready".
+import { BENCH_DATABASE_URL } from './bench-db.js';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities/index.js';
 import { loadProfile } from '../../src/config/profile.js';
@@ -13,7 +14,7 @@ process.env.SANDBOX_STRIPE_WEBHOOK_SECRET ??= 'whsec_bench_unused';
 process.env.SANDBOX_HMAC_WEBHOOK_SECRET ??= 'bench-unused';
 const profile = loadProfile(process.env.APIPAY_PROFILE ?? 'config/example.yaml');
 profile.outbound.allow_insecure_urls = true;
-const database = createDatabase(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5433/apipay', { max: 20 });
+const database = createDatabase(BENCH_DATABASE_URL, { max: 20 });
 const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233' });
 const worker = await Worker.create({
   connection,
