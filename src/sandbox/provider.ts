@@ -1,7 +1,7 @@
 // The provider sandbox: the only stand-in for the payment providers, which are outside our system. It serves each
 // provider's payments API (the contract in src/shared/inbound.ts), lets tests and demos create and change payments,
 // and sends signed webhooks to our ingress; switches (in code or PUT /control/switches) inject latency, 5xx, a full
-// API outage, amount mismatches, duplicate deliveries and out-of-order delivery.
+// API outage, amount mismatches, duplicate deliveries and out-of-order delivery, and one payment can be made to fail.
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
@@ -72,10 +72,17 @@ export interface ProviderSandbox {
   port: number;
   readonly switches: Readonly<SandboxSwitches>;
   setSwitches(change: Partial<SandboxSwitches>): SandboxSwitches;
+  /** Back to DEFAULT_SWITCHES, and no payment failing (setPaymentFailing). */
   resetSwitches(): void;
   /** Creates or replaces a payment in the provider's books (by ingress provider name or API path). */
   upsertPayment(provider: string, reference: string, payment: PaymentInput): ProviderPayment;
   getPayment(provider: string, reference: string): ProviderPayment | undefined;
+  /** Removes a payment: the payments API answers 404 for it again. True if there was one. */
+  deletePayment(provider: string, reference: string): boolean;
+  /** Per-reference 5xx: the payments API answers 503 for this reference only (payment or not) until turned off. */
+  setPaymentFailing(provider: string, reference: string, failing?: boolean): void;
+  /** Payments API queries for one reference so far, whatever was answered. */
+  hits(provider: string, reference: string): number;
   /** Signs and POSTs one webhook to the ingress, 1 + `duplicates` times. Amount/currency default to the payment's. */
   sendWebhook(provider: string, event: Omit<SandboxEvent, 'amountMinor' | 'currency'> & Partial<SandboxEvent>): Promise<WebhookResult>;
   /** Several webhooks in order (newest first with `outOfOrder`); results come back in the order of `events`. */
@@ -87,8 +94,8 @@ export interface ProviderSandbox {
 export interface SandboxOptions {
   port?: number;
   host?: string;
-  /** Base URL of our API: webhooks go to {ingressUrl}/webhooks/{provider}. */
-  ingressUrl: string;
+  /** Base URL of our API: webhooks go to {ingressUrl}/webhooks/{provider}. Without it only the payments API is played. */
+  ingressUrl?: string;
   /** Providers to play; by default sandbox-stripe (/stripe) and sandbox-hmac (/hmac) with these secrets by name. */
   providers?: SandboxProviderConfig[];
   secrets?: Record<string, string | string[]>;
@@ -134,6 +141,13 @@ export async function startProviderSandbox(options: SandboxOptions): Promise<Pro
   const now = options.now ?? (() => new Date());
   const doFetch = options.fetch ?? fetch;
   const stats = { apiRequests: 0, apiErrors: 0, webhooksSent: 0 };
+  // Per provider name: references answered 503, and payments API queries per reference.
+  const failing = new Map<string, Set<string>>(providers.map((p) => [p.name, new Set()]));
+  const hitCounts = new Map<string, Map<string, number>>(providers.map((p) => [p.name, new Map()]));
+  const resetSwitches = () => {
+    switches = { ...DEFAULT_SWITCHES };
+    for (const references of failing.values()) references.clear();
+  };
 
   const providerOf = (key: string) => {
     const provider = find(key);
@@ -148,8 +162,15 @@ export async function startProviderSandbox(options: SandboxOptions): Promise<Pro
     books.get(provider.name)!.set(reference, payment);
     return payment;
   };
+  const setPaymentFailing = (key: string, reference: string, on = true) => {
+    const references = failing.get(providerOf(key).name)!;
+    if (on) references.add(reference);
+    else references.delete(reference);
+  };
+  const deletePayment = (key: string, reference: string) => books.get(providerOf(key).name)!.delete(reference);
 
   async function deliver(provider: SandboxProviderConfig, body: string): Promise<Delivery> {
+    if (!options.ingressUrl) throw new Error('this sandbox was started without an ingressUrl: it sends no webhooks');
     const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': `apipay-provider-sandbox/${provider.scheme}` };
     if (provider.scheme === 'stripe') {
       headers['stripe-signature'] = stripeSignatureHeader(body, provider.secret, Math.floor(now().getTime() / 1000));
@@ -189,27 +210,46 @@ export async function startProviderSandbox(options: SandboxOptions): Promise<Pro
     return c.json(switches);
   });
   app.post('/control/reset', (c) => {
-    switches = { ...DEFAULT_SWITCHES };
+    resetSwitches();
     return c.json(switches);
   });
   app.get('/control/stats', (c) => c.json(stats));
+  app.put('/control/failing/:provider/:reference', async (c) => {
+    if (!find(c.req.param('provider'))) return c.json({ error: 'unknown provider' }, 404);
+    const { failing: on } = z.strictObject({ failing: z.boolean() }).parse(await c.req.json());
+    setPaymentFailing(c.req.param('provider'), c.req.param('reference'), on);
+    return c.json({ reference: c.req.param('reference'), failing: on });
+  });
+  app.get('/control/hits/:provider/:reference', (c) => {
+    const provider = find(c.req.param('provider'));
+    if (!provider) return c.json({ error: 'unknown provider' }, 404);
+    return c.json({ reference: c.req.param('reference'), hits: hitCounts.get(provider.name)!.get(c.req.param('reference')) ?? 0 });
+  });
 
   app.get('/:provider/payments/:reference', async (c) => {
     const provider = find(c.req.param('provider'));
     if (!provider) return c.json({ error: 'unknown provider' }, 404);
+    const reference = c.req.param('reference');
+    const counts = hitCounts.get(provider.name)!;
+    counts.set(reference, (counts.get(reference) ?? 0) + 1);
     stats.apiRequests += 1;
     if (switches.latencyMs > 0) await sleep(switches.latencyMs);
-    if (switches.outage || (switches.errorRate > 0 && random() < switches.errorRate)) {
+    const failed = switches.outage || failing.get(provider.name)!.has(reference) || (switches.errorRate > 0 && random() < switches.errorRate);
+    if (failed) {
       stats.apiErrors += 1;
       return c.json({ error: switches.outage ? 'provider outage' : 'provider error' }, 503);
     }
-    const payment = books.get(provider.name)!.get(c.req.param('reference'));
+    const payment = books.get(provider.name)!.get(reference);
     if (!payment) return c.json({ error: 'no such payment' }, 404);
     return c.json(switches.amountMismatch ? { ...payment, amountMinor: String(BigInt(payment.amountMinor) + 1n) } : payment);
   });
   app.put('/:provider/payments/:reference', async (c) => {
     if (!find(c.req.param('provider'))) return c.json({ error: 'unknown provider' }, 404);
     return c.json(upsertPayment(c.req.param('provider'), c.req.param('reference'), await c.req.json()));
+  });
+  app.delete('/:provider/payments/:reference', (c) => {
+    if (!find(c.req.param('provider'))) return c.json({ error: 'unknown provider' }, 404);
+    return c.json({ deleted: deletePayment(c.req.param('provider'), c.req.param('reference')) });
   });
   app.post('/:provider/webhooks', async (c) => {
     if (!find(c.req.param('provider'))) return c.json({ error: 'unknown provider' }, 404);
@@ -233,11 +273,12 @@ export async function startProviderSandbox(options: SandboxOptions): Promise<Pro
       switches = { ...switches, ...switchesSchema.partial().parse(change) };
       return switches;
     },
-    resetSwitches() {
-      switches = { ...DEFAULT_SWITCHES };
-    },
+    resetSwitches,
     upsertPayment,
     getPayment: (key, reference) => books.get(providerOf(key).name)!.get(reference),
+    deletePayment,
+    setPaymentFailing,
+    hits: (key, reference) => hitCounts.get(providerOf(key).name)!.get(reference) ?? 0,
     sendWebhook,
     async sendWebhooks(key, events) {
       const ordered = switches.outOfOrder ? [...events].reverse() : events;

@@ -1,44 +1,48 @@
-// Inbound reconciliation test helpers: a tiny provider payments API the test steers (until the sandbox is used),
-// unique provider events, and starting a reconciliation workflow the way the ingress does.
+// Inbound reconciliation test helpers: the provider sandbox playing sandbox-stripe's payments API, steered per
+// payment, unique provider events, and starting a reconciliation workflow the way the ingress does.
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import { and, eq } from 'drizzle-orm';
 import type { Profile } from '../../src/config/profile.js';
 import type { Db } from '../../src/db/client.js';
 import { ledgerEntries, ledgerTransactions } from '../../src/db/schema/index.js';
 import { buildReconciliationStart } from '../../src/inbound/start.js';
+import { startProviderSandbox, type ProviderSandbox } from '../../src/sandbox/provider.js';
 import { RECONCILIATION_WORKFLOW, type NormalizedProviderEvent, type ProviderPayment, type ReconciliationRules, type ReconciliationWorkflowInput } from '../../src/shared/inbound.js';
+import { TEST_PROVIDER_SECRETS } from './profile.js';
 
 export type ProviderAnswer = ProviderPayment | 'error' | null;
 
-/** GET /stripe/payments/:ref answers what the test set (null → 404, 'error' → 503, unset → 404). */
+const PEER_PROVIDER = 'sandbox-stripe';
+
+/**
+ * The provider sandbox (no ingress) with sandbox-stripe at {baseUrl}: set(reference, payment) makes the payments API
+ * answer it, 'error' answers 503 (setPaymentFailing), null 404 (no payment); hits counts the queries per reference.
+ */
 export async function startPaymentsPeer(): Promise<{
+  sandbox: ProviderSandbox;
   baseUrl: string;
   set: (reference: string, answer: ProviderAnswer) => void;
   hits: (reference: string) => number;
   close: () => Promise<void>;
 }> {
-  const answers = new Map<string, ProviderAnswer>();
-  const counts = new Map<string, number>();
-  const server = createServer((req, res) => {
-    const match = /^\/stripe\/payments\/([^/?]+)$/.exec(req.url ?? '');
-    if (!match) return res.writeHead(404).end();
-    const reference = decodeURIComponent(match[1]!);
-    counts.set(reference, (counts.get(reference) ?? 0) + 1);
-    const answer = answers.get(reference) ?? null;
-    if (answer === 'error') return res.writeHead(503).end('provider outage');
-    if (answer === null) return res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not_found"}');
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+  const sandbox = await startProviderSandbox({
+    port: 0,
+    providers: [{ name: PEER_PROVIDER, path: 'stripe', scheme: 'stripe', secret: TEST_PROVIDER_SECRETS.SANDBOX_STRIPE_WEBHOOK_SECRET }],
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    baseUrl: `http://127.0.0.1:${port}/stripe`,
-    set: (reference, answer) => answers.set(reference, answer),
-    hits: (reference) => counts.get(reference) ?? 0,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    sandbox,
+    baseUrl: `${sandbox.url}/stripe`,
+    set(reference, answer) {
+      sandbox.setPaymentFailing(PEER_PROVIDER, reference, answer === 'error');
+      if (answer === null) sandbox.deletePayment(PEER_PROVIDER, reference);
+      else if (answer !== 'error') {
+        const { reference: _, ...payment } = answer;
+        sandbox.upsertPayment(PEER_PROVIDER, reference, payment);
+      }
+    },
+    hits: (reference) => sandbox.hits(PEER_PROVIDER, reference),
+    close: () => sandbox.close(),
   };
 }
 

@@ -83,6 +83,34 @@ describe('provider sandbox: payments API (I8 contract)', () => {
     }
     expect((await get(`/stripe/payments/${reference}`)).body.amountMinor).toBe('1000');
   });
+
+  it('I8 per-payment 5xx and per-reference query counts, in code and over /control; delete makes it unknown again', async () => {
+    const reference = uniqueReference();
+    const other = uniqueReference();
+    sandbox.upsertPayment(stripe, reference, { status: 'succeeded', amountMinor: 500, currency: 'EUR' });
+    sandbox.upsertPayment(stripe, other, { status: 'succeeded', amountMinor: 500, currency: 'EUR' });
+    sandbox.setPaymentFailing(stripe, reference);
+    try {
+      expect((await get(`/stripe/payments/${reference}`)).status).toBe(503);
+      expect((await get(`/stripe/payments/${other}`)).status).toBe(200); // only that payment fails
+      const unknown = uniqueReference();
+      expect((await put(`/control/failing/stripe/${unknown}`, { failing: true })).status).toBe(200);
+      expect((await get(`/stripe/payments/${unknown}`)).status).toBe(503); // failing even with no payment
+      expect((await put(`/control/failing/stripe/${reference}`, { failing: false })).status).toBe(200);
+      expect((await get(`/stripe/payments/${reference}`)).status).toBe(200);
+      expect((await put(`/control/failing/stripe/${reference}`, { failing: 'yes' })).status).toBe(400);
+      expect(sandbox.hits(stripe, reference)).toBe(2);
+      expect(sandbox.hits(hmac, reference)).toBe(0); // counted per provider
+      expect((await get(`/control/hits/stripe/${other}`)).body).toEqual({ reference: other, hits: 1 });
+      expect((await fetch(`${sandbox.url}/stripe/payments/${other}`, { method: 'DELETE' })).status).toBe(200);
+      expect((await get(`/stripe/payments/${other}`)).status).toBe(404);
+      expect(sandbox.deletePayment(stripe, other)).toBe(false);
+      sandbox.setPaymentFailing(stripe, reference);
+    } finally {
+      sandbox.resetSwitches();
+    }
+    expect((await get(`/stripe/payments/${reference}`)).status).toBe(200); // reset clears per-payment failures
+  });
 });
 
 describe('provider sandbox: signed webhooks to our ingress', () => {

@@ -1,5 +1,5 @@
-// I7–I12 on the real Temporal dev server and PostgreSQL: the reconciliation workflow against a provider payments
-// peer the test steers, the ledger it posts to, the projection and the operator resolutions.
+// I7–I12 on the real Temporal dev server and PostgreSQL: the reconciliation workflow against the provider sandbox's
+// payments API, steered per payment, the ledger it posts to, the projection and the operator resolutions.
 import { WorkflowFailedError } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { eq, sql } from 'drizzle-orm';
