@@ -2,15 +2,14 @@
 // the same workflow id attempts at once with a real worker, and the merchant receives the signed, identical bytes.
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/api/app.js';
+import { testApp } from '../helpers/app.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { deliveries, deliveryAttempts } from '../../src/db/schema/index.js';
 import { DELIVERY_WORKFLOW } from '../../src/shared/outbound.js';
 import { SIGNATURE_HEADER, verify } from '../../src/signing/index.js';
-import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
+import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL } from '../helpers/env.js';
 import { insertDelivery, insertEndpoint, startReceiver, uniqueMerchant, waitFor } from '../helpers/outbound.js';
-import { testProfile } from '../helpers/profile.js';
-import { connectDevServer, startWorkers, testActivities, testLogger, uniqueTaskQueues } from '../helpers/temporal.js';
+import { connectDevServer, startWorkers, testActivities, uniqueTaskQueues } from '../helpers/temporal.js';
 
 let database: Database;
 let temporal: Awaited<ReturnType<typeof connectDevServer>>;
@@ -41,14 +40,10 @@ describe('manual retry through the admin API (O12)', () => {
       });
       await earlier.terminate('review window over (test)');
 
-      const app = createApp({
+      const app = testApp({
         db: database.db,
         temporal: temporal.client,
-        profile: testProfile(),
-        env: { ADMIN_TOKEN: TEST_ADMIN_TOKEN, SECRETS_ENCRYPTION_KEY: TEST_SECRETS_KEY.toString('base64') },
         taskQueues,
-        logger: testLogger,
-        readiness: {},
       });
       const res = await app.request(`/admin/v1/webhook-deliveries/${deliveryId}/retry`, {
         method: 'POST',

@@ -7,14 +7,14 @@ import { serve } from '@hono/node-server';
 import Stripe from 'stripe';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/api/app.js';
+import { testApp } from '../helpers/app.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { createDedupeCache } from '../../src/inbound/dedupe-cache.js';
 import { createReconciliationStarter, type ReconciliationStarter } from '../../src/inbound/reconciliation-starter.js';
 import { createGroupCommitWriter } from '../../src/inbound/receipt-writer.js';
 import { reconciliationWorkflowId } from '../../src/shared/ids.js';
 import type { ReconciliationInput } from '../../src/shared/inbound.js';
-import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
+import { TEST_DATABASE_URL } from '../helpers/env.js';
 import {
   hmacPayload,
   hmacRequest,
@@ -72,14 +72,11 @@ function ingress(options: { clock?: { now: Date }; startWorkflows?: boolean } = 
   }
   const writer = createGroupCommitWriter({ db: database.db });
   const cache = createDedupeCache({ ttlMs: profile.inbound.dedupe_store_ttl_days * 86_400_000, now: () => clock.now.getTime() });
-  const app = createApp({
+  const app = testApp({
     db: database.db,
     temporal: temporal.client,
     profile,
-    env: { ADMIN_TOKEN: TEST_ADMIN_TOKEN, SECRETS_ENCRYPTION_KEY: TEST_SECRETS_KEY.toString('base64') },
     taskQueues,
-    logger: testLogger,
-    readiness: {},
     now: () => clock.now,
     ingress: { writer, cache, starter },
   });

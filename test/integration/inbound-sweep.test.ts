@@ -3,12 +3,12 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/api/app.js';
+import { testApp } from '../helpers/app.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { sweepUnstartedReceipts, startSweepLoop } from '../../src/inbound/sweep.js';
 import { createProviderRegistry } from '../../src/providers/index.js';
 import { reconciliationWorkflowId } from '../../src/shared/ids.js';
-import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
+import { TEST_DATABASE_URL } from '../helpers/env.js';
 import { hmacPayload, hmacRequest, inboundTestProfile, reconciliationOf, runsOf, storedFor, stripeEvent, stripeRequest, terminateAll, uniqueReference } from '../helpers/inbound.js';
 import { connectDevServer, testLogger, uniqueTaskQueues } from '../helpers/temporal.js';
 
@@ -32,14 +32,11 @@ afterAll(async () => {
 
 /** The ingress as it is when the process is killed right after the commit: no starter runs. */
 function crashingIngress() {
-  return createApp({
+  return testApp({
     db: database.db,
     temporal: temporal.client,
     profile,
-    env: { ADMIN_TOKEN: TEST_ADMIN_TOKEN, SECRETS_ENCRYPTION_KEY: TEST_SECRETS_KEY.toString('base64') },
     taskQueues,
-    logger: testLogger,
-    readiness: {},
     ingress: { starter: null },
   });
 }

@@ -3,13 +3,13 @@
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/api/app.js';
+import { testApp } from '../helpers/app.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { DEMO_SCENARIOS, httpSandboxDriver, type SandboxDriver } from '../../src/sandbox/demo.js';
 import { sandboxProvidersFromProfile, startProviderSandbox, type ProviderSandbox } from '../../src/sandbox/provider.js';
-import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
+import { TEST_DATABASE_URL } from '../helpers/env.js';
 import { inboundTestProfile, storedFor, uniqueReference } from '../helpers/inbound.js';
-import { connectDevServer, testLogger, uniqueTaskQueues } from '../helpers/temporal.js';
+import { connectDevServer, uniqueTaskQueues } from '../helpers/temporal.js';
 
 let database: Database;
 let temporal: Awaited<ReturnType<typeof connectDevServer>>;
@@ -21,14 +21,11 @@ let random = 0.99;
 beforeAll(async () => {
   database = createDatabase(TEST_DATABASE_URL, { max: 4 });
   temporal = await connectDevServer();
-  const app = createApp({
+  const app = testApp({
     db: database.db,
     temporal: temporal.client,
     profile,
-    env: { ADMIN_TOKEN: TEST_ADMIN_TOKEN, SECRETS_ENCRYPTION_KEY: TEST_SECRETS_KEY.toString('base64') },
     taskQueues: uniqueTaskQueues('sandbox'),
-    logger: testLogger,
-    readiness: {},
     ingress: { starter: null }, // this file tests the sandbox, not reconciliation
   });
   api = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });

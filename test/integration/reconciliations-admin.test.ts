@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities } from '../../src/activities/index.js';
-import { createApp } from '../../src/api/app.js';
+import { testApp } from '../helpers/app.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { ledgerEntries } from '../../src/db/schema/index.js';
 import { minorToDecimal } from '../../src/inbound/csv.js';
@@ -17,7 +17,7 @@ import { connectDevServer, startWorkers, testLogger, uniqueTaskQueues } from '..
 let database: Database;
 let temporal: Awaited<ReturnType<typeof connectDevServer>>;
 let peer: Awaited<ReturnType<typeof startPaymentsPeer>>;
-let app: ReturnType<typeof createApp>;
+let app: ReturnType<typeof testApp>;
 let stopWorkers: () => Promise<void>;
 const provider = `admin-${randomUUID().slice(0, 8)}`;
 const taskQueues = uniqueTaskQueues('reconcile-admin');
@@ -36,14 +36,11 @@ beforeAll(async () => {
   });
   const activities = createActivities({ db: database.db, profile, logger: testLogger, secretsKey: TEST_SECRETS_KEY });
   stopWorkers = (await startWorkers({ connection: temporal.native, taskQueues, activities })).stop;
-  app = createApp({
+  app = testApp({
     db: database.db,
     temporal: temporal.client,
     profile,
-    env: { ADMIN_TOKEN: TEST_ADMIN_TOKEN, SECRETS_ENCRYPTION_KEY: TEST_SECRETS_KEY.toString('base64') },
     taskQueues,
-    logger: testLogger,
-    readiness: {},
   });
 });
 afterAll(async () => {
