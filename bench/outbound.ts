@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { Client } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../src/activities/index.js';
+import { parseEnv } from '../src/config/env.js';
 import { loadProfile } from '../src/config/profile.js';
 import { createDatabase } from '../src/db/client.js';
 import { createOutboundBatchHandler } from '../src/dispatcher/outbound-handler.js';
@@ -36,7 +37,8 @@ const { values: args } = parseArgs({
     'no-eager': { type: 'boolean', default: false },
     'start-concurrency': { type: 'string', default: '32' },
     parked: { type: 'string', default: '0' },
-    'max-cached': { type: 'string', default: '500' },
+    'max-cached': { type: 'string' }, // default: the shipped WORKER_MAX_CACHED_WORKFLOWS (src/config/env.ts)
+    'settle-samples': { type: 'string', default: '4' }, // RSS samples 30 s apart once the parked deliveries settled
     'worker-process': { type: 'boolean', default: false },
   },
 });
@@ -44,6 +46,8 @@ const COUNT = Number(args.count);
 const RATE = Number(args.rate);
 const STEADY_SECONDS = Number(args['steady-seconds']);
 const PARKED = Number(args.parked);
+const shipped = parseEnv({ ADMIN_TOKEN: 'bench-admin-token-unused', SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'), ...process.env });
+const maxCached = args['max-cached'] ?? String(shipped.WORKER_MAX_CACHED_WORKFLOWS);
 const firstAttempt = args['first-attempt'] === 'activity' ? 'activity' : 'local';
 const workerProcess = args['worker-process'];
 // Eager start needs the worker in this process; a separate worker process is for measuring its memory alone.
@@ -97,13 +101,26 @@ const native = await NativeConnection.connect({ address });
 const temporal = new Client({ connection: native });
 const activities = createActivities({ db: database.db, profile, logger, secretsKey });
 let child: ChildProcess | null = null;
+let onChildMem: ((json: string) => void) | null = null;
+/** The child's own view of its memory (main-thread JS heap), asked for on its stdin. */
+const childMem = () =>
+  new Promise<string>((resolve) => {
+    if (!child?.pid) return resolve('');
+    onChildMem = (json) => ((onChildMem = null), resolve(json));
+    child.stdin!.write('mem\n');
+    setTimeout(() => resolve('(no answer)'), 5000);
+  });
 if (workerProcess) {
   const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
   const bundlePath = join(tmpdir(), `apipay-bench-bundle-${run}.js`);
   writeFileSync(bundlePath, code);
   child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./lib/delivery-worker.ts', import.meta.url)), taskQueue], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, BENCH_SECRETS_KEY: secretsKey.toString('base64'), BENCH_MAX_CACHED: args['max-cached'], BENCH_WORKFLOW_BUNDLE: bundlePath },
+    stdio: ['pipe', 'pipe', 'inherit'],
+    // The shipped worker configuration (workerTuning from WORKER_* env), only the cache size overridable by --max-cached.
+    env: { ...process.env, BENCH_SECRETS_KEY: secretsKey.toString('base64'), WORKER_MAX_CACHED_WORKFLOWS: maxCached, BENCH_WORKFLOW_BUNDLE: bundlePath },
+  });
+  child.stdout!.on('data', (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n')) if (line.startsWith('mem ')) onChildMem?.(line.slice(4));
   });
   await new Promise<void>((resolve, reject) => {
     child!.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
@@ -119,7 +136,7 @@ const workers = workerProcess ? [] : await createWorkers({
   connection: native,
   taskQueues: { delivery: taskQueue, reconciliation: taskQueue, smoke: taskQueue },
   activities,
-  tuning: { maxCachedWorkflows: Number(args['max-cached']), maxConcurrentWorkflowTaskExecutions: 64, maxConcurrentLocalActivityExecutions: 64, maxConcurrentActivityTaskExecutions: 64 },
+  tuning: { maxCachedWorkflows: Number(maxCached), maxConcurrentWorkflowTaskExecutions: 64, maxConcurrentLocalActivityExecutions: 64, maxConcurrentActivityTaskExecutions: 64 },
 });
 const running = Promise.all(workers.map((w) => w.run()));
 
@@ -257,6 +274,7 @@ try {
     global.gc?.();
     await new Promise((r) => setTimeout(r, 5000)); // let the last workflow tasks settle
     const rssMb = workerRssMb();
+    const settleMem = await childMem();
     const heapMb = process.memoryUsage().heapUsed / 1024 / 1024;
     receivedAt.clear();
     latencies.length = 0;
@@ -265,9 +283,17 @@ try {
     await waitForReceived(1, 60_000);
     results.push(
       `parked    ${PARKED} deliveries in backoff timers after ${parkSeconds.toFixed(0)} s: ${workerProcess ? 'worker process' : 'process'} RSS ${rssMb.toFixed(0)} MB` +
-        `${workerProcess ? '' : `, JS heap ${heapMb.toFixed(0)} MB`} (sticky cache ${args['max-cached']} workflows; ` +
+        `${workerProcess ? '' : `, JS heap ${heapMb.toFixed(0)} MB`} (sticky cache ${maxCached} workflows; ` +
         `${workerProcess ? 'worker alone' : 'worker + dispatcher + receiver in one process'}; goal < 500 MB); a new event still delivered in ${(performance.now() - probeStart).toFixed(0)} ms`,
     );
+    // Is it what parked workflows hold, or the high-water mark of the burst? Sample again while nothing runs.
+    if (workerProcess) {
+      results.push(`settle    +0 s: RSS ${rssMb.toFixed(0)} MB ${settleMem}`);
+      for (let i = 1; i <= Number(args['settle-samples']); i++) {
+        await new Promise((r) => setTimeout(r, 30_000));
+        results.push(`settle    +${i * 30} s: RSS ${workerRssMb().toFixed(0)} MB ${await childMem()}`);
+      }
+    }
   }
 } finally {
   await consumer.stop().catch(() => {});

@@ -15,7 +15,11 @@ const envSchema = z.object({
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9464),
   DISPATCHER_METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9465),
   /** Sticky-cache size of each worker (per task queue); bounds memory when many deliveries wait in timers. */
-  WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).default(500),
+  WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).default(100),
+  /** Workflow tasks in flight per worker; bounds the burst (and the memory it leaves resident). */
+  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).default(10),
+  /** Activities and local activities (delivery attempts) in flight per worker. */
+  WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).default(20),
   /** The dispatcher also runs a delivery worker, so its starts are eager (first workflow task without a poll). */
   DISPATCHER_DELIVERY_WORKER: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   /** Bearer token of the admin API; compared in constant time. */

@@ -36,6 +36,28 @@ export interface WorkerSetup {
   tuning?: Partial<WorkerOptions>;
 }
 
+/** The worker settings read from the environment (src/config/env.ts); the production worker and the bench use these. */
+export interface WorkerTuningEnv {
+  WORKER_MAX_CACHED_WORKFLOWS: number;
+  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: number;
+  WORKER_MAX_CONCURRENT_ACTIVITIES: number;
+}
+
+/**
+ * The shipped worker tuning. Parked deliveries live in the server's timers, not here: a bounded sticky cache bounds
+ * the worker's memory (an evicted workflow replays its short history when its timer fires), and bounded task and
+ * activity slots bound the burst of first attempts, whose high-water mark is what the process keeps resident.
+ * docs/benchmarks.md ("Parked deliveries and worker memory") has the figures.
+ */
+export function workerTuning(env: WorkerTuningEnv): Partial<WorkerOptions> {
+  return {
+    maxCachedWorkflows: env.WORKER_MAX_CACHED_WORKFLOWS,
+    maxConcurrentWorkflowTaskExecutions: Math.max(2, Math.min(env.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS, env.WORKER_MAX_CACHED_WORKFLOWS || Infinity)),
+    maxConcurrentActivityTaskExecutions: env.WORKER_MAX_CONCURRENT_ACTIVITIES,
+    maxConcurrentLocalActivityExecutions: env.WORKER_MAX_CONCURRENT_ACTIVITIES,
+  };
+}
+
 export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
   const queues = [...new Set(Object.values(setup.taskQueues))];
   // Bundle once and share it: each task queue's worker would otherwise build its own copy.

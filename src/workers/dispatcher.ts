@@ -11,7 +11,7 @@ import { createBatchConsumer } from '../kafka/kafkajs.js';
 import { createLogger } from '../lib/logger.js';
 import { loadSettings } from '../lib/settings.js';
 import { onShutdown } from '../lib/shutdown.js';
-import { createWorkers, installWorkerRuntime, runWorkers } from '../lib/workers.js';
+import { createWorkers, installWorkerRuntime, runWorkers, workerTuning } from '../lib/workers.js';
 import '../metrics/outbound.js';
 import { serveMetrics } from '../metrics/server.js';
 import { outboundAgents } from '../outbound/pinned-agents.js';
@@ -31,8 +31,7 @@ const workers = env.DISPATCHER_DELIVERY_WORKER
       namespace: env.TEMPORAL_NAMESPACE,
       taskQueues: { delivery, reconciliation: delivery, smoke: delivery }, // the delivery queue only
       activities: createActivities({ db: database.db, profile, logger, secretsKey: Buffer.from(env.SECRETS_ENCRYPTION_KEY, 'base64') }),
-      // Parked deliveries need no cache entry (their timers live in the server): a bounded cache bounds memory.
-      tuning: { maxCachedWorkflows: 500 },
+      tuning: workerTuning(env), // the same bounded cache and slots as the worker process
     })
   : [];
 const working = runWorkers(workers);

@@ -7,7 +7,7 @@ import { createLogger } from '../lib/logger.js';
 import { loadSettings } from '../lib/settings.js';
 import { onShutdown } from '../lib/shutdown.js';
 import { connectTemporal } from '../lib/temporal.js';
-import { createWorkers, installWorkerRuntime, runWorkers } from '../lib/workers.js';
+import { createWorkers, installWorkerRuntime, runWorkers, workerTuning } from '../lib/workers.js';
 import { serveMetrics } from '../metrics/server.js';
 import { outboundAgents } from '../outbound/pinned-agents.js';
 import { TASK_QUEUES } from '../shared/task-queues.js';
@@ -28,9 +28,7 @@ const workers = await createWorkers({
   namespace: env.TEMPORAL_NAMESPACE,
   taskQueues: TASK_QUEUES,
   activities,
-  // Parked deliveries live in the server's timers, not here: a bounded sticky cache bounds the worker's memory
-  // (an evicted workflow replays its short history when its timer fires). docs/benchmarks.md has the figures.
-  tuning: { maxCachedWorkflows: env.WORKER_MAX_CACHED_WORKFLOWS },
+  tuning: workerTuning(env), // bounded cache and slots bound memory with many parked deliveries
 });
 const metrics = await serveMetrics(env.WORKER_METRICS_PORT);
 logger.info({ taskQueues: Object.values(TASK_QUEUES), metrics: `http://127.0.0.1:${env.WORKER_METRICS_PORT}/metrics` }, 'worker running');
