@@ -127,10 +127,10 @@ export async function outboundChecks(sql: Sql, acked: string[], endpoints: SoakE
       againAfter2xx.push(`${r.id} (${pathOf.get(r.endpoint_id)}): ${later} POSTs after a 2xx, ${r.status}`);
     }
   }
-  const interruptedRows = await sql<{ delivery_id: string; at: Date }[]>`
-    select a.delivery_id, a.started_at as at from delivery_attempts a join deliveries d on d.id = a.delivery_id
+  const interruptedRows = await sql<{ delivery_id: string; at: number }[]>`
+    select a.delivery_id, (extract(epoch from a.started_at) * 1000)::float8 as at from delivery_attempts a join deliveries d on d.id = a.delivery_id
      where a.error_kind = 'interrupted' and d.event_public_id = any(${acked})`;
-  const interruptedUnexplained = interruptedRows.filter((a) => !faultNear(a.at.getTime() - 15_000, a.at.getTime() + 60_000));
+  const interruptedUnexplained = interruptedRows.filter((a) => !faultNear(a.at - 15_000, a.at + 60_000));
   for (const r of rows) {
     const times = postsBy.get(`${pathOf.get(r.endpoint_id)} ${r.event_public_id}`) ?? [];
     totalPosts += times.length;

@@ -23,7 +23,9 @@ export interface Merchants {
 type Answer = (res: import('node:http').ServerResponse) => void;
 
 function garbageAnswers(random: Random, nulBodies: boolean): Answer[] {
-  const bytes = (n: number) => Buffer.from(Array.from({ length: n }, () => Math.floor(random() * 256)));
+  // Binary bodies; with NUL bytes only when those are not left out (R3 is about them).
+  const low = nulBodies ? 0 : 1;
+  const bytes = (n: number) => Buffer.from(Array.from({ length: n }, () => low + Math.floor(random() * (256 - low))));
   const answers: Answer[] = [
     (res) => res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(bytes(64)), // binary
     (res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(Buffer.from([0x6f, 0x6b, 0xff, 0xfe, 0xc3])), // invalid UTF-8

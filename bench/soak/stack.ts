@@ -44,7 +44,7 @@ export function soakStack(ports: SoakPorts): SoakStack {
   const data = process.env.SOAK_DATA ?? join(ROOT, '.data/soak');
   // As root PostgreSQL's data must sit where the postgres user can reach it (see scripts/stack.sh).
   const root = process.getuid?.() === 0;
-  const pgData = root ? `/var/lib/apipay/soak-${createHash('sha1').update(ROOT).digest('hex').slice(0, 10)}/pg` : join(data, 'pg-data');
+  const pgData = root ? `/var/lib/apipay/soak-${createHash('sha1').update(ROOT).digest('hex').slice(0, 10)}-${ports.pg}/pg` : join(data, 'pg-data');
   const env: Record<string, string> = {
     APIPAY_DATA: data,
     APIPAY_PG_DATA: pgData,
