@@ -41,7 +41,7 @@ export interface SoakStack {
 }
 
 export function soakStack(ports: SoakPorts): SoakStack {
-  const data = process.env.SOAK_DATA ?? join(ROOT, '.data/soak');
+  const data = process.env.SOAK_DATA ?? join(ROOT, '.data', `soak-${ports.pg - 1}`); // one folder per port base
   // As root PostgreSQL's data must sit where the postgres user can reach it (see scripts/stack.sh).
   const root = process.getuid?.() === 0;
   const pgData = root ? `/var/lib/apipay/soak-${createHash('sha1').update(ROOT).digest('hex').slice(0, 10)}-${ports.pg}/pg` : join(data, 'pg-data');

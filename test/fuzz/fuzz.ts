@@ -20,7 +20,7 @@ export const timeoutFor = (defaultRuns: number, perRunMs: number) => 30_000 + Nu
 export const OPEN_DEFECTS: Record<string, string> = {
   R1: 'U+0000 in an envelope string the events table stores (merchant_account) stops the partition',
   R2: 'U+0000 in a resolution reason or operator: ledger committed, audit retried forever, request hangs',
-  R3: 'a merchant answer with a NUL byte cannot be recorded; the retry POSTs again',
+  R3: 'a merchant answer with a NUL byte cannot be recorded (the retry POSTs again); a body declared content-encoding: gzip that is not gzip hangs the attempt past request_timeout (undici)',
 };
 const includeOpen = process.env.FUZZ_OPEN_DEFECTS === '1';
 
