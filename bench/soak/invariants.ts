@@ -183,3 +183,15 @@ export async function outboundChecks(sql: Sql, acked: string[], endpoints: SoakE
     },
   ];
 }
+
+/** R1: every poison message Kafka acknowledged is quarantined once (a resend may add one at another offset). */
+export async function quarantineChecks(sql: Sql, poisonAcked: number): Promise<Check[]> {
+  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from quarantined_messages`;
+  return [
+    {
+      name: 'every poison message quarantined with a reason, its partition moving on',
+      ok: row!.n >= poisonAcked,
+      detail: `${poisonAcked} poison messages acknowledged by Kafka, ${row!.n} quarantined (the other events of their partitions: see fan-out above)`,
+    },
+  ];
+}

@@ -22,9 +22,9 @@ export interface Merchants {
 
 type Answer = (res: import('node:http').ServerResponse) => void;
 
-function garbageAnswers(random: Random, nulBodies: boolean): Answer[] {
-  // Binary bodies; with NUL bytes only when those are not left out (R3 is about them).
-  const low = nulBodies ? 0 : 1;
+function garbageAnswers(random: Random, hostileBodies: boolean): Answer[] {
+  // Binary bodies; with NUL bytes only when R3's answers are not left out.
+  const low = hostileBodies ? 0 : 1;
   const bytes = (n: number) => Buffer.from(Array.from({ length: n }, () => low + Math.floor(random() * (256 - low))));
   const answers: Answer[] = [
     (res) => res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(bytes(64)), // binary
@@ -39,14 +39,17 @@ function garbageAnswers(random: Random, nulBodies: boolean): Answer[] {
       res.destroy(); // reset mid-body
     },
   ];
-  if (nulBodies) answers.push((res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\u0000done')); // R3
+  if (hostileBodies) {
+    answers.push((res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\u0000done')); // R3: NUL
+    answers.push((res) => res.writeHead(200, { 'content-encoding': 'gzip' }).end(Buffer.from([0xf2, 0xbb, 0x8a]))); // R3: not gzip
+  }
   return answers;
 }
 
-export async function startMerchants(options: { port: number; random: Random; slowMs: number; nulBodies: boolean }): Promise<Merchants> {
+export async function startMerchants(options: { port: number; random: Random; slowMs: number; hostileBodies: boolean }): Promise<Merchants> {
   const posts: MerchantPost[] = [];
   const { random } = options;
-  const garbage = garbageAnswers(random, options.nulBodies);
+  const garbage = garbageAnswers(random, options.hostileBodies);
   const behaviour: Record<MerchantPath, Answer> = {
     '/ok': (res) => res.writeHead(200).end('ok'),
     '/flaky': (res) => (random() < 0.5 ? res.writeHead(503).end('try later') : res.writeHead(200).end('ok')),

@@ -37,6 +37,8 @@ export interface OutboundTraffic {
   acked: string[];
   unacked: string[];
   sent: number;
+  /** Poison messages (1 in 40) Kafka acknowledged: each must be quarantined while its partition moves on (R1). */
+  poisonAcked: number;
   stop(): Promise<void>;
 }
 
@@ -49,32 +51,45 @@ export async function startOutboundTraffic(options: {
   ratePerS: number;
   random: Random;
   seed: number;
+  /** Poison with U+0000 in merchant_account (R1's reproduction) besides invalid JSON and missing fields. */
+  nulPoison: boolean;
 }): Promise<OutboundTraffic> {
   let producer: Producer | undefined;
   const acked: string[] = [];
   const unacked: string[] = [];
   const inFlight = new Set<Promise<void>>();
   let sent = 0;
+  let poisonAcked = 0;
 
   const connect = async () => (producer ??= await createProducer({ brokers: options.brokers, clientId: 'apipay-soak' }));
-  const produce = async (id: string, value: string) => {
+  const produce = async (id: string, value: string, poison = false) => {
     const deadline = Date.now() + 60_000;
     for (;;) {
       try {
         await (await connect()).send(options.topic, [{ key: id, value }]);
-        return void acked.push(id);
+        return void (poison ? (poisonAcked += 1) : acked.push(id));
       } catch {
         const broken = producer;
         producer = undefined;
         await broken?.close().catch(() => undefined);
-        if (Date.now() > deadline) return void unacked.push(id);
+        if (Date.now() > deadline) return void (poison || unacked.push(id));
         await new Promise((r) => setTimeout(r, 1_000));
       }
     }
   };
+  const poisonOf = (id: string) => {
+    const kinds = ['{not json', JSON.stringify({ id, object: 'event' }), `{"id":"${id}","object":"event","type":"x","created":-1}`];
+    if (options.nulPoison) kinds.push(JSON.stringify({ id, object: 'event', type: 'payment.succeeded', created: 1, livemode: false, merchant_account: 'acct_\u0000', data: { object: {} } }));
+    return pick(options.random, kinds);
+  };
   const tick = () => {
     sent += 1;
     const id = `evt_soak_${options.seed}_out_${sent}`;
+    if (options.random() < 1 / 40) {
+      const p = produce(`${id}_poison`, poisonOf(`${id}_poison`), true).finally(() => inFlight.delete(p));
+      inFlight.add(p);
+      return;
+    }
     const envelope = {
       id,
       object: 'event',
@@ -94,6 +109,9 @@ export async function startOutboundTraffic(options: {
     unacked,
     get sent() {
       return sent;
+    },
+    get poisonAcked() {
+      return poisonAcked;
     },
     async stop() {
       clearInterval(timer);

@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createDatabase } from '../../src/db/client.js';
 import { superviseApps } from './apps.js';
-import { parseSoakArgs } from './args.js';
+import { parseSoakArgs, SKIPPABLE } from './args.js';
 import { runKillSchedule } from './faults.js';
 import { startInboundTraffic } from './inbound.js';
-import { inboundChecks, ledgerChecks, outboundChecks, type Check } from './invariants.js';
+import { inboundChecks, ledgerChecks, outboundChecks, quarantineChecks, type Check } from './invariants.js';
 import { startMerchants } from './merchants.js';
 import { registerEndpoints, startOutboundTraffic } from './outbound.js';
 import { soakSecrets, writeSoakProfile } from './profile.js';
@@ -23,7 +23,7 @@ const args = parseSoakArgs(process.argv.slice(2));
 const kills = killSchedule(args.seed, args.minutes);
 say(`seed ${args.seed}, ${args.minutes} min, ${args.webhookRate} webhooks/s, ${args.eventRate} events/s, settle ≤ ${args.settleMinutes} min`);
 say(`kill schedule (seed ${args.seed}): ${kills.map((k) => `${k.atS}s ${k.target}${k.downS && !['api', 'worker', 'dispatcher'].includes(k.target) ? `(${k.downS}s down)` : ''}`).join(', ') || 'none'}`);
-if (args.skip.size) say(`left out (open defects): ${[...args.skip].map((s) => (s === 'nul-bodies' ? 'merchant answers with NUL bytes (R3)' : 'poison envelopes (R1)')).join(', ')}`);
+if (args.skip.size) say(`left out (open defects): ${[...args.skip].map((s) => SKIPPABLE[s]).join('; ')}`);
 
 const ports = soakPorts(args.portBase);
 const stack = soakStack(ports);
@@ -39,7 +39,7 @@ const { path: profilePath, profile } = writeSoakProfile(stack.data, ports.sandbo
 await promisify(execFile)(process.execPath, ['--import', 'tsx', join(ROOT, 'src/db/migrate.ts'), stack.databaseUrl], { cwd: ROOT });
 
 const random = seeded(args.seed);
-const merchants = await startMerchants({ port: ports.merchants, random, slowMs: 3_000, nulBodies: !args.skip.has('nul-bodies') });
+const merchants = await startMerchants({ port: ports.merchants, random, slowMs: 3_000, hostileBodies: !args.skip.has('R3') });
 const apiUrl = `http://127.0.0.1:${ports.api}`;
 const apps = superviseApps({
   logs: join(stack.data, 'logs'),
@@ -71,6 +71,7 @@ try {
   const inbound = await startInboundTraffic({ profile, port: ports.sandbox, ingressUrl: apiUrl, ratePerS: args.webhookRate, random, seed: args.seed });
   const outbound = await startOutboundTraffic({
     brokers: [`127.0.0.1:${ports.kafka}`], topic: profile.outbound.kafka.topic, merchant, ratePerS: args.eventRate, random, seed: args.seed,
+    nulPoison: !args.skip.has('R1'),
   });
   const faults = runKillSchedule({ kills, apps, stack, say });
   await new Promise((r) => setTimeout(r, args.minutes * 60_000));
@@ -86,6 +87,7 @@ try {
     ...(await inboundChecks(database.sql, inbound.acked)),
     ...(await ledgerChecks(database.sql)),
     ...(await outboundChecks(database.sql, outbound.acked, endpoints, merchants.posts, faults.faults)),
+    ...(await quarantineChecks(database.sql, outbound.poisonAcked)),
     {
       name: 'every killed service restarted',
       ok: faults.restartFailures.length === 0,

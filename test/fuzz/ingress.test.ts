@@ -23,6 +23,15 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   if (database) {
+    // The ingress starts workflows after its 200: let those starts finish before the pool closes.
+    const deadline = Date.now() + 15_000;
+    while (Date.now() < deadline) {
+      const [row] = await database.db.execute<{ n: number }>(
+        sql`select count(*)::int as n from webhook_receipts where provider in (${stripe}, ${hmac}) and workflow_started_at is null`,
+      );
+      if (row!.n === 0) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
     const started = await database.db.execute<{ provider: string; provider_event_id: string }>(
       sql`select provider, provider_event_id from webhook_receipts where provider in (${stripe}, ${hmac})`,
     );
