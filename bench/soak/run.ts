@@ -78,7 +78,7 @@ try {
   await faults.stop();
   say('traffic stopping (resending what was not acknowledged)');
   await Promise.all([inbound.stop(), outbound.stop()]);
-  say(`traffic stopped: ${inbound.acked.length}/${inbound.sent} webhooks acknowledged, ${outbound.acked.length}/${outbound.sent} events acknowledged by Kafka; settling`);
+  say(`traffic stopped: ${inbound.acked.length}/${inbound.sent} webhooks acknowledged, ${outbound.acked.length} events and ${outbound.poisonAcked} poison messages acknowledged by Kafka (${outbound.sent} sent); settling`);
   const settled = await waitSettled(database.sql, inbound.acked, outbound.acked, args.settleMinutes * 60_000);
   say(`settle: ${settled}`);
   await apps.stop(); // nothing moves while the checks read
