@@ -181,8 +181,10 @@ export function createGroupCommitWriter(options: GroupCommitOptions): GroupCommi
           take += 1;
         }
       const batch: Pending[] = [];
-      for (const p of queue.splice(0, take)) if (p.settled) release(p);
-      else batch.push(p);
+      for (const p of queue.splice(0, take)) {
+        if (p.settled) release(p);
+        else batch.push(p);
+      }
       if (batch.length === 0) continue;
       inFlight += 1;
       void run(batch).finally(() => {
