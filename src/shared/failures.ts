@@ -4,7 +4,8 @@ import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 
 /**
  * Type names of deterministic failures: activities throw them as ApplicationFailure.nonRetryable, and every
- * activity proxy lists them too, so a plain Error of one of these names is never retried either.
+ * activity proxy lists them too, so a plain Error of one of these names is never retried either. Not listed:
+ * UnclassifiedError, which is retried a bounded number of times before it is thrown as non-retryable.
  */
 export const NON_RETRYABLE_ERROR_TYPES = [
   'LedgerConflictError',
@@ -19,7 +20,6 @@ export const NON_RETRYABLE_ERROR_TYPES = [
   'DatabaseRefused',
   'ProgrammingError',
   'ProviderRefused',
-  'UnclassifiedError',
 ] as const;
 
 /**

@@ -99,3 +99,11 @@ describe('R4 toActivityFailure and withClassifiedErrors', () => {
     await expect(activities.bad()).rejects.toMatchObject({ type: 'LedgerValidationError', nonRetryable: true });
   });
 });
+
+describe('R4 the proxies’ nonRetryableErrorTypes', () => {
+  it('R4 list no retryable type, so an unnamed error really is retried up to its bound', () => {
+    for (const type of ['UnclassifiedError', 'NetworkError', 'DatabaseUnavailable', 'Timeout', 'ProviderUnavailable']) {
+      expect(NON_RETRYABLE_ERROR_TYPES).not.toContain(type);
+    }
+  });
+});
