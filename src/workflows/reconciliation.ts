@@ -63,7 +63,6 @@ function resolutionProblem(resolution: OperatorResolution, state: Reconciliation
   return null;
 }
 
-
 export async function reconciliationWorkflow(input: ReconciliationWorkflowInput): Promise<ReconciliationOutcome> {
   const { rules, settings, event } = input;
   const reconciliationId = workflowInfo().workflowId;
