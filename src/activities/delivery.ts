@@ -73,6 +73,11 @@ class DeliveryNotFoundError extends Error {
   override name = 'DeliveryNotFoundError';
 }
 
+/** R4: nothing to sign with; deterministic until an operator adds or rotates a secret, so never retried. */
+class MissingSigningSecretError extends Error {
+  override name = 'MissingSigningSecretError';
+}
+
 interface Outcome {
   succeeded: boolean;
   responseStatus: number | null;
@@ -287,7 +292,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
       let signature: string | undefined;
       if (row.endpointStatus === 'enabled') {
         const secrets = await signingSecretsFor(db, row.endpointId, deps.secretsKey, startedAt);
-        if (secrets.length === 0) throw new Error(`endpoint ${row.endpointId} has no active signing secret`);
+        if (secrets.length === 0) throw new MissingSigningSecretError(`endpoint ${row.endpointId} has no active signing secret`);
         signature = sign({ payload: row.eventBody, secrets, timestamp: Math.floor(startedAt.getTime() / 1000) });
       }
       const [reserved] = await db
@@ -371,11 +376,22 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
       return { ...row, attemptCount: Number(row.attemptCount) };
     },
 
+    /** R4: a cycle that a non-retryable error stopped ends FAILED with that reason (O12: retryNow still works). */
+    async failDelivery(request: { deliveryId: string; reason: string }): Promise<void> {
+      const now = new Date();
+      await db
+        .update(deliveries)
+        .set({ status: 'FAILED', failureReason: request.reason, failedAt: now, nextAttemptAt: null, updatedAt: now })
+        .where(and(eq(deliveries.id, request.deliveryId), sql`${deliveries.status} <> 'DELIVERED'`));
+      deliveriesFinished.inc({ status: 'FAILED' });
+      logger.warn({ deliveryId: request.deliveryId, reason: request.reason }, 'delivery FAILED by a non-retryable error');
+    },
+
     /** O12: a FAILED delivery goes back to PENDING for a new cycle. */
     async reopenDelivery(deliveryId: string): Promise<void> {
       await db
         .update(deliveries)
-        .set({ status: 'PENDING', failedAt: null, nextAttemptAt: new Date(), updatedAt: new Date() })
+        .set({ status: 'PENDING', failedAt: null, failureReason: null, nextAttemptAt: new Date(), updatedAt: new Date() })
         .where(and(eq(deliveries.id, deliveryId), eq(deliveries.status, 'FAILED')));
     },
   };
