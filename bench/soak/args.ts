@@ -11,14 +11,13 @@ export interface SoakArgs {
   settleMinutes: number;
   /** Port base: PostgreSQL base+1, Temporal base+2 (UI base+3), Kafka base+4 (controller base+5), API base+6, … */
   portBase: number;
-  /** Traffic that reproduces an open defect of issue 8, left out and named in the report: R1 (U+0000 poison), R3 (NUL or broken-gzip answers). */
+  /** Traffic that reproduces an open defect of issue 8, left out and named in the report: R1 (U+0000 poison). */
   skip: Set<string>;
   keep: boolean;
 }
 
 export const SKIPPABLE: Record<string, string> = {
   R1: 'poison envelopes with U+0000 in merchant_account (R1)',
-  R3: 'merchant answers with NUL bytes or a broken gzip body (R3)',
 };
 
 export function parseSoakArgs(argv: string[]): SoakArgs {

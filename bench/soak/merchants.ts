@@ -22,12 +22,10 @@ export interface Merchants {
 
 type Answer = (res: import('node:http').ServerResponse) => void;
 
-function garbageAnswers(random: Random, hostileBodies: boolean): Answer[] {
-  // Binary bodies; with NUL bytes only when R3's answers are not left out.
-  const low = hostileBodies ? 0 : 1;
-  const bytes = (n: number) => Buffer.from(Array.from({ length: n }, () => low + Math.floor(random() * (256 - low))));
+function garbageAnswers(random: Random): Answer[] {
+  const bytes = (n: number) => Buffer.from(Array.from({ length: n }, () => Math.floor(random() * 256)));
   const answers: Answer[] = [
-    (res) => res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(bytes(64)), // binary
+    (res) => res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(bytes(64)), // binary, NUL bytes likely
     (res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(Buffer.from([0x6f, 0x6b, 0xff, 0xfe, 0xc3])), // invalid UTF-8
     (res) => res.writeHead(500).end('x'.repeat(200_000)), // huge
     (res) => res.writeHead(204).end(),
@@ -39,17 +37,15 @@ function garbageAnswers(random: Random, hostileBodies: boolean): Answer[] {
       res.destroy(); // reset mid-body
     },
   ];
-  if (hostileBodies) {
-    answers.push((res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\u0000done')); // R3: NUL
-    answers.push((res) => res.writeHead(200, { 'content-encoding': 'gzip' }).end(Buffer.from([0xf2, 0xbb, 0x8a]))); // R3: not gzip
-  }
+  answers.push((res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\u0000done')); // R3: NUL in a 2xx
+  answers.push((res) => res.writeHead(200, { 'content-encoding': 'gzip' }).end(Buffer.from([0xf2, 0xbb, 0x8a]))); // R3: not gzip
   return answers;
 }
 
-export async function startMerchants(options: { port: number; random: Random; slowMs: number; hostileBodies: boolean }): Promise<Merchants> {
+export async function startMerchants(options: { port: number; random: Random; slowMs: number }): Promise<Merchants> {
   const posts: MerchantPost[] = [];
   const { random } = options;
-  const garbage = garbageAnswers(random, options.hostileBodies);
+  const garbage = garbageAnswers(random);
   const behaviour: Record<MerchantPath, Answer> = {
     '/ok': (res) => res.writeHead(200).end('ok'),
     '/flaky': (res) => (random() < 0.5 ? res.writeHead(503).end('try later') : res.writeHead(200).end('ok')),

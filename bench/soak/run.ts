@@ -39,7 +39,7 @@ const { path: profilePath, profile } = writeSoakProfile(stack.data, ports.sandbo
 await promisify(execFile)(process.execPath, ['--import', 'tsx', join(ROOT, 'src/db/migrate.ts'), stack.databaseUrl], { cwd: ROOT });
 
 const random = seeded(args.seed);
-const merchants = await startMerchants({ port: ports.merchants, random, slowMs: 3_000, hostileBodies: !args.skip.has('R3') });
+const merchants = await startMerchants({ port: ports.merchants, random, slowMs: 3_000 });
 const apiUrl = `http://127.0.0.1:${ports.api}`;
 const apps = superviseApps({
   logs: join(stack.data, 'logs'),

@@ -14,13 +14,12 @@ export const timeoutFor = (defaultRuns: number, perRunMs: number) => 30_000 + Nu
 
 /**
  * Inputs that reproduce defects still open in issue 8 (R1 NUL in an envelope field, R2 NUL in a resolution's
- * reason, R3 NUL bytes in a merchant's answer) are left out of the default runs so `npm test` holds on main;
+ * operator or reason) are left out of the default runs so `npm test` holds on main;
  * FUZZ_OPEN_DEFECTS=1 puts them back (docs/reliability.md). Delete an entry once its fix has landed.
  */
 export const OPEN_DEFECTS: Record<string, string> = {
   R1: 'U+0000 in an envelope string the events table stores (merchant_account) stops the partition',
   R2: 'U+0000 in a resolution reason or operator: ledger committed, audit retried forever, request hangs',
-  R3: 'a merchant answer with a NUL byte cannot be recorded (the retry POSTs again); a body declared content-encoding: gzip that is not gzip hangs the attempt past request_timeout (undici)',
 };
 const includeOpen = process.env.FUZZ_OPEN_DEFECTS === '1';
 
