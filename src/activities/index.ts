@@ -4,6 +4,7 @@ import type { Profile } from '../config/profile.js';
 import type { Logger } from '../lib/logger.js';
 import { createSmokeActivities } from './smoke.js';
 import { createReconciliationActivities } from './reconciliation.js';
+import { createResolutionActivities } from './resolution.js';
 import { createDeliveryActivities } from './delivery.js';
 
 export interface ActivityDeps {
@@ -20,6 +21,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createSmokeActivities(deps),
     ...createReconciliationActivities(deps),
+    ...createResolutionActivities(deps),
     ...createDeliveryActivities(deps),
   };
 }

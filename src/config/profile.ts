@@ -67,6 +67,8 @@ export const profileSchema = z.strictObject({
       maximum: duration,
     }),
     allow_provisional_access: z.boolean(),
+    /** R2: an admin resolution answers within this (202 with the current state if the workflow is slower). */
+    resolution_request_timeout: duration.prefault('10s'),
     unstarted_sweep_interval: duration,
     unstarted_grace: duration,
     providers: z.record(z.string().regex(/^[a-z0-9-]+$/, 'provider names are lowercase, digits and dashes'), provider),
