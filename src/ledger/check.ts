@@ -70,12 +70,12 @@ export async function checkLedger(db: Db, scope: CheckScope = {}): Promise<Ledge
 
   // A payment settles once; a refund, dispute or reversal once per provider object id (metadata.providerObjectId).
   const twice = await db.execute(sql`
-    select 'payment ' || t.metadata->>'provider' || ':' || t.payment_reference as object, array_agg(t.id order by t.id) as ids
+    select 'payment ' || (t.metadata->>'provider') || ':' || t.payment_reference as object, array_agg(t.id order by t.id) as ids
     from ledger_transactions t where t.kind = 'payment' ${byProvider(sql`t.metadata->>'provider'`)}
     group by t.metadata->>'provider', t.payment_reference having count(*) > 1
     union all
-    select 'provider object ' || t.metadata->>'provider' || ':' || (t.metadata->>'providerObjectId'), array_agg(t.id order by t.id)
-    from ledger_transactions t where t.metadata ? 'providerObjectId' ${byProvider(sql`t.metadata->>'provider'`)}
+    select 'provider object ' || (t.metadata->>'provider') || ':' || (t.metadata->>'providerObjectId'), array_agg(t.id order by t.id)
+    from ledger_transactions t where t.metadata->>'providerObjectId' is not null ${byProvider(sql`t.metadata->>'provider'`)}
     group by t.metadata->>'provider', t.metadata->>'providerObjectId' having count(*) > 1`);
   for (const r of twice) {
     const ids = r.ids as string[];
