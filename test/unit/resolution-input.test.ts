@@ -55,6 +55,6 @@ describe('L2 resolution amounts', () => {
     ['refund', provider, 'provider', { ok: true, basis: 'provider', amountMinor: '300', currency: 'USD' }],
     ['refund', { ...provider, refunds: [] }, 'provider', { ok: false, problem: 'the provider lists 0 refund/dispute items: state post "webhook" or an explicit amount' }],
   ] as const)('L2 %s with provider %j and post %j', (kind, p, post, expected) => {
-    expect(resolutionAmount(kind, event, p, post as never)).toEqual(expected);
+    expect(resolutionAmount(kind, event, p as never, post as never)).toEqual(expected);
   });
 });
