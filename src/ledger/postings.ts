@@ -2,8 +2,9 @@
 // No framework here: src/ledger/store.ts writes these postings, the activities decide when.
 import { createHash } from 'node:crypto';
 
-export const POSTING_KINDS = ['payment', 'refund', 'chargeback', 'reversal', 'provisional', 'provisional_release', 'adjustment'] as const;
-export type PostingKind = (typeof POSTING_KINDS)[number];
+/** Kinds an event's posting has (buildPosting); an operator's `adjustment` (L3) is built by buildAdjustment. */
+export const POSTING_KINDS = ['payment', 'refund', 'chargeback', 'reversal', 'provisional', 'provisional_release'] as const;
+export type PostingKind = (typeof POSTING_KINDS)[number] | 'adjustment';
 /** Kinds that give money back: new transactions bounded by what is still settled on the payment (I10). */
 export const REVERSAL_KINDS: readonly PostingKind[] = ['refund', 'chargeback', 'reversal'];
 
