@@ -278,7 +278,8 @@ export async function reconciliationWorkflow(input: ReconciliationWorkflowInput)
       });
     } catch (error) {
       // Retries exhausted: nothing was written (one transaction), so the operator may simply try again.
-      result = { status: 'refused', problem: `could not be recorded, nothing was written; try again (${failureText(error)})` };
+      // Only the failure's type: a database error's message may quote the operator's text.
+      result = { status: 'refused', problem: `could not be recorded (${failureType(error) ?? 'error'}); nothing was written; try again` };
     }
     if (result.status === 'refused') {
       refuse(resolution, result.problem, pendingVia);
