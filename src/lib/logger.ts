@@ -1,5 +1,5 @@
 // The process logger (pino, JSON lines). Secret-bearing fields are redacted wherever they appear.
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 export const REDACT_PATHS = [
   'secret',
@@ -16,8 +16,9 @@ export const REDACT_PATHS = [
   'SECRETS_ENCRYPTION_KEY',
 ];
 
-export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
-  return pino({ name, level, redact: { paths: REDACT_PATHS, censor: '[redacted]' } });
+export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'info', destination?: DestinationStream): Logger {
+  const options = { name, level, redact: { paths: REDACT_PATHS, censor: '[redacted]' } };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 export type { Logger };
