@@ -1,5 +1,7 @@
-// The process logger (pino, JSON lines). Secret-bearing fields are redacted wherever they appear.
+// The process logger (pino, JSON lines). Secret-bearing fields are redacted wherever they appear, and a database
+// error under `err` or `error` is logged as SQLSTATE, table, constraint and a short message, never its parameters (R1).
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { safeError } from '../db/errors.js';
 
 export const REDACT_PATHS = [
   'secret',
@@ -17,7 +19,8 @@ export const REDACT_PATHS = [
 ];
 
 export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'info', destination?: DestinationStream): Logger {
-  const options = { name, level, redact: { paths: REDACT_PATHS, censor: '[redacted]' } };
+  const serializeError = (error: unknown) => pino.stdSerializers.err(safeError(error) as Error);
+  const options = { name, level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, serializers: { err: serializeError, error: serializeError } };
   return destination ? pino(options, destination) : pino(options);
 }
 

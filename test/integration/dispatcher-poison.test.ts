@@ -6,7 +6,8 @@ import { Writable } from 'node:stream';
 import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
-import { deliveries, quarantinedMessages } from '../../src/db/schema/index.js';
+import { DatabaseError } from '../../src/db/errors.js';
+import { deliveries, events, quarantinedMessages } from '../../src/db/schema/index.js';
 import { createOutboundBatchHandler } from '../../src/dispatcher/outbound-handler.js';
 import { runDispatcher } from '../../src/dispatcher/run.js';
 import { createBatchConsumer, createKafkaAdmin, createProducer } from '../../src/kafka/kafkajs.js';
@@ -141,6 +142,41 @@ describe('R1 poison messages never stop a partition', () => {
     expect(log).toContain('database_refused_23514');
     expect(log).not.toContain(secretMarker);
     expect(log).not.toContain('"amount"');
+  });
+});
+
+describe('R1 database errors in logs and retries', () => {
+  it('R1 a failing insert on the real database logs SQLSTATE and table, no body bytes and no query', async () => {
+    const marker = `BODYSECRET${randomUUID().slice(0, 8)}`;
+    const error = await database.db
+      .insert(events)
+      .values({ eventPublicId: `evt_${randomUUID().replaceAll('-', '')}`, merchantAccount: `acct\u0000${marker}`, type: 't', livemode: false, createdUnix: 1, body: Buffer.from(marker) })
+      .then(() => undefined, (e: unknown) => e);
+    expect(error).toBeDefined();
+    expect(String((error as Error).message)).toContain(marker); // drizzle's own message does carry the params
+    const before = logLines.length;
+    logger.error({ err: error }, 'insert failed');
+    const line = logLines.slice(before).join('');
+    expect(line).toContain('22021');
+    expect(line).not.toContain(marker);
+    expect(line).not.toContain('insert into');
+  });
+
+  it('R1 an unreachable database fails the batch (retried, offsets not committed), quarantines nothing, leaks no body', async () => {
+    const down = createDatabase('postgres://postgres@127.0.0.1:1/nowhere', { max: 1 });
+    const marker = `BODYSECRET${randomUUID().slice(0, 8)}`;
+    const name = `apipay.test.r1-down.${randomUUID().slice(0, 8)}`;
+    const handler = createOutboundBatchHandler({ db: down.db, temporal: temporal.client, taskQueue: taskQueues.delivery, profile: testProfile(), logger });
+    const value = Buffer.from(JSON.stringify({ ...envelope({ merchantAccount: uniqueMerchant('down') }), data: { object: { note: marker } } }));
+    const failure = await handler({ topic: name, partition: 0, lag: 0, messages: [{ topic: name, partition: 0, offset: '0', key: null, value, timestamp: '0', headers: {} }] }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    await down.close().catch(() => {});
+    expect(failure).toBeInstanceOf(Error);
+    expect(failure).not.toBeInstanceOf(DatabaseError); // a connection error, not a refusal of the data
+    expect(`${failure!.message} ${failure!.stack}`).not.toContain(marker);
+    expect(await database.db.select().from(quarantinedMessages).where(eq(quarantinedMessages.topic, name))).toHaveLength(0);
   });
 });
 
