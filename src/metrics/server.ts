@@ -2,7 +2,8 @@
 import { createServer, type Server } from 'node:http';
 import { renderMetrics } from './registry.js';
 
-export function serveMetrics(port: number, host = '127.0.0.1'): Promise<Server> {
+/** Listens at once; wait with lib/startup's listening(), which turns EADDRINUSE into one line (R9). */
+export function serveMetrics(port: number, host = '127.0.0.1'): Server {
   const server = createServer(async (req, res) => {
     if (req.url === '/metrics') {
       const { contentType, body } = await renderMetrics();
@@ -13,8 +14,5 @@ export function serveMetrics(port: number, host = '127.0.0.1'): Promise<Server> 
       res.writeHead(404).end();
     }
   });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve(server));
-  });
+  return server.listen(port, host);
 }

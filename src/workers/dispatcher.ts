@@ -11,17 +11,25 @@ import { createBatchConsumer } from '../kafka/kafkajs.js';
 import { createLogger } from '../lib/logger.js';
 import { loadSettings } from '../lib/settings.js';
 import { onShutdown } from '../lib/shutdown.js';
+import { checkDatabase, listening, reach } from '../lib/startup.js';
 import { createWorkers, installWorkerRuntime, runWorkers, workerTuning } from '../lib/workers.js';
 import '../metrics/outbound.js';
 import { serveMetrics } from '../metrics/server.js';
 import { outboundAgents } from '../outbound/pinned-agents.js';
 import { TASK_QUEUES } from '../shared/task-queues.js';
 
-const { env, profile } = loadSettings();
-const logger = createLogger('dispatcher', env.LOG_LEVEL);
+const PROCESS = 'dispatcher';
+const { env, profile } = loadSettings(PROCESS);
+const logger = createLogger(PROCESS, env.LOG_LEVEL);
 const database = createDatabase(env.DATABASE_URL, { max: env.DATABASE_POOL_MAX });
+await checkDatabase(PROCESS, env.DATABASE_URL, () => database.sql`select 1`);
+// R9: the port first, so a taken one fails in a second, not after bundling the workflows.
+const metrics = serveMetrics(env.DISPATCHER_METRICS_PORT);
+await listening(PROCESS, metrics, 'DISPATCHER_METRICS_PORT', env.DISPATCHER_METRICS_PORT);
 installWorkerRuntime(logger);
-const connection = await NativeConnection.connect({ address: env.TEMPORAL_ADDRESS });
+const connection = await reach(PROCESS, { name: 'Temporal', at: env.TEMPORAL_ADDRESS, variable: 'TEMPORAL_ADDRESS' }, () =>
+  NativeConnection.connect({ address: env.TEMPORAL_ADDRESS }),
+);
 const temporal = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE });
 
 const delivery = TASK_QUEUES.delivery;
@@ -46,9 +54,8 @@ const handler = createOutboundBatchHandler({
   logger,
   eagerStart: workers.length > 0,
 });
-const metrics = await serveMetrics(env.DISPATCHER_METRICS_PORT);
 
-await runDispatcher(consumer, handler);
+await reach(PROCESS, { name: 'Kafka', at: env.KAFKA_BROKERS.join(','), variable: 'KAFKA_BROKERS' }, () => runDispatcher(consumer, handler));
 logger.info(
   { topic, group, deliveryWorker: workers.length > 0, metrics: `http://127.0.0.1:${env.DISPATCHER_METRICS_PORT}/metrics` },
   'dispatcher consuming',
