@@ -1,4 +1,4 @@
-// The adoption profile (SPEC §5): read from APIPAY_PROFILE, validated once by a schema that names the bad key.
+// The adoption profile (requirements §5): read from APIPAY_PROFILE, validated once by a schema that names the bad key.
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';

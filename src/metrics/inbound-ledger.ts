@@ -1,4 +1,4 @@
-// I13: ledger success measured apart from acknowledgement (B1 counts acks): ledger mutations, the ack-to-ledger
+// I13: ledger success measured apart from acknowledgement (the ingress counts acks): ledger mutations, the ack-to-ledger
 // lag, reconciliation queue depth, manual-review count and rate, terminal rejections.
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { sql } from 'drizzle-orm';

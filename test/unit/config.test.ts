@@ -1,4 +1,4 @@
-// The profile and environment are validated once, and a bad value names its key (SPEC §5).
+// The profile and environment are validated once, and a bad value names its key (requirements §5).
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
@@ -27,7 +27,7 @@ describe('durations', () => {
 });
 
 describe('profile', () => {
-  it('the example profile loads with the SPEC §5 values', () => {
+  it('the example profile loads with the requirements §5 values', () => {
     const profile = loadProfile('config/example.yaml');
     expect(profile.outbound.retry_schedule).toEqual([60_000, 300_000, 1_800_000, 7_200_000, 43_200_000]);
     expect(profile.outbound.request_timeout).toBe(10_000);

@@ -1,4 +1,4 @@
-// Outbound delivery tables (SPEC §2): endpoints, their encrypted secrets, events, deliveries, attempts, quarantine.
+// Outbound delivery tables (requirements §2): endpoints, their encrypted secrets, events, deliveries, attempts, quarantine.
 import {
   bigint,
   bigserial,
