@@ -2,6 +2,9 @@
 // its message (event bodies, secrets); postgres.js errors carry `detail` ("Key (id)=(…)") and, for a failed value,
 // messages such as `invalid input syntax for type integer: "…"`. Anything that logs or returns a database error
 // goes through describeDbError / safeError: SQLSTATE, table, column, constraint and a short message, nothing else.
+// isTransientDbError tells a failure of the database (connection, resources, cancelled or timed-out statement) from
+// a failure caused by the data of one statement: only the latter is worth retrying piece by piece.
+import postgres from 'postgres';
 
 /** The safe fields of a database error. */
 export interface DbErrorSummary {
@@ -109,4 +112,16 @@ export function safeError<T>(error: T): T | DatabaseError {
     current = current.cause as { cause?: unknown } | undefined;
   }
   return error;
+}
+
+// 08 connection exception, 53 insufficient resources, 57 operator intervention (statement_timeout, shutdown),
+// 58 system error.
+const TRANSIENT_SQLSTATE_CLASSES = new Set(['08', '53', '57', '58']);
+const CONNECTION_CODES = /^(CONNECTION_\w+|CONNECT_TIMEOUT|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND)$/;
+
+export function isTransientDbError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return false;
+  if (error instanceof postgres.PostgresError) return TRANSIENT_SQLSTATE_CLASSES.has(code.slice(0, 2));
+  return CONNECTION_CODES.test(code);
 }

@@ -62,3 +62,12 @@ export function checkDatabase(processName: string, url: string, ping: () => Prom
     }
   });
 }
+
+/** Runs a start-up step that binds a port (e.g. serveMetrics); its failure becomes the one line with the variable. */
+export async function bindPort<T>(processName: string, variable: string, port: number, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    failStartup(processName, portMessage(error as NodeJS.ErrnoException, variable, port), EXIT_CONFIG);
+  }
+}

@@ -1,25 +1,26 @@
-// API process: the provider ingress, the admin API, /healthz, /readyz and /metrics (Hono on Node).
+// API process: the provider ingress, the admin API, /healthz, /readyz and /metrics (Hono on Node). R5: it needs
+// PostgreSQL only (Temporal is connected lazily, the sweep starts what fails); R6: API_METRICS_PORT moves /metrics.
 import type { Server } from 'node:net';
 import { serve } from '@hono/node-server';
 import { createApp } from '../api/app.js';
-import { createDatabase } from '../db/client.js';
-import { createKafkaAdmin } from '../kafka/kafkajs.js';
+import { createDatabase, databaseOptions } from '../db/client.js';
 import { createLogger } from '../lib/logger.js';
 import { loadSettings } from '../lib/settings.js';
 import { onShutdown } from '../lib/shutdown.js';
-import { checkDatabase, listening, reach } from '../lib/startup.js';
-import { connectTemporal, pingTemporal } from '../lib/temporal.js';
+import { bindPort, checkDatabase, listening } from '../lib/startup.js';
+import { lazyTemporal } from '../lib/temporal.js';
+import { setGaugeRefreshInterval } from '../metrics/inbound-ledger.js';
+import { serveMetrics } from '../metrics/server.js';
 import { TASK_QUEUES } from '../shared/task-queues.js';
 
 const PROCESS = 'api';
 const { env, profile } = loadSettings(PROCESS);
 const logger = createLogger(PROCESS, env.LOG_LEVEL);
-const database = createDatabase(env.DATABASE_URL, { max: env.DATABASE_POOL_MAX });
-await checkDatabase(PROCESS, env.DATABASE_URL, () => database.sql`select 1`);
-const temporal = await reach(PROCESS, { name: 'Temporal', at: env.TEMPORAL_ADDRESS, variable: 'TEMPORAL_ADDRESS' }, () =>
-  connectTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE),
-);
-const kafka = createKafkaAdmin({ brokers: env.KAFKA_BROKERS, clientId: 'apipay-api' });
+const database = createDatabase(env.DATABASE_URL, databaseOptions(env));
+await checkDatabase(PROCESS, env.DATABASE_URL, () => database.sql`select 1`); // R9: one line, not a stack trace
+const temporal = lazyTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE);
+const readiness = { postgresql: () => database.sql`select 1` };
+setGaugeRefreshInterval(env.METRICS_REFRESH_INTERVAL_MS);
 
 const app = createApp({
   db: database.db,
@@ -28,12 +29,14 @@ const app = createApp({
   env,
   taskQueues: TASK_QUEUES,
   logger,
-  readiness: {
-    postgresql: () => database.sql`select 1`,
-    temporal: () => pingTemporal(temporal.client),
-    kafka: () => kafka.ping(),
-  },
+  readiness,
+  metricsOnPublicListener: env.API_METRICS_PORT === undefined,
 });
+const metrics =
+  env.API_METRICS_PORT === undefined
+    ? undefined
+    : await bindPort(PROCESS, 'API_METRICS_PORT', env.API_METRICS_PORT, () => serveMetrics(env.API_METRICS_PORT!, env.API_METRICS_HOST, { readiness, logger }));
+if (metrics) logger.info({ url: `http://${env.API_METRICS_HOST}:${(metrics.address() as { port: number }).port}` }, 'api metrics listening');
 
 const server = serve({ fetch: app.fetch, hostname: env.API_HOST, port: env.API_PORT }, (info) =>
   logger.info({ url: `http://${env.API_HOST}:${info.port}` }, 'api listening'),
@@ -42,7 +45,7 @@ await listening(PROCESS, server as Server, 'API_PORT', env.API_PORT); // R9: EAD
 
 onShutdown(logger, [
   () => new Promise((resolve) => server.close(resolve)),
-  () => kafka.close(),
+  () => new Promise((resolve) => (metrics ? metrics.close(resolve) : resolve(undefined))),
   () => temporal.connection.close(),
   () => database.close(),
 ]);

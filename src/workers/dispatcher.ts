@@ -4,14 +4,15 @@
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
-import { createDatabase } from '../db/client.js';
+import { createDatabase, databaseOptions } from '../db/client.js';
 import { createOutboundBatchHandler } from '../dispatcher/outbound-handler.js';
 import { runDispatcher } from '../dispatcher/run.js';
-import { createBatchConsumer } from '../kafka/kafkajs.js';
+import { createBatchConsumer, createKafkaAdmin } from '../kafka/kafkajs.js';
 import { createLogger } from '../lib/logger.js';
 import { loadSettings } from '../lib/settings.js';
 import { onShutdown } from '../lib/shutdown.js';
-import { checkDatabase, listening, reach } from '../lib/startup.js';
+import { bindPort, checkDatabase, reach } from '../lib/startup.js';
+import { pingTemporal } from '../lib/temporal.js';
 import { createWorkers, installWorkerRuntime, runWorkers, workerTuning } from '../lib/workers.js';
 import '../metrics/outbound.js';
 import { serveMetrics } from '../metrics/server.js';
@@ -21,11 +22,8 @@ import { TASK_QUEUES } from '../shared/task-queues.js';
 const PROCESS = 'dispatcher';
 const { env, profile } = loadSettings(PROCESS);
 const logger = createLogger(PROCESS, env.LOG_LEVEL);
-const database = createDatabase(env.DATABASE_URL, { max: env.DATABASE_POOL_MAX });
-await checkDatabase(PROCESS, env.DATABASE_URL, () => database.sql`select 1`);
-// R9: the port first, so a taken one fails in a second, not after bundling the workflows.
-const metrics = serveMetrics(env.DISPATCHER_METRICS_PORT);
-await listening(PROCESS, metrics, 'DISPATCHER_METRICS_PORT', env.DISPATCHER_METRICS_PORT);
+const database = createDatabase(env.DATABASE_URL, databaseOptions(env));
+await checkDatabase(PROCESS, env.DATABASE_URL, () => database.sql`select 1`); // R9: one line, not a stack trace
 installWorkerRuntime(logger);
 const connection = await reach(PROCESS, { name: 'Temporal', at: env.TEMPORAL_ADDRESS, variable: 'TEMPORAL_ADDRESS' }, () =>
   NativeConnection.connect({ address: env.TEMPORAL_ADDRESS }),
@@ -54,6 +52,13 @@ const handler = createOutboundBatchHandler({
   logger,
   eagerStart: workers.length > 0,
 });
+const kafka = createKafkaAdmin({ brokers: env.KAFKA_BROKERS, clientId: 'apipay-dispatcher-readiness' });
+const metrics = await bindPort(PROCESS, 'DISPATCHER_METRICS_PORT', env.DISPATCHER_METRICS_PORT, () =>
+  serveMetrics(env.DISPATCHER_METRICS_PORT, undefined, {
+    logger, // R5: the dispatcher needs Kafka, PostgreSQL and Temporal
+    readiness: { postgresql: () => database.sql`select 1`, temporal: () => pingTemporal(temporal), kafka: () => kafka.ping() },
+  }),
+);
 
 await reach(PROCESS, { name: 'Kafka', at: env.KAFKA_BROKERS.join(','), variable: 'KAFKA_BROKERS' }, () => runDispatcher(consumer, handler));
 logger.info(
@@ -70,6 +75,7 @@ onShutdown(logger, [
   },
   () => outboundAgents.close(), // O15: the delivery POSTs' pinned connections, once no attempt is in flight
   () => new Promise((resolve) => metrics.close(resolve)),
+  () => kafka.close(),
   () => connection.close(),
   () => database.close(),
 ]);

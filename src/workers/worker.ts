@@ -1,14 +1,15 @@
 // Temporal worker process: runs the delivery, reconciliation and smoke task queues, with /metrics.
 import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
-import { createDatabase } from '../db/client.js';
+import { createDatabase, databaseOptions } from '../db/client.js';
 import { startInboundSweep } from '../inbound/sweep.js';
 import { createLogger } from '../lib/logger.js';
 import { loadSettings } from '../lib/settings.js';
 import { onShutdown } from '../lib/shutdown.js';
-import { checkDatabase, listening, reach } from '../lib/startup.js';
+import { bindPort, checkDatabase, reach } from '../lib/startup.js';
 import { connectTemporal } from '../lib/temporal.js';
 import { createWorkers, installWorkerRuntime, runWorkers, workerTuning } from '../lib/workers.js';
+import { setGaugeRefreshInterval } from '../metrics/inbound-ledger.js';
 import { serveMetrics } from '../metrics/server.js';
 import { outboundAgents } from '../outbound/pinned-agents.js';
 import { TASK_QUEUES } from '../shared/task-queues.js';
@@ -16,13 +17,10 @@ import { TASK_QUEUES } from '../shared/task-queues.js';
 const PROCESS = 'worker';
 const { env, profile } = loadSettings(PROCESS);
 const logger = createLogger(PROCESS, env.LOG_LEVEL);
-const database = createDatabase(env.DATABASE_URL, { max: env.DATABASE_POOL_MAX });
-await checkDatabase(PROCESS, env.DATABASE_URL, () => database.sql`select 1`);
-// R9: the port first, so a taken one fails in a second, not after bundling the workflows.
-const metrics = serveMetrics(env.WORKER_METRICS_PORT);
-await listening(PROCESS, metrics, 'WORKER_METRICS_PORT', env.WORKER_METRICS_PORT);
-installWorkerRuntime(logger);
+const database = createDatabase(env.DATABASE_URL, databaseOptions(env));
+await checkDatabase(PROCESS, env.DATABASE_URL, () => database.sql`select 1`); // R9: one line, not a stack trace
 const temporalAt = { name: 'Temporal', at: env.TEMPORAL_ADDRESS, variable: 'TEMPORAL_ADDRESS' };
+installWorkerRuntime(logger);
 const connection = await reach(PROCESS, temporalAt, () => NativeConnection.connect({ address: env.TEMPORAL_ADDRESS }));
 const activities = createActivities({
   db: database.db,
@@ -37,6 +35,13 @@ const workers = await createWorkers({
   activities,
   tuning: workerTuning(env), // bounded cache and slots bound memory with many parked deliveries
 });
+setGaugeRefreshInterval(env.METRICS_REFRESH_INTERVAL_MS);
+const metrics = await bindPort(PROCESS, 'WORKER_METRICS_PORT', env.WORKER_METRICS_PORT, () =>
+  serveMetrics(env.WORKER_METRICS_PORT, undefined, {
+    logger, // R5: the worker needs PostgreSQL and Temporal
+    readiness: { postgresql: () => database.sql`select 1`, temporal: () => connection.workflowService.getSystemInfo({}) },
+  }),
+);
 logger.info({ taskQueues: Object.values(TASK_QUEUES), metrics: `http://127.0.0.1:${env.WORKER_METRICS_PORT}/metrics` }, 'worker running');
 
 const running = runWorkers(workers);
