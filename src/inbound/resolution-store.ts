@@ -29,13 +29,6 @@ export type ResolutionCommit =
 
 class Refused extends Error {}
 
-export class ResolutionTransactionError extends Error {
-  override name = 'ResolutionTransactionError';
-  constructor(readonly code: string | undefined) {
-    super(`the resolution transaction failed (${code ?? 'unknown'}); nothing was written`);
-  }
-}
-
 /** The state a decision leads to: `acknowledged` is applied without a posting of its own (L3). */
 export const stateFor = (decision: OperatorResolution['decision']): ReconciliationState => (decision === 'rejected' ? 'rejected' : 'applied');
 
@@ -122,8 +115,9 @@ export async function commitResolution(db: Db, command: ResolutionCommand): Prom
     if (code && (code.startsWith('22') || (code.startsWith('23') && code !== '23505'))) {
       return { status: 'refused', problem: `the database refused the resolution (SQLSTATE ${code}); nothing was written` };
     }
-    // Retryable (connection, serialization, a raced key): rethrown without the query's parameters (operator text).
-    throw new ResolutionTransactionError(code ?? (error as { code?: string }).code ?? (error as Error).name);
+    // Infrastructure (connection, serialization, a raced key): the activity wrapper (src/lib/errors.ts) classifies
+    // it and rebuilds its message without the query's parameters; all or nothing, so a retry is safe.
+    throw error;
   }
 }
 

@@ -7,7 +7,7 @@ import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { WORKFLOW_BUNDLE_PATH } from '../helpers/env.js';
 
-const dir = new URL('../fixtures/histories/', import.meta.url);
+const dir = new URL('../fixtures/histories/pre-r2/', import.meta.url);
 const fixtures = readdirSync(dir).filter((f) => f.endsWith('-before-one-transaction.binpb'));
 
 describe('R2 resolution histories from before the one-transaction change', () => {

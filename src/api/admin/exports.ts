@@ -13,7 +13,7 @@ import { errorResponses } from './outbound-schemas.js';
 const money = (amount: string | null, currency: string | null) =>
   amount === null || currency === null ? [null, null, null] : [amount, currencyExponent(currency), minorToDecimal(amount, currency)];
 
-const RESOLUTION_COLUMNS = [
+export const RESOLUTION_CSV_COLUMNS = [
   'resolution_id', 'resolved_at', 'reconciliation_id', 'provider', 'provider_event_id', 'event_type', 'payment_reference',
   'decision', 'operator', 'reason', 'previous_state',
   'currency', 'amount_minor', 'exponent', 'amount',
@@ -26,9 +26,8 @@ const LEDGER_COLUMNS = [
   'reconciliation_id', 'audit_id', 'account', 'currency', 'amount_minor', 'exponent', 'amount',
 ] as const;
 const textColumns = (columns: readonly string[], names: string[]) => new Set(names.map((n) => columns.indexOf(n)));
-const RESOLUTION_TEXT = textColumns(RESOLUTION_COLUMNS, ['provider_event_id', 'payment_reference', 'operator', 'reason']);
-const LEDGER_TEXT = textColumns(LEDGER_COLUMNS, ['idempotency_key', 'payment_reference', 'actor', 'reconciliation_id', 'account']);
-export const RESOLUTION_CSV_COLUMNS = RESOLUTION_COLUMNS;
+const RESOLUTION_TEXT = textColumns(RESOLUTION_CSV_COLUMNS, ['provider_event_id', 'event_type', 'payment_reference', 'operator', 'reason']);
+const LEDGER_TEXT = textColumns(LEDGER_COLUMNS, ['idempotency_key', 'kind', 'payment_reference', 'actor', 'reconciliation_id', 'account']);
 
 const datetime = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' });
 const periodQuery = z.object({
@@ -70,7 +69,7 @@ export function registerExports(admin: AdminApp, deps: ApiDeps): void {
   const now = () => deps.now?.() ?? new Date();
   admin.openapi(resolutionsRoute, async (c) => {
     const lines = await resolutionLines(deps.db, periodOf(c.req.valid('query'), now()));
-    let body = csvLine([...RESOLUTION_COLUMNS]);
+    let body = csvLine([...RESOLUTION_CSV_COLUMNS]);
     for (const l of lines) {
       body += csvLine(
         [
