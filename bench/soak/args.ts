@@ -11,7 +11,7 @@ export interface SoakArgs {
   settleMinutes: number;
   /** Port base: PostgreSQL base+1, Temporal base+2 (UI base+3), Kafka base+4 (controller base+5), API base+6, … */
   portBase: number;
-  /** Traffic that reproduces an open defect of issue 8, left out and named in the report: R1 (U+0000 poison). */
+  /** Traffic left out (named in the report), to check a branch without that fix: R1 (U+0000 poison envelopes). */
   skip: Set<string>;
   keep: boolean;
 }

@@ -13,14 +13,11 @@ export function runs(defaultRuns: number): fc.Parameters<unknown> {
 export const timeoutFor = (defaultRuns: number, perRunMs: number) => 30_000 + Number(process.env.FUZZ_RUNS ?? defaultRuns) * perRunMs;
 
 /**
- * Inputs that reproduce defects still open in issue 8 (R1 NUL in an envelope field, R2 NUL in a resolution's
- * operator or reason) are left out of the default runs so `npm test` holds on main;
- * FUZZ_OPEN_DEFECTS=1 puts them back (docs/reliability.md). Delete an entry once its fix has landed.
+ * Inputs that reproduce a defect still open are left out of the default runs so `npm test` holds on main, listed
+ * here by requirement id with what they do; FUZZ_OPEN_DEFECTS=1 puts them back (docs/reliability.md). Empty since
+ * R1, R2 and R3 of issue 8 landed; delete an entry once its fix has landed.
  */
-export const OPEN_DEFECTS: Record<string, string> = {
-  R1: 'U+0000 in an envelope string the events table stores (merchant_account) stops the partition',
-  R2: 'U+0000 in a resolution reason or operator: ledger committed, audit retried forever, request hangs',
-};
+export const OPEN_DEFECTS: Record<string, string> = {};
 const includeOpen = process.env.FUZZ_OPEN_DEFECTS === '1';
 
 /** Leaves out values that hit an open defect (unless FUZZ_OPEN_DEFECTS=1). */
