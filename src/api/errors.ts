@@ -10,10 +10,12 @@ export const ERROR_STATUS = {
   invalid_payload: 400,
   unauthorized: 401,
   invalid_signature: 401,
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  rate_limited: 429,
   unavailable: 503,
   internal: 500,
 } as const satisfies Record<string, ContentfulStatusCode>;
@@ -26,6 +28,8 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details?: Record<string, unknown>,
+    /** Sent as `Retry-After` (seconds), e.g. with a 503 when the ingress sheds load (R5). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }
@@ -49,6 +53,7 @@ export function validationError(error: ZodError, where: string): ApiError {
 export function handleError(error: Error, c: Context): Response {
   const requestId = c.get('requestId' as never) as string | undefined;
   if (error instanceof ApiError) {
+    if (error.retryAfterSeconds !== undefined) c.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
     return c.json(errorBody(error.code, error.message, requestId, error.details), error.status);
   }
   // Hono's own validators throw HTTPException 400 for a body that is not JSON: keep the 400, in our shape.

@@ -1,11 +1,12 @@
 // Finance exports (I11): every operator resolution in a time range as CSV, with amounts in minor units and as
 // decimals, and the amount the ledger actually posted for it, so the file reconciles against the ledger.
-import { createRoute, z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import { and, asc, eq, gte, lt, sql } from 'drizzle-orm';
 import { ledgerEntries, operatorResolutions, reconciliations } from '../../db/schema/index.js';
 import { csvLine, minorToDecimal } from '../../inbound/csv.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
+import { adminRoute } from './access.js';
 import type { AdminApp } from './index.js';
 import { errorResponses } from './outbound-schemas.js';
 
@@ -34,7 +35,7 @@ const TEXT_COLUMNS = new Set(['provider_event_id', 'payment_reference', 'operato
 
 const datetime = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' });
 
-const exportRoute = createRoute({
+const exportRoute = adminRoute({ role: 'admin', merchant: false }, {
   method: 'get',
   path: '/exports/operator-resolutions.csv',
   tags: ['Exports'],
