@@ -4,7 +4,8 @@ import { z } from 'zod';
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5433/apipay'),
+  /** A6: the processes connect as the application role; migrations use MIGRATION_DATABASE_URL (the owner). */
+  DATABASE_URL: z.string().default('postgres://apipay_app@127.0.0.1:5433/apipay'),
   DATABASE_POOL_MAX: z.coerce.number().int().positive().default(20),
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
