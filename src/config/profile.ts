@@ -76,6 +76,14 @@ export const profileSchema = z.strictObject({
     allow_provisional_access: z.boolean(),
     unstarted_sweep_interval: duration,
     unstarted_grace: duration,
+    /** R5: receipts held in memory by the receipt writer (waiting or committing) at most; past it the ingress answers 503. */
+    receipt_queue_max: z.number().int().positive().default(10_000),
+    /** R5: the same bound in raw body bytes. */
+    receipt_queue_max_bytes: z.number().int().positive().default(64 * 1024 * 1024),
+    /** R5: a receipt not committed within this answers 503 (PostgreSQL too slow); a late commit is a duplicate on retry. */
+    receipt_commit_deadline: duration.prefault('5s'),
+    /** R5: the Retry-After of those 503s. */
+    overload_retry_after: duration.prefault('5s'),
     /** A7: each provider's own bucket on POST /webhooks/{provider}; past it 429 with Retry-After (providers retry). */
     rate_limit: rateLimit.default({ per_second: 500, burst: 1000 }),
     providers: z.record(z.string().regex(/^[a-z0-9-]+$/, 'provider names are lowercase, digits and dashes'), provider),

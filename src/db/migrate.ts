@@ -10,7 +10,7 @@ export const DEFAULT_MIGRATION_URL = 'postgres://postgres@127.0.0.1:5433/apipay'
 
 /** `appRole: null` skips the grant step (a database whose processes still connect as the owner). */
 export async function runMigrations(url: string, options: { appRole?: string | null } = {}): Promise<{ unlisted: string[] }> {
-  const database = createDatabase(url, { max: 1 });
+  const database = createDatabase(url, { max: 1, statementTimeoutMs: 0 }); // a migration may build an index for minutes
   try {
     await migrate(database.db, { migrationsFolder: MIGRATIONS_FOLDER });
     const role = options.appRole === undefined ? DEFAULT_APP_ROLE : options.appRole;
