@@ -44,3 +44,6 @@ CREATE TRIGGER ledger_entries_no_truncate BEFORE TRUNCATE ON ledger_entries
 --> statement-breakpoint
 CREATE TRIGGER api_keys_no_truncate BEFORE TRUNCATE ON api_keys
   FOR EACH STATEMENT EXECUTE FUNCTION apipay_refuse_change();
+--> statement-breakpoint
+-- A8: which master key sealed each endpoint secret (null: a row from before key ids), so the key can be rotated.
+ALTER TABLE "endpoint_secrets" ADD COLUMN "key_id" text;

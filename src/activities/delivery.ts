@@ -7,6 +7,7 @@ import type { Db } from '../db/client.js';
 import { deliveries, deliveryAttempts, events, webhookEndpoints } from '../db/schema/index.js';
 import type { Logger } from '../lib/logger.js';
 import { attemptLatency, attemptsTotal, deliveriesFinished, endpointsDisabled, retriesScheduled } from '../metrics/outbound.js';
+import type { SecretKeys } from '../outbound/keyring.js';
 import { signingSecretsFor } from '../outbound/secrets.js';
 import { outboundAgents, type PinnedAgents } from '../outbound/pinned-agents.js';
 import { UnsafeUrlError, vetEndpointUrl, type LookupAll, type VettedAddress } from '../outbound/url-safety.js';
@@ -58,7 +59,7 @@ export interface DeliveryActivityDeps {
   db: Db;
   profile: Profile;
   logger: Logger;
-  secretsKey: Buffer;
+  secretsKey: SecretKeys;
   fetch?: typeof fetch;
   /** Resolver for the send-time URL check (O15), injectable for tests; default the system resolver. */
   lookup?: LookupAll;

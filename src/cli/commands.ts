@@ -152,6 +152,11 @@ export const COMMANDS: Command[] = [
   },
   { words: ['keys', 'revoke'], args: ['apk_id'], summary: 'APK_ID   (the key stops working at once)', build: (_v, [id]) => ({ method: 'POST', path: `/api-keys/${seg(id!)}/revoke` }) },
   {
+    words: ['secrets', 'reencrypt'],
+    summary: '  (A8: every endpoint secret re-sealed with the current master key; then the previous keys can go)',
+    build: () => ({ method: 'POST', path: '/secrets/reencrypt' }),
+  },
+  {
     words: ['exports', 'resolutions'],
     options: { from: str, to: str },
     summary: '[--from ISO_TIME] [--to ISO_TIME]   (operator resolutions as CSV; default: everything until now)',

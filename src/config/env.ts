@@ -41,6 +41,10 @@ const envSchema = z.object({
   SECRETS_ENCRYPTION_KEY: z
     .string()
     .refine((v) => Buffer.from(v, 'base64').length === 32, 'SECRETS_ENCRYPTION_KEY must be 32 bytes, base64-encoded'),
+  /** A8: the id recorded with every secret SECRETS_ENCRYPTION_KEY seals; change it with the key. */
+  SECRETS_ENCRYPTION_KEY_ID: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'SECRETS_ENCRYPTION_KEY_ID must be 1–32 letters, digits, _ or -').default('k1'),
+  /** A8: earlier master keys, decrypt only, as id:base64,… — kept until `apipay secrets reencrypt` has run. */
+  SECRETS_ENCRYPTION_PREVIOUS_KEYS: z.string().optional(),
 });
 
 export type Env = z.output<typeof envSchema>;

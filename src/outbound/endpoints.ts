@@ -8,13 +8,14 @@ import { scopeOf, type Principal } from '../access/roles.js';
 import type { Db } from '../db/client.js';
 import { endpointSecrets, webhookEndpoints } from '../db/schema/index.js';
 import { newId } from '../shared/ids.js';
+import type { SecretKeys } from './keyring.js';
 import { generateEndpointSecret, insertEndpointSecret, rotateEndpointSecret } from './secrets.js';
 
 export type Endpoint = typeof webhookEndpoints.$inferSelect;
 
 export interface EndpointServiceDeps {
   db: Db;
-  secretsKey: Buffer;
+  secretsKey: SecretKeys;
   now?: () => Date;
 }
 

@@ -83,6 +83,7 @@ const TABLE: Record<string, Row> = {
   'GET /exports/operator-resolutions.csv': { role: 'admin', merchant: false, ok: 200, request: () => ({ path: '/exports/operator-resolutions.csv' }) },
   'POST /api-keys': { role: 'admin', merchant: false, ok: 201, request: () => ({ path: '/api-keys', body: { name: 'made-in-table', role: 'viewer' } }) },
   'GET /api-keys': { role: 'admin', merchant: false, ok: 200, request: () => ({ path: '/api-keys' }) },
+  'POST /secrets/reencrypt': { role: 'admin', merchant: false, ok: 200, request: () => ({ path: '/secrets/reencrypt' }) },
   'POST /api-keys/{id}/revoke': { role: 'admin', merchant: false, ok: 200, request: (o) => ({ path: `/api-keys/${o.keyId}/revoke` }) },
 };
 

@@ -54,6 +54,7 @@ const cases: Array<[string[], string, string, Record<string, string>, unknown]> 
   [['keys', 'create', '--role', 'merchant', '--name', 'shop', '--merchant', 'acct_1'], 'POST', '/admin/v1/api-keys', {}, { name: 'shop', role: 'merchant', merchant_account: 'acct_1' }],
   [['keys', 'list', '--include-revoked', '--limit', '5'], 'GET', '/admin/v1/api-keys', { include_revoked: 'true', limit: '5' }, undefined],
   [['keys', 'revoke', 'apk_01jd2m3k4n5p6q7r8s9t0v1w2x'], 'POST', '/admin/v1/api-keys/apk_01jd2m3k4n5p6q7r8s9t0v1w2x/revoke', {}, undefined],
+  [['secrets', 'reencrypt'], 'POST', '/admin/v1/secrets/reencrypt', {}, undefined],
   [['reconciliations', 'resolve', 'r1', '--decision', 'applied', '--operator', 'ana', '--reason', 'bank confirmed'], 'POST', '/admin/v1/reconciliations/r1/resolution', {}, { decision: 'applied', operator: 'ana', reason: 'bank confirmed' }],
 ];
 
@@ -161,7 +162,7 @@ describe('apipay CLI', () => {
   it('§4 help lists every command group and command', async () => {
     const h = harness();
     expect(await runCli(['help'], h.io)).toBe(0);
-    for (const line of ['endpoints create', 'endpoints rotate-secret', 'endpoints recover', 'deliveries retry', 'events get', 'reconciliations resolve', 'exports resolutions', 'keys create', 'keys list', 'keys revoke']) {
+    for (const line of ['endpoints create', 'endpoints rotate-secret', 'endpoints recover', 'deliveries retry', 'events get', 'reconciliations resolve', 'exports resolutions', 'keys create', 'keys list', 'keys revoke', 'secrets reencrypt']) {
       expect(h.out()).toContain(`apipay ${line}`);
     }
     expect(h.out()).toBe(helpText());

@@ -13,6 +13,7 @@ import { registerApiKeys } from './api-keys.js';
 import { registerEvents } from './events.js';
 import { registerExports } from './exports.js';
 import { registerReconciliations } from './reconciliations.js';
+import { registerSecrets } from './secrets.js';
 import { registerWebhookDeliveries } from './webhook-deliveries.js';
 import { registerWebhookEndpoints } from './webhook-endpoints.js';
 
@@ -56,5 +57,6 @@ export function createAdminApp(deps: ApiDeps): AdminApp {
   registerReconciliations(admin, deps);
   registerExports(admin, deps);
   registerApiKeys(admin, keys);
+  registerSecrets(admin, deps);
   return admin;
 }

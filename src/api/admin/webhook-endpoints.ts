@@ -2,6 +2,7 @@
 // disable/enable (requirements §4, O9, O13, O15).
 import { z } from '@hono/zod-openapi';
 import { createEndpointService, EndpointNotFoundError } from '../../outbound/endpoints.js';
+import { keyringFromEnv } from '../../outbound/keyring.js';
 import { checkEndpointUrl, UnsafeUrlError } from '../../outbound/url-safety.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
@@ -114,7 +115,7 @@ const enableEndpoint = adminRoute({ role: 'admin', merchant: false }, {
 export function registerWebhookEndpoints(admin: AdminApp, deps: ApiDeps): void {
   const service = createEndpointService({
     db: deps.db,
-    secretsKey: Buffer.from(deps.env.SECRETS_ENCRYPTION_KEY, 'base64'),
+    secretsKey: keyringFromEnv(deps.env),
     ...(deps.now ? { now: deps.now } : {}),
   });
   const logger = deps.logger.child({ resource: 'webhook_endpoint' });
