@@ -33,6 +33,8 @@ const rateLimit = z.strictObject({ per_second: z.number().positive(), burst: z.n
 
 const providerBase = {
   secret_ref: secretRef,
+  /** A8: while the provider rotates its signing secret, signatures made with this one are accepted too. */
+  previous_secret_ref: secretRef.optional(),
   /** A7: this provider's own bucket instead of inbound.rate_limit. */
   rate_limit: rateLimit.optional(),
   api_base_url: z.url(),
