@@ -99,15 +99,29 @@ export class ProfileError extends Error {
   override name = 'ProfileError';
 }
 
-/** Validates a parsed profile document; the error names every bad key by its dotted path. */
-export function parseProfile(document: unknown, source = 'profile'): Profile {
-  const result = profileSchema.safeParse(document);
-  if (result.success) return result.data;
-  const lines = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(root)'}: ${issue.message}`);
-  throw new ProfileError(`invalid ${source}:\n${lines.join('\n')}`);
+export interface ProfileOptions {
+  /** The process's NODE_ENV; some settings are for development only. Default process.env.NODE_ENV. */
+  nodeEnv?: string;
 }
 
-export function loadProfile(path = process.env.APIPAY_PROFILE ?? 'config/example.yaml'): Profile {
+/** Validates a parsed profile document; the error names every bad key by its dotted path. */
+export function parseProfile(document: unknown, source = 'profile', options: ProfileOptions = {}): Profile {
+  const result = profileSchema.safeParse(document);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    throw new ProfileError(`invalid ${source}:\n${lines.join('\n')}`);
+  }
+  const nodeEnv = options.nodeEnv ?? process.env.NODE_ENV;
+  if (nodeEnv === 'production' && result.data.outbound.allow_insecure_urls) {
+    // R7: http and loopback/private targets are for a developer's receiver, never for a production worker (SSRF).
+    throw new ProfileError(
+      `invalid ${source}:\n  outbound.allow_insecure_urls: must be false when NODE_ENV=production (it allows http and private, loopback and link-local endpoint URLs); set it to false or use a development profile`,
+    );
+  }
+  return result.data;
+}
+
+export function loadProfile(path = process.env.APIPAY_PROFILE ?? 'config/example.yaml', options: ProfileOptions = {}): Profile {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -120,5 +134,5 @@ export function loadProfile(path = process.env.APIPAY_PROFILE ?? 'config/example
   } catch (error) {
     throw new ProfileError(`profile ${path} is not valid YAML: ${(error as Error).message}`);
   }
-  return parseProfile(document, `profile ${path}`);
+  return parseProfile(document, `profile ${path}`, options);
 }

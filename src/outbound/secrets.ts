@@ -32,14 +32,23 @@ export function encryptSecret(plain: string, key: Buffer, aad?: Buffer): Buffer 
   return Buffer.concat([iv, cipher.getAuthTag(), ciphertext]);
 }
 
+/** R4: a stored secret that cannot be decrypted (wrong key, tampered or truncated row): deterministic, never retried. */
+export class SecretDecryptionError extends Error {
+  override name = 'SecretDecryptionError';
+}
+
 export function decryptSecret(buf: Buffer, key: Buffer, aad?: Buffer): string {
   checkKey(key);
-  if (buf.length < IV_BYTES + TAG_BYTES) throw new Error('encrypted endpoint secret is truncated');
+  if (buf.length < IV_BYTES + TAG_BYTES) throw new SecretDecryptionError('encrypted endpoint secret is truncated');
   const decipher = createDecipheriv('aes-256-gcm', key, buf.subarray(0, IV_BYTES));
   if (aad) decipher.setAAD(aad);
   decipher.setAuthTag(buf.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
   // A wrong key or a tampered row fails here (GCM authentication), never yields a wrong secret.
-  return Buffer.concat([decipher.update(buf.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+  try {
+    return Buffer.concat([decipher.update(buf.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+  } catch {
+    throw new SecretDecryptionError('an endpoint secret cannot be decrypted with its master key (wrong key, tampered row or another endpoint\'s row)');
+  }
 }
 
 const endpointAad = (endpointId: string) => Buffer.from(`apipay:endpoint-secret:${endpointId}`, 'utf8');
@@ -53,7 +62,7 @@ function sealFor(endpointId: string, plain: string, ring: Keyring): { ciphertext
 function openRow(endpointId: string, row: { ciphertext: Buffer; keyId: string | null }, ring: Keyring): string {
   if (row.keyId !== null) {
     const key = ring.keys.get(row.keyId);
-    if (!key) throw new Error(`endpoint secret of ${endpointId} is encrypted with master key ${row.keyId}, which is not configured`);
+    if (!key) throw new SecretDecryptionError(`endpoint secret of ${endpointId} is encrypted with master key ${row.keyId}, which is not configured`);
     return decryptSecret(row.ciphertext, key, endpointAad(endpointId));
   }
   for (const key of new Set([ring.keys.get(ring.currentId)!, ...ring.keys.values()])) {
@@ -63,7 +72,7 @@ function openRow(endpointId: string, row: { ciphertext: Buffer; keyId: string | 
       // GCM: a wrong key fails authentication; try the next one
     }
   }
-  throw new Error(`endpoint secret of ${endpointId} does not decrypt with any configured master key`);
+  throw new SecretDecryptionError(`endpoint secret of ${endpointId} does not decrypt with any configured master key`);
 }
 
 /** Stores a new active secret for an endpoint; the caller decides what happens to the previous active one. */

@@ -1,7 +1,6 @@
 // One reconciliation per provider event (I6–I12): ask the provider (authoritative), post to the ledger when
 // confirmed and matching, park conflicts and timeouts in manual_review for an audited operator resolution.
 import {
-  ActivityFailure,
   allHandlersFinished,
   ApplicationFailure,
   condition,
@@ -27,16 +26,18 @@ import {
   type ReconciliationState,
   type ReconciliationWorkflowInput,
 } from '../shared/inbound.js';
+import { failureReason, failureText, failureType, isActivityFailure, NON_RETRYABLE_ERROR_TYPES } from '../shared/failures.js';
 import { SA } from '../shared/search-attributes.js';
 
-// Recording and ledger writes are idempotent: retry them until they land, except domain failures.
+// Recording and ledger writes are idempotent: retry them until they land, except deterministic failures (R4,
+// src/lib/errors.ts), which a ledger posting turns into manual_review with the reason.
 const store = proxyActivities<ReconciliationActivities>({
   startToCloseTimeout: '30 seconds',
   retry: {
     initialInterval: '1 second',
     backoffCoefficient: 2,
     maximumInterval: '1 minute',
-    nonRetryableErrorTypes: ['LedgerConflictError', 'ReversalExceedsSettledError', 'LedgerValidationError'],
+    nonRetryableErrorTypes: [...NON_RETRYABLE_ERROR_TYPES],
   },
 });
 
@@ -61,11 +62,6 @@ function resolutionProblem(resolution: OperatorResolution, state: Reconciliation
   if (typeof resolution.reason !== 'string' || resolution.reason.trim() === '') return 'reason is required';
   return null;
 }
-
-const failureText = (error: unknown) =>
-  error instanceof ActivityFailure && error.cause ? error.cause.message : (error as Error).message;
-const failureType = (error: unknown) =>
-  error instanceof ActivityFailure && error.cause instanceof ApplicationFailure ? error.cause.type : undefined;
 
 export async function reconciliationWorkflow(input: ReconciliationWorkflowInput): Promise<ReconciliationOutcome> {
   const { rules, settings, event } = input;
@@ -192,14 +188,22 @@ export async function reconciliationWorkflow(input: ReconciliationWorkflowInput)
         const type = failureType(error);
         if (type === 'ReversalExceedsSettledError') verdict = { kind: 'conflict', reason: `reversal_exceeds_settled: ${failureText(error)}` };
         else if (type === 'LedgerConflictError') verdict = { kind: 'conflict', reason: `ledger_conflict: ${failureText(error)}` };
+        // R4: any other final failure (an amount of 0, data the database refuses) is parked, not retried.
+        else if (isActivityFailure(error)) verdict = { kind: 'conflict', reason: `ledger_refused: ${failureReason(error)}` };
         else throw error;
       }
     }
     if (verdict.kind !== 'unknown') break;
     reason = verdict.reason;
     if (settings.allowProvisionalAccess && postingKind === 'payment' && !provisionalPosted) {
-      await post('provisional', 'system');
-      provisionalPosted = true;
+      try {
+        await post('provisional', 'system');
+        provisionalPosted = true;
+      } catch (error) {
+        if (!isActivityFailure(error)) throw error;
+        verdict = { kind: 'conflict', reason: `ledger_refused: ${failureReason(error)}` };
+        break;
+      }
     }
     const left = deadline - Date.now();
     if (left <= 0) {
@@ -244,8 +248,8 @@ export async function reconciliationWorkflow(input: ReconciliationWorkflowInput)
         if (posted.status === 'awaiting_capture') failure = `cannot apply: the payment's capture is not in the ledger`;
         else ledgerTransactionId = posted.transactionId;
       } catch (error) {
-        const type = failureType(error);
-        if (type !== 'ReversalExceedsSettledError' && type !== 'LedgerConflictError') throw error;
+        // R4: any final failure of the posting (a domain refusal, an amount of 0) leaves it in review with the reason.
+        if (!isActivityFailure(error)) throw error;
         failure = `cannot apply: ${failureText(error)}`;
       }
       if (failure) {

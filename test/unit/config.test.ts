@@ -57,6 +57,19 @@ describe('profile', () => {
     expect(() => parseProfile(document)).toThrow(named);
   });
 
+  it('R7 allow_insecure_urls is refused when NODE_ENV=production, with a message naming the key and the fix', () => {
+    const document = example();
+    document.outbound.allow_insecure_urls = true;
+    expect(() => parseProfile(document, 'profile p.yaml', { nodeEnv: 'production' })).toThrow(ProfileError);
+    expect(() => parseProfile(document, 'profile p.yaml', { nodeEnv: 'production' })).toThrow(
+      /invalid profile p\.yaml:\n {2}outbound\.allow_insecure_urls: must be false when NODE_ENV=production .*set it to false/,
+    );
+    expect(parseProfile(document, 'profile p.yaml', { nodeEnv: 'development' }).outbound.allow_insecure_urls).toBe(true);
+    expect(() => loadProfile('config/demo.yaml', { nodeEnv: 'production' })).toThrow(/outbound\.allow_insecure_urls/);
+    document.outbound.allow_insecure_urls = false;
+    expect(parseProfile(document, 'profile p.yaml', { nodeEnv: 'production' }).outbound.allow_insecure_urls).toBe(false);
+  });
+
   it('a missing file names the path and the variable', () => {
     expect(() => loadProfile('config/nope.yaml')).toThrow(/config\/nope.yaml \(APIPAY_PROFILE\)/);
   });
