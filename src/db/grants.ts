@@ -18,6 +18,7 @@ export const TABLE_GRANTS: Record<string, string> = {
   ledger_transactions: READ_APPEND,
   ledger_entries: READ_APPEND,
   operator_resolutions: READ_APPEND,
+  ledger_adjustments: READ_APPEND, // L3: an operator's correction is audited like a resolution
   reconciliation_transitions: READ_APPEND,
   api_keys: `${READ_APPEND}, UPDATE (revoked_at, revoked_by)`,
   events: READ_APPEND,
@@ -32,7 +33,7 @@ export const TABLE_GRANTS: Record<string, string> = {
 };
 
 /** The tables test/integration/db-roles.test.ts proves refuse UPDATE, DELETE and TRUNCATE by the application role. */
-export const IMMUTABLE_TABLES = ['provider_event_registry', 'webhook_receipts', 'ledger_transactions', 'ledger_entries', 'operator_resolutions', 'reconciliation_transitions'] as const;
+export const IMMUTABLE_TABLES = ['provider_event_registry', 'webhook_receipts', 'ledger_transactions', 'ledger_entries', 'operator_resolutions', 'reconciliation_transitions', 'ledger_adjustments'] as const;
 
 const UNLISTED = `${READ_WRITE}, DELETE`;
 const ident = (name: string) => {

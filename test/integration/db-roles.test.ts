@@ -34,6 +34,7 @@ const anyColumn: Record<string, string> = {
   ledger_entries: 'amount_minor',
   operator_resolutions: 'reason',
   reconciliation_transitions: 'reason',
+  ledger_adjustments: 'reason',
 };
 
 describe('A6 the application role', () => {
