@@ -5,6 +5,7 @@ import type { Logger } from '../lib/logger.js';
 import { createSmokeActivities } from './smoke.js';
 import { createReconciliationActivities } from './reconciliation.js';
 import { createDeliveryActivities } from './delivery.js';
+import { createLedgerPositionActivities } from './ledger-position.js';
 
 export interface ActivityDeps {
   db: Db;
@@ -20,6 +21,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createSmokeActivities(deps),
     ...createReconciliationActivities(deps),
+    ...createLedgerPositionActivities(deps),
     ...createDeliveryActivities(deps),
   };
 }
