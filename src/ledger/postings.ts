@@ -53,7 +53,7 @@ export class LedgerValidationError extends Error {
 /**
  * The idempotency key says what may happen only once. A payment settles once per payment reference, whatever
  * event ids the provider uses for it (two "succeeded" events never credit twice); a refund, chargeback or
- * reversal once per provider object (L1: its own id, re_…, dp_…), whatever events report it, or once per event
+ * reversal once per provider object (L1: its own id, re_…, dp_…, under its payment), whatever events report it, or once per event
  * where no object is known (an operator applying an event the provider does not list); provisional credit and
  * its release once per event.
  */
@@ -61,7 +61,9 @@ export function idempotencyKey(
   request: Pick<PostingRequest, 'kind' | 'provider' | 'providerEventId' | 'paymentReference' | 'providerObjectId'>,
 ): string {
   if (request.kind === 'payment') return `${request.provider}:${request.paymentReference}:payment`;
-  if (REVERSAL_KINDS.includes(request.kind) && request.providerObjectId) return `${request.provider}:${request.providerObjectId}:${request.kind}`;
+  if (REVERSAL_KINDS.includes(request.kind) && request.providerObjectId) {
+    return `${request.provider}:${request.paymentReference}:${request.kind}:${request.providerObjectId}`;
+  }
   return `${request.provider}:${request.providerEventId}:${request.kind}`;
 }
 

@@ -32,20 +32,18 @@ export interface ProviderWorld {
 }
 
 export async function startProviderWorld(label: string, inbound: Record<string, unknown> = {}): Promise<ProviderWorld> {
-  const { profile: base, stripe, hmac } = inboundTestProfile(label);
+  const { profile, stripe, hmac } = inboundTestProfile(label, { inbound });
   const database = createDatabase(TEST_DATABASE_URL, { max: 8 });
   const temporal = await connectDevServer();
   const taskQueues = uniqueTaskQueues(label);
   // The API app first (the sandbox needs its URL), then the sandbox, then the profile pointing at the sandbox.
-  const providers = structuredClone(base.inbound.providers);
-  const profile = { ...base, inbound: { ...base.inbound, ...inbound, providers } } as typeof base;
   const app = testApp({ db: database.db, temporal: temporal.client, profile, taskQueues });
   const api: ServerType = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
   await new Promise((r) => api.once('listening', r));
   const ingressUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
-  const sandbox = await startProviderSandbox({ port: 0, ingressUrl, providers: sandboxProvidersFromProfile(base) });
+  const sandbox = await startProviderSandbox({ port: 0, ingressUrl, providers: sandboxProvidersFromProfile(profile) });
   // The activities read api_base_url per query: point both providers at this sandbox's port.
-  for (const p of Object.values(providers)) p.api_base_url = `${sandbox.url}${new URL(p.api_base_url).pathname}`;
+  for (const p of Object.values(profile.inbound.providers)) p.api_base_url = `${sandbox.url}${new URL(p.api_base_url).pathname}`;
   const activities = createActivities({ db: database.db, logger: testLogger, secretsKey: TEST_SECRETS_KEY, profile });
   const workers = await startWorkers({ connection: temporal.native, taskQueues, activities });
 

@@ -3,7 +3,8 @@
 // of webhooks; discrepancies after settlement open a review item and revert nothing.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ledgerRowsFor } from '../helpers/reconciliation.js';
+import { reconciliationStateQuery, resolveUpdate } from '../../src/shared/inbound.js';
+import { ledgerRowsFor, waitFor } from '../helpers/reconciliation.js';
 import { startProviderWorld, type ProviderWorld } from '../helpers/provider-world.js';
 
 let world: ProviderWorld;
@@ -36,7 +37,7 @@ describe('L1 one posting per provider object', () => {
     const txns = await ledgerRowsFor(world.db, reference);
     expect(txns.map((t) => [t.kind, t.idempotencyKey])).toEqual([
       ['payment', `${world.stripe}:${reference}:payment`],
-      ['refund', `${world.stripe}:re_4a:refund`],
+      ['refund', `${world.stripe}:${reference}:refund:re_4a`],
     ]);
   });
 
@@ -51,7 +52,7 @@ describe('L1 one posting per provider object', () => {
     expect(outcomes[2]!.reason).toMatch(/^no_unclaimed_item: every refund of 300 EUR the provider lists is already posted \(re_4a by event /);
     expect(await world.settledAmount(world.hmac, reference)).toBe(700n);
     const refund = (await ledgerRowsFor(world.db, reference)).find((t) => t.kind === 'refund')!;
-    expect(refund.idempotencyKey).toBe(`${world.hmac}:re_4a:refund`);
+    expect(refund.idempotencyKey).toBe(`${world.hmac}:${reference}:refund:re_4a`);
     expect(refund.metadata).toMatchObject({ providerObjectId: 're_4a', matchedBy: 'amount', providerEventId: outcomes[0]!.providerEventId });
   });
 
@@ -96,7 +97,7 @@ describe('L1 one posting per provider object', () => {
     ]);
     expect([a!.state, b!.state]).toEqual(['applied', 'applied']);
     const keys = (await ledgerRowsFor(world.db, reference)).filter((t) => t.kind === 'refund').map((t) => t.idempotencyKey).sort();
-    expect(keys).toEqual([`${world.hmac}:re_x:refund`, `${world.hmac}:re_y:refund`]);
+    expect(keys).toEqual([`${world.hmac}:${reference}:refund:re_x`, `${world.hmac}:${reference}:refund:re_y`]);
     expect(await world.settledAmount(world.hmac, reference)).toBe(500n);
   });
 });
@@ -116,6 +117,17 @@ describe('L5 discrepancies after settlement', () => {
     });
     expect(await world.settledAmount(world.stripe, reference)).toBe(1200n);
     expect((await ledgerRowsFor(world.db, reference)).map((t) => t.kind)).toEqual(['payment']);
+    // An operator who applies it brings the ledger to the provider's report, once.
+    const handle = world.temporal.client.workflow.getHandle(failed.id);
+    await waitFor(async () => (await handle.query(reconciliationStateQuery)).state === 'manual_review', 30_000, 'manual_review');
+    expect((await handle.executeUpdate(resolveUpdate, { args: [{ decision: 'applied', operator: 'ana@finance', reason: 'provider statement: failed' }] })).state).toBe('applied');
+    expect(await world.settledAmount(world.stripe, reference)).toBe(0n);
+    const txns = await ledgerRowsFor(world.db, reference);
+    expect(txns.map((t) => [t.kind, t.idempotencyKey])).toEqual([
+      ['payment', `${world.stripe}:${reference}:payment`],
+      ['reversal', `${world.stripe}:${failed.id}:settlement_correction`],
+    ]);
+    expect((await world.reconciliation(world.stripe, failed.providerEventId))?.ledgerTransactionId).toBe(txns[1]!.id);
   });
 
   it('L5 the provider lowers the amount of a credited payment: the new capture event opens a review item, nothing reverted', async () => {
@@ -128,5 +140,11 @@ describe('L5 discrepancies after settlement', () => {
     expect(lower.reason).toMatch(/^post_settlement_discrepancy: ledger settled 1000 EUR \(captured 1000\), provider reports succeeded 900 EUR/);
     expect(lower.discrepancy).toMatchObject({ posted: { capturedMinor: '1000' }, reported: { amountMinor: '900', settledMinor: '900' } });
     expect(await world.settledAmount(world.hmac, reference)).toBe(1000n);
+    // Acknowledged without posting: rejected leaves the ledger as it is.
+    const handle = world.temporal.client.workflow.getHandle(lower.id);
+    await waitFor(async () => (await handle.query(reconciliationStateQuery)).state === 'manual_review', 30_000, 'manual_review');
+    await handle.executeUpdate(resolveUpdate, { args: [{ decision: 'rejected', operator: 'bob@finance', reason: 'fee, booked elsewhere' }] });
+    expect(await world.settledAmount(world.hmac, reference)).toBe(1000n);
+    expect((await ledgerRowsFor(world.db, reference)).map((t) => t.kind)).toEqual(['payment']);
   });
 });
