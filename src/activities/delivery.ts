@@ -7,6 +7,8 @@ import type { Db } from '../db/client.js';
 import { deliveries, deliveryAttempts, events, webhookEndpoints } from '../db/schema/index.js';
 import type { Logger } from '../lib/logger.js';
 import { attemptLatency, attemptsTotal, deliveriesFinished, endpointsDisabled, retriesScheduled } from '../metrics/outbound.js';
+import { AttemptNotRecordedError, sqlState, withoutDetails } from '../outbound/attempt-record.js';
+import { exchange } from '../outbound/exchange.js';
 import { signingSecretsFor } from '../outbound/secrets.js';
 import { outboundAgents, type PinnedAgents } from '../outbound/pinned-agents.js';
 import { UnsafeUrlError, vetEndpointUrl, type LookupAll, type VettedAddress } from '../outbound/url-safety.js';
@@ -19,6 +21,7 @@ export type AttemptErrorKind =
   | 'redirect'
   | 'client_error'
   | 'server_error'
+  | 'invalid_response'
   | 'unsafe_url'
   | 'endpoint_disabled'
   /** The worker stopped while this attempt was in flight; the merchant may or may not have received it. */
@@ -70,6 +73,11 @@ class DeliveryNotFoundError extends Error {
   override name = 'DeliveryNotFoundError';
 }
 
+/** R4: nothing to sign with; deterministic until an operator adds or rotates a secret, so never retried. */
+class MissingSigningSecretError extends Error {
+  override name = 'MissingSigningSecretError';
+}
+
 interface Outcome {
   succeeded: boolean;
   responseStatus: number | null;
@@ -79,35 +87,6 @@ interface Outcome {
   latencyMs: number;
 }
 
-function classifyStatus(status: number): AttemptErrorKind | null {
-  if (status >= 200 && status < 300) return null;
-  if (status >= 300 && status < 400) return 'redirect';
-  if (status >= 400 && status < 500) return 'client_error';
-  return 'server_error';
-}
-
-/** Reads at most `cap` bytes of the body, then stops: a merchant's huge or endless response costs us nothing. */
-async function readExcerpt(response: Response, cap: number): Promise<string> {
-  if (!response.body || cap === 0) {
-    await response.body?.cancel().catch(() => {});
-    return '';
-  }
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < cap) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
-    }
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
-  return Buffer.concat(chunks).subarray(0, cap).toString('utf8');
-}
-
 export function createDeliveryActivities(deps: DeliveryActivityDeps) {
   const { db, profile, logger } = deps;
   const http = deps.fetch ?? fetch;
@@ -115,41 +94,33 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
   const timeoutMs = profile.outbound.request_timeout;
   const excerptBytes = profile.outbound.response_excerpt_bytes;
 
-  async function post(url: string, addresses: VettedAddress[] | null, body: Buffer, signature: string): Promise<Outcome> {
-    const started = performance.now();
-    const elapsed = () => Math.round(performance.now() - started);
-    try {
-      const response = await http(url, {
-        method: 'POST',
+  function post(url: string, addresses: VettedAddress[] | null, body: Buffer, signature: string): Promise<Outcome> {
+    return exchange(
+      {
+        url,
+        body,
         // O15: connect to the addresses just vetted, not to whatever a second DNS answer says.
         dispatcher: agents.dispatcherFor(url, addresses),
-        body,
-        redirect: 'manual', // O7: a 3xx is the merchant's misconfiguration, recorded as a failure, never followed
-        signal: AbortSignal.timeout(timeoutMs),
         headers: { 'content-type': 'application/json', 'user-agent': 'ApiPay-Webhooks/1.0', [SIGNATURE_HEADER]: signature },
-      });
-      const latencyMs = elapsed();
-      const excerpt = await readExcerpt(response, excerptBytes).catch(() => '');
-      const errorKind = classifyStatus(response.status);
-      return {
-        succeeded: errorKind === null,
-        responseStatus: response.status,
-        errorKind,
-        errorMessage: errorKind ? `HTTP ${response.status}` : null,
-        excerpt,
-        latencyMs,
-      };
+      },
+      { fetch: http, timeoutMs, excerptBytes },
+    );
+  }
+
+  /**
+   * R3: records the attempt once whatever the answer held. Should PostgreSQL refuse its details anyway, the outcome is
+   * recorded without them; should nothing be writable, the activity fails without a second POST (attempt-once).
+   */
+  async function record(input: AttemptInput, attemptId: number, endpointId: string, outcome: Outcome): Promise<AttemptResult> {
+    try {
+      return await finish(input, attemptId, endpointId, outcome);
     } catch (error) {
-      const err = error as Error & { cause?: { code?: string; message?: string } };
-      const timedOut = err.name === 'TimeoutError' || err.name === 'AbortError';
-      return {
-        succeeded: false,
-        responseStatus: null,
-        errorKind: timedOut ? 'timeout' : 'connection',
-        errorMessage: timedOut ? `no response within ${timeoutMs} ms` : (err.cause?.code ?? err.cause?.message ?? err.message),
-        excerpt: null,
-        latencyMs: elapsed(),
-      };
+      logger.warn({ deliveryId: input.deliveryId, attempt: input.attemptNumber, sqlState: sqlState(error) }, 'attempt not recordable with its details; recording it without');
+      try {
+        return await finish(input, attemptId, endpointId, withoutDetails(outcome, error));
+      } catch (again) {
+        throw new AttemptNotRecordedError(input.deliveryId, input.attemptNumber, again);
+      }
     }
   }
 
@@ -170,7 +141,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
         with attempt as (
           update ${deliveryAttempts}
              set response_status = ${outcome.responseStatus}, latency_ms = ${outcome.latencyMs}, succeeded = true,
-                 error_kind = null, error_message = null, response_excerpt = ${outcome.excerpt}
+                 error_kind = null, error_message = ${outcome.errorMessage}, response_excerpt = ${outcome.excerpt}
            where id = ${attemptId} and error_kind = ${IN_FLIGHT}
           returning id
         ), streak as (
@@ -321,7 +292,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
       let signature: string | undefined;
       if (row.endpointStatus === 'enabled') {
         const secrets = await signingSecretsFor(db, row.endpointId, deps.secretsKey, startedAt);
-        if (secrets.length === 0) throw new Error(`endpoint ${row.endpointId} has no active signing secret`);
+        if (secrets.length === 0) throw new MissingSigningSecretError(`endpoint ${row.endpointId} has no active signing secret`);
         signature = sign({ payload: row.eventBody, secrets, timestamp: Math.floor(startedAt.getTime() / 1000) });
       }
       const [reserved] = await db
@@ -336,7 +307,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
           .where(and(eq(deliveryAttempts.deliveryId, input.deliveryId), eq(deliveryAttempts.attemptNumber, input.attemptNumber)));
         if (existing!.errorKind === IN_FLIGHT) {
           logger.warn({ deliveryId: input.deliveryId, attempt: input.attemptNumber }, 'attempt was interrupted in flight; recorded as interrupted, not re-sent');
-          return finish(input, existing!.id, row.endpointId, {
+          return record(input, existing!.id, row.endpointId, {
             succeeded: false,
             responseStatus: null,
             errorKind: 'interrupted',
@@ -360,7 +331,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
 
       // O13: a disabled endpoint is not attempted; the attempt row says why nothing was sent.
       if (row.endpointStatus === 'disabled') {
-        return finish(input, reserved.id, row.endpointId, {
+        return record(input, reserved.id, row.endpointId, {
           succeeded: false,
           responseStatus: null,
           errorKind: 'endpoint_disabled',
@@ -375,7 +346,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
         addresses = await vetEndpointUrl(row.url, { allowInsecure: profile.outbound.allow_insecure_urls, lookup: deps.lookup });
       } catch (error) {
         if (!(error instanceof UnsafeUrlError)) throw error;
-        return finish(input, reserved.id, row.endpointId, {
+        return record(input, reserved.id, row.endpointId, {
           succeeded: false,
           responseStatus: null,
           errorKind: 'unsafe_url',
@@ -385,7 +356,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
         });
       }
       const outcome = await post(row.url, addresses, row.eventBody, signature!);
-      return finish(input, reserved.id, row.endpointId, outcome);
+      return record(input, reserved.id, row.endpointId, outcome);
     },
 
     /** State a fresh run continues from (operator retry after an earlier run closed). */
@@ -405,11 +376,22 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
       return { ...row, attemptCount: Number(row.attemptCount) };
     },
 
+    /** R4: a cycle that a non-retryable error stopped ends FAILED with that reason (O12: retryNow still works). */
+    async failDelivery(request: { deliveryId: string; reason: string }): Promise<void> {
+      const now = new Date();
+      await db
+        .update(deliveries)
+        .set({ status: 'FAILED', failureReason: request.reason, failedAt: now, nextAttemptAt: null, updatedAt: now })
+        .where(and(eq(deliveries.id, request.deliveryId), sql`${deliveries.status} <> 'DELIVERED'`));
+      deliveriesFinished.inc({ status: 'FAILED' });
+      logger.warn({ deliveryId: request.deliveryId, reason: request.reason }, 'delivery FAILED by a non-retryable error');
+    },
+
     /** O12: a FAILED delivery goes back to PENDING for a new cycle. */
     async reopenDelivery(deliveryId: string): Promise<void> {
       await db
         .update(deliveries)
-        .set({ status: 'PENDING', failedAt: null, nextAttemptAt: new Date(), updatedAt: new Date() })
+        .set({ status: 'PENDING', failedAt: null, failureReason: null, nextAttemptAt: new Date(), updatedAt: new Date() })
         .where(and(eq(deliveries.id, deliveryId), eq(deliveries.status, 'FAILED')));
     },
   };

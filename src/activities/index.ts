@@ -1,7 +1,9 @@
-// All activities, built once from their clients and config and registered by the worker.
+// All activities, built once from their clients and config and registered by the worker. Every error they throw
+// is classified (R4, src/lib/errors.ts): infrastructure is retried, a deterministic error is not.
 import type { Db } from '../db/client.js';
 import type { Profile } from '../config/profile.js';
 import type { Logger } from '../lib/logger.js';
+import { withClassifiedErrors } from '../lib/errors.js';
 import { createSmokeActivities } from './smoke.js';
 import { createReconciliationActivities } from './reconciliation.js';
 import { createDeliveryActivities } from './delivery.js';
@@ -18,12 +20,12 @@ export interface ActivityDeps {
 }
 
 export function createActivities(deps: ActivityDeps) {
-  return {
+  return withClassifiedErrors({
     ...createSmokeActivities(deps),
     ...createReconciliationActivities(deps),
     ...createLedgerPositionActivities(deps),
     ...createDeliveryActivities(deps),
-  };
+  });
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -88,8 +88,8 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
      * workflow retries it with the profile's backoff, and a provider outage does not flood the worker log.
      */
     async queryProviderPayment(request: { provider: string; paymentReference: string }): Promise<ProviderQueryResult> {
-      const config = profile.inbound.providers[request.provider];
-      if (!config) throw new Error(`provider ${request.provider} is not in the profile`);
+      const config = Object.hasOwn(profile.inbound.providers, request.provider) ? profile.inbound.providers[request.provider] : undefined;
+      if (!config) throw Object.assign(new Error(`provider ${request.provider} is not in the profile`), { name: 'ProviderNotConfiguredError' });
       try {
         const payment = await fetchProviderPayment({ baseUrl: config.api_base_url, paymentReference: request.paymentReference, fetch: deps.fetch });
         return payment ? { outcome: 'found', payment } : { outcome: 'not_found' };

@@ -1,4 +1,5 @@
-// The HTTP surface of the API process: health, metrics, the provider ingress and the admin API, in one Hono app.
+// The HTTP surface of the API process: health, metrics (unless on their own listener, R6), the provider ingress and
+// the admin API, in one Hono app.
 import { Hono } from 'hono';
 import { createAdminApp } from './admin/index.js';
 import type { ApiDeps } from './deps.js';
@@ -16,7 +17,7 @@ export function createApp(deps: ApiDeps): Hono {
     await next();
   });
   registerHealth(app, deps);
-  registerMetrics(app);
+  if (deps.metricsOnPublicListener !== false) registerMetrics(app);
   registerIngress(app, deps);
   app.route('/admin/v1', createAdminApp(deps));
   app.notFound((c) => c.json(errorBody('not_found', `no route for ${c.req.method} ${c.req.path}`), 404));

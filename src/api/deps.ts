@@ -14,8 +14,10 @@ export interface ApiDeps {
   env: Pick<Env, 'ADMIN_TOKEN' | 'SECRETS_ENCRYPTION_KEY'>;
   taskQueues: TaskQueues;
   logger: Logger;
-  /** Dependency checks for /readyz, by name: each resolves when its dependency answers. */
+  /** Dependency checks for /readyz, by name: each resolves when its dependency answers (the API's: PostgreSQL, R5). */
   readiness: Record<string, () => Promise<unknown>>;
+  /** R6: false when /metrics is served on a private listener (API_METRICS_PORT): the public one answers 404. */
+  metricsOnPublicListener?: boolean;
   /** Injected clock for tests of TTLs and tolerances. */
   now?: () => Date;
   /** Replaces parts of the provider ingress (receipt writer, dedupe cache, starter; null starter = sweep only). */

@@ -26,6 +26,8 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details?: Record<string, unknown>,
+    /** Sent as `Retry-After` (seconds), e.g. with a 503 when the ingress sheds load (R5). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }
@@ -49,6 +51,7 @@ export function validationError(error: ZodError, where: string): ApiError {
 export function handleError(error: Error, c: Context): Response {
   const requestId = c.get('requestId' as never) as string | undefined;
   if (error instanceof ApiError) {
+    if (error.retryAfterSeconds !== undefined) c.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
     return c.json(errorBody(error.code, error.message, requestId, error.details), error.status);
   }
   // Hono's own validators throw HTTPException 400 for a body that is not JSON: keep the 400, in our shape.

@@ -1,31 +1,14 @@
-// /healthz (the process is alive) and /readyz (PostgreSQL, Temporal and Kafka all answer, else 503).
+// /healthz (the process is alive) and /readyz (this process's dependencies answer, else 503; src/lib/readiness.ts).
+// On the public listener /readyz names the dependency that is down but never echoes its error text (R5).
 import type { Hono } from 'hono';
+import { createReadinessProbe } from '../lib/readiness.js';
 import type { ApiDeps } from './deps.js';
 
-const CHECK_TIMEOUT_MS = 2_000;
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms).unref()),
-  ]);
-}
-
-export function registerHealth(app: Hono, deps: Pick<ApiDeps, 'readiness'>): void {
+export function registerHealth(app: Hono, deps: Pick<ApiDeps, 'readiness' | 'logger'>): void {
+  const probe = createReadinessProbe(deps.readiness, deps.logger);
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {
-    const entries = await Promise.all(
-      Object.entries(deps.readiness).map(async ([name, check]) => {
-        try {
-          await withTimeout(check(), CHECK_TIMEOUT_MS);
-          return [name, { ok: true }] as const;
-        } catch (error) {
-          return [name, { ok: false, error: (error as Error).message }] as const;
-        }
-      }),
-    );
-    const checks = Object.fromEntries(entries);
-    const ready = entries.every(([, result]) => result.ok);
-    return c.json({ status: ready ? 'ready' : 'unavailable', checks }, ready ? 200 : 503);
+    const { ready, body } = await probe.check({ detail: false });
+    return c.json(body, ready ? 200 : 503);
   });
 }

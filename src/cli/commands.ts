@@ -1,4 +1,4 @@
-// The CLI's commands: each maps its arguments to one admin API request (SPEC §4: the same operations as the API).
+// The CLI's commands: each maps its arguments to one admin API request (requirements §4: the same operations as the API).
 import type { ParseArgsConfig } from 'node:util';
 
 type Options = NonNullable<ParseArgsConfig['options']>;

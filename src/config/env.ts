@@ -6,12 +6,24 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5433/apipay'),
   DATABASE_POOL_MAX: z.coerce.number().int().positive().default(20),
+  /** R5: every connection's statement_timeout (0 = none): a stuck query ends instead of holding a connection. */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  /** R5: every connection's idle_in_transaction_session_timeout (0 = none): an abandoned transaction frees its locks. */
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).default(60_000),
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_UI_URL: z.string().default('http://127.0.0.1:8233'),
   KAFKA_BROKERS: z.string().default('127.0.0.1:9092').transform((s) => s.split(',').map((b) => b.trim())),
   API_HOST: z.string().default('127.0.0.1'),
   API_PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
+  /**
+   * R6: when set, the API serves /metrics, /healthz and /readyz (with error detail) on this port of API_METRICS_HOST,
+   * and its public listener answers 404 on /metrics. Unset: /metrics is served on API_PORT as before.
+   */
+  API_METRICS_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
+  API_METRICS_HOST: z.string().default('127.0.0.1'),
+  /** R6: how often gauges read from PostgreSQL (queue depth, manual review) are refreshed in the background. */
+  METRICS_REFRESH_INTERVAL_MS: z.coerce.number().int().min(100).default(15_000),
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9464),
   DISPATCHER_METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9465),
   /** Sticky-cache size of each worker (per task queue); bounds memory when many deliveries wait in timers. */

@@ -1,4 +1,4 @@
-// The adoption profile (SPEC §5): read from APIPAY_PROFILE, validated once by a schema that names the bad key.
+// The adoption profile (requirements §5): read from APIPAY_PROFILE, validated once by a schema that names the bad key.
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
@@ -69,6 +69,14 @@ export const profileSchema = z.strictObject({
     allow_provisional_access: z.boolean(),
     unstarted_sweep_interval: duration,
     unstarted_grace: duration,
+    /** R5: receipts held in memory by the receipt writer (waiting or committing) at most; past it the ingress answers 503. */
+    receipt_queue_max: z.number().int().positive().default(10_000),
+    /** R5: the same bound in raw body bytes. */
+    receipt_queue_max_bytes: z.number().int().positive().default(64 * 1024 * 1024),
+    /** R5: a receipt not committed within this answers 503 (PostgreSQL too slow); a late commit is a duplicate on retry. */
+    receipt_commit_deadline: duration.prefault('5s'),
+    /** R5: the Retry-After of those 503s. */
+    overload_retry_after: duration.prefault('5s'),
     providers: z.record(z.string().regex(/^[a-z0-9-]+$/, 'provider names are lowercase, digits and dashes'), provider),
   }),
 });
@@ -80,15 +88,29 @@ export class ProfileError extends Error {
   override name = 'ProfileError';
 }
 
-/** Validates a parsed profile document; the error names every bad key by its dotted path. */
-export function parseProfile(document: unknown, source = 'profile'): Profile {
-  const result = profileSchema.safeParse(document);
-  if (result.success) return result.data;
-  const lines = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(root)'}: ${issue.message}`);
-  throw new ProfileError(`invalid ${source}:\n${lines.join('\n')}`);
+export interface ProfileOptions {
+  /** The process's NODE_ENV; some settings are for development only. Default process.env.NODE_ENV. */
+  nodeEnv?: string;
 }
 
-export function loadProfile(path = process.env.APIPAY_PROFILE ?? 'config/example.yaml'): Profile {
+/** Validates a parsed profile document; the error names every bad key by its dotted path. */
+export function parseProfile(document: unknown, source = 'profile', options: ProfileOptions = {}): Profile {
+  const result = profileSchema.safeParse(document);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    throw new ProfileError(`invalid ${source}:\n${lines.join('\n')}`);
+  }
+  const nodeEnv = options.nodeEnv ?? process.env.NODE_ENV;
+  if (nodeEnv === 'production' && result.data.outbound.allow_insecure_urls) {
+    // R7: http and loopback/private targets are for a developer's receiver, never for a production worker (SSRF).
+    throw new ProfileError(
+      `invalid ${source}:\n  outbound.allow_insecure_urls: must be false when NODE_ENV=production (it allows http and private, loopback and link-local endpoint URLs); set it to false or use a development profile`,
+    );
+  }
+  return result.data;
+}
+
+export function loadProfile(path = process.env.APIPAY_PROFILE ?? 'config/example.yaml', options: ProfileOptions = {}): Profile {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -101,5 +123,5 @@ export function loadProfile(path = process.env.APIPAY_PROFILE ?? 'config/example
   } catch (error) {
     throw new ProfileError(`profile ${path} is not valid YAML: ${(error as Error).message}`);
   }
-  return parseProfile(document, `profile ${path}`);
+  return parseProfile(document, `profile ${path}`, options);
 }

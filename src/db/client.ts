@@ -10,8 +10,41 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export function createDatabase(url: string, options: { max?: number } = {}): Database {
-  const sql = postgres(url, { max: options.max ?? 20, onnotice: () => {}, connect_timeout: 10 });
+export interface DatabaseOptions {
+  max?: number;
+  /** R5: statement_timeout of every connection in ms (0 = none); default 30 s. */
+  statementTimeoutMs?: number;
+  /** R5: idle_in_transaction_session_timeout of every connection in ms (0 = none); default 60 s. */
+  idleInTransactionTimeoutMs?: number;
+}
+
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+export const DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
+
+export function createDatabase(url: string, options: DatabaseOptions = {}): Database {
+  const sql = postgres(url, {
+    max: options.max ?? 20,
+    onnotice: () => {},
+    connect_timeout: 10,
+    // Startup parameters: set on each connection as it opens, so no query ever runs without them.
+    connection: {
+      statement_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+      idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    },
+  });
   const db = drizzle(sql, { schema });
   return { db, sql, close: () => sql.end({ timeout: 5 }) };
+}
+
+/** The pool options the processes take from the environment (src/config/env.ts). */
+export function databaseOptions(env: {
+  DATABASE_POOL_MAX: number;
+  DATABASE_STATEMENT_TIMEOUT_MS: number;
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: number;
+}): DatabaseOptions {
+  return {
+    max: env.DATABASE_POOL_MAX,
+    statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
+    idleInTransactionTimeoutMs: env.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+  };
 }

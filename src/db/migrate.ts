@@ -6,7 +6,7 @@ import { createDatabase } from './client.js';
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
 
 export async function runMigrations(url: string): Promise<void> {
-  const database = createDatabase(url, { max: 1 });
+  const database = createDatabase(url, { max: 1, statementTimeoutMs: 0 }) // a migration may build an index for minutes;
   try {
     await migrate(database.db, { migrationsFolder: MIGRATIONS_FOLDER });
   } finally {

@@ -15,11 +15,18 @@ export function minorToDecimal(amountMinor: bigint | string, currency: string): 
 
 export type CsvValue = string | number | bigint | null | undefined;
 
+/**
+ * Free text a spreadsheet would run as a formula (I11, R8): a formula character — ASCII = + - @, their full-width
+ * forms ＝＋－＠ and small forms ﹦﹢﹣, which some spreadsheets fold to ASCII — at the start or after any leading
+ * whitespace or zero-width characters (spreadsheets trim them); and a leading tab or CR on its own (OWASP).
+ */
+const FORMULA_START = /^(?:[\s\u200B-\u200D\u2060\uFEFF]*[=+\-@\uFF1D\uFF0B\uFF0D\uFF20\uFE66\uFE62\uFE63]|[\t\r])/;
+
 export function csvField(value: CsvValue, { text = false } = {}): string {
   if (value === null || value === undefined) return '';
   let s = String(value);
-  // A spreadsheet would run "=…" typed by an operator as a formula.
-  if (text && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  // Prefixed with ' so that the cell is text: a spreadsheet shows it as written and runs nothing.
+  if (text && FORMULA_START.test(s)) s = `'${s}`;
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 

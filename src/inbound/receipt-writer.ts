@@ -2,8 +2,11 @@
 // a race is a duplicate) and one receipt row, atomically; the caller answers 200 only once it resolved.
 // The group-commit writer shares one transaction among all requests that arrive while earlier batches commit,
 // so a commit's fsync is paid per batch, not per webhook; the direct writer (one transaction each) is the baseline.
+// R5: what it holds in memory is bounded (count and bytes) and every write has a deadline; past either the ingress
+// answers 503 + Retry-After instead of queueing. A refused receipt was never acknowledged, so nothing is lost.
 import type { Sql } from 'postgres';
 import type { Db } from '../db/client.js';
+import { isTransientDbError } from '../db/errors.js';
 import { providerEventRegistry, webhookReceipts } from '../db/schema/index.js';
 
 export interface ReceiptToWrite {
@@ -30,13 +33,37 @@ export interface GroupCommitOptions {
   maxBatchBytes?: number;
   /** Transactions in flight at once; requests arriving meanwhile form the next batch. */
   maxInFlight?: number;
+  /** R5: receipts held in memory (waiting or committing) at most; past it write() refuses at once (queue_full). */
+  maxPending?: number;
+  /** R5: the same bound in raw bytes. */
+  maxPendingBytes?: number;
+  /** R5: a write not committed within this many ms is refused (deadline); it may still commit (a retry is a duplicate). */
+  deadlineMs?: number;
   onCommit?: (size: number, seconds: number) => void;
+}
+
+/** R5: the writer refused a receipt to protect the process; the ingress answers 503 with Retry-After. */
+export class ReceiptWriterOverloadedError extends Error {
+  override name = 'ReceiptWriterOverloadedError';
+  constructor(readonly reason: 'queue_full' | 'deadline') {
+    super(reason === 'queue_full' ? 'receipt queue full' : 'receipt commit deadline passed');
+  }
+}
+
+export interface GroupCommitWriter extends ReceiptWriter {
+  /** Receipts (and their raw bytes) held in memory now: waiting for a batch or in a committing one. */
+  readonly held: { receipts: number; bytes: number };
 }
 
 interface Pending {
   receipt: ReceiptToWrite;
   resolve: (outcome: WriteOutcome) => void;
   reject: (error: unknown) => void;
+  /** Answered (committed, failed or past its deadline): skipped if still queued, its result ignored if in flight. */
+  settled: boolean;
+  /** Its batch failed on data: it is retried in a statement of its own (still within maxInFlight). */
+  alone: boolean;
+  timer?: NodeJS.Timeout;
 }
 
 const keyOf = (provider: string, id: string) => `${provider}\u0000${id}`;
@@ -73,14 +100,30 @@ async function commitBatch(db: Db, receipts: ReceiptToWrite[]): Promise<Map<stri
   return ids;
 }
 
-export function createGroupCommitWriter(options: GroupCommitOptions): ReceiptWriter {
+export function createGroupCommitWriter(options: GroupCommitOptions): GroupCommitWriter {
   const maxBatch = options.maxBatch ?? 500;
   const maxInFlight = options.maxInFlight ?? 8;
   const maxBatchBytes = options.maxBatchBytes ?? 4 * 1024 * 1024;
+  const maxPending = options.maxPending ?? 10_000;
+  const maxPendingBytes = options.maxPendingBytes ?? 64 * 1024 * 1024;
   const queue: Pending[] = [];
   const stats = { transactions: 0, receipts: 0 };
+  const held = { receipts: 0, bytes: 0 };
   let inFlight = 0;
   let scheduled = false;
+
+  const answer = (p: Pending, outcome: { value: WriteOutcome } | { error: unknown }) => {
+    if (p.settled) return;
+    p.settled = true;
+    clearTimeout(p.timer);
+    if ('value' in outcome) p.resolve(outcome.value);
+    else p.reject(outcome.error);
+  };
+  const release = (p: Pending) => {
+    clearTimeout(p.timer);
+    held.receipts -= 1;
+    held.bytes -= p.receipt.rawBody.length;
+  };
 
   async function run(batch: Pending[]): Promise<void> {
     // Concurrent deliveries of one event in one batch: the first carries it, the rest wait for its commit.
@@ -94,9 +137,17 @@ export function createGroupCommitWriter(options: GroupCommitOptions): ReceiptWri
     try {
       ids = await commitBatch(options.db, [...leaders.values()].map((p) => p.receipt));
     } catch (error) {
-      if (batch.length === 1) return batch[0]!.reject(error);
-      // One bad receipt must not fail its neighbours: retry each alone, and only the bad one fails.
-      await Promise.all(batch.map((p) => run([p])));
+      if (batch.length > 1 && !isTransientDbError(error)) {
+        // One bad receipt must not fail its neighbours: each goes back to the front to be committed alone, through
+        // the same in-flight slots as every batch (R5), and only the bad one fails.
+        for (const p of batch) p.alone = true;
+        queue.unshift(...batch);
+        return;
+      }
+      for (const p of batch) {
+        answer(p, { error });
+        release(p);
+      }
       return;
     }
     stats.transactions += 1;
@@ -105,8 +156,8 @@ export function createGroupCommitWriter(options: GroupCommitOptions): ReceiptWri
     for (const p of batch) {
       const k = keyOf(p.receipt.provider, p.receipt.providerEventId);
       const id = ids.get(k);
-      if (id !== undefined && leaders.get(k) === p) p.resolve({ duplicate: false, receiptId: id });
-      else p.resolve({ duplicate: true });
+      answer(p, { value: id !== undefined && leaders.get(k) === p ? { duplicate: false, receiptId: id } : { duplicate: true } });
+      release(p);
     }
   }
 
@@ -114,13 +165,27 @@ export function createGroupCommitWriter(options: GroupCommitOptions): ReceiptWri
     scheduled = false;
     while (inFlight < maxInFlight && queue.length > 0) {
       let take = 0;
+      let count = 0;
       let bytes = 0;
-      // At least one receipt per batch, whatever its size (the ingress has already bounded it).
-      while (take < queue.length && take < maxBatch && (take === 0 || bytes + queue[take]!.receipt.rawBody.length <= maxBatchBytes)) {
-        bytes += queue[take]!.receipt.rawBody.length;
-        take += 1;
+      if (queue[0]!.alone) take = 1;
+      // At least one receipt per batch, whatever its size (the ingress has already bounded it); answered ones
+      // (past their deadline) are dropped without taking room.
+      else
+        while (take < queue.length && count < maxBatch && !queue[take]!.alone) {
+          const p = queue[take]!;
+          if (!p.settled) {
+            if (count > 0 && bytes + p.receipt.rawBody.length > maxBatchBytes) break;
+            bytes += p.receipt.rawBody.length;
+            count += 1;
+          }
+          take += 1;
+        }
+      const batch: Pending[] = [];
+      for (const p of queue.splice(0, take)) {
+        if (p.settled) release(p);
+        else batch.push(p);
       }
-      const batch = queue.splice(0, take);
+      if (batch.length === 0) continue;
       inFlight += 1;
       void run(batch).finally(() => {
         inFlight -= 1;
@@ -139,9 +204,20 @@ export function createGroupCommitWriter(options: GroupCommitOptions): ReceiptWri
 
   return {
     stats,
+    held,
     write(receipt) {
+      const size = receipt.rawBody.length;
+      if (held.receipts >= maxPending || (held.receipts > 0 && held.bytes + size > maxPendingBytes)) {
+        return Promise.reject(new ReceiptWriterOverloadedError('queue_full'));
+      }
       return new Promise<WriteOutcome>((resolve, reject) => {
-        queue.push({ receipt, resolve, reject });
+        const p: Pending = { receipt, resolve, reject, settled: false, alone: false };
+        if (options.deadlineMs !== undefined) {
+          p.timer = setTimeout(() => answer(p, { error: new ReceiptWriterOverloadedError('deadline') }), options.deadlineMs);
+        }
+        held.receipts += 1;
+        held.bytes += size;
+        queue.push(p);
         schedule();
       });
     },

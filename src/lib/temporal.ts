@@ -6,6 +6,15 @@ export async function connectTemporal(address: string, namespace: string): Promi
   return { client: new Client({ connection, namespace }), connection };
 }
 
+/**
+ * A client that connects on its first call and reconnects by itself (R5): the API process starts and serves the
+ * ingress while Temporal is down; a workflow start that fails meanwhile is left to the sweep (I6).
+ */
+export function lazyTemporal(address: string, namespace: string): { client: Client; connection: Connection } {
+  const connection = Connection.lazy({ address });
+  return { client: new Client({ connection, namespace }), connection };
+}
+
 /** Readiness probe: the frontend answers a cheap RPC. */
 export async function pingTemporal(client: Client): Promise<void> {
   await client.workflowService.getSystemInfo({});

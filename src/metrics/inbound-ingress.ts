@@ -35,6 +35,12 @@ export const ingressMetrics = {
     labelNames: ['provider', 'reason'] as const,
     registers: [registry],
   }),
+  overloaded: new Counter({
+    name: 'apipay_inbound_webhooks_unavailable_total',
+    help: 'Webhooks answered 503 + Retry-After instead of 200, so not acknowledged (R5), by reason: queue_full, deadline (commit slower than inbound.receipt_commit_deadline), commit_failed.',
+    labelNames: ['provider', 'reason'] as const,
+    registers: [registry],
+  }),
   ackLatency: new Histogram({
     name: 'apipay_inbound_ack_latency_seconds',
     help: 'From the first byte read to the 200, including the durable commit.',

@@ -1,5 +1,5 @@
-// I13: ledger success measured apart from acknowledgement (B1 counts acks): ledger mutations, the ack-to-ledger
-// lag, reconciliation queue depth, manual-review count and rate, terminal rejections.
+// I13: ledger success measured apart from acknowledgement (the ingress counts acks): ledger mutations, the ack-to-ledger
+// lag, reconciliation queue depth, manual-review count and rate (refreshed in the background, R6), terminal rejections.
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
@@ -40,37 +40,78 @@ export const manualReviewEntered = new Counter({
   registers: [registry],
 });
 
+// R6: these gauges count rows, so a scrape never runs the query itself. The first scrape waits for one refresh
+// (concurrent scrapes share it), then a background timer refreshes the snapshot every interval and scrapes read it.
+const DEFAULT_REFRESH_MS = 15_000;
 let depthSource: Db | undefined;
-
-/** Gauges read from PostgreSQL at scrape time, so every process reports the same numbers. Call once with the db. */
-export function bindReconciliationGauges(db: Db): void {
-  depthSource = db;
-}
+let refreshMs = DEFAULT_REFRESH_MS;
+let cached: Snapshot | undefined;
+let refreshing: Promise<void> | undefined;
+let timer: NodeJS.Timeout | undefined;
 
 interface Snapshot {
   depth: number;
   inReview: number;
   reviewRate: number;
 }
-let cached: { at: number; value: Snapshot } | undefined;
 
-async function snapshot(): Promise<Snapshot | undefined> {
-  if (!depthSource) return undefined;
-  if (cached && Date.now() - cached.at < 1_000) return cached.value;
-  const [row] = await depthSource.execute<{ depth: string; in_review: string; ever_review: string; decided: string }>(sql`
+/** Gauges read from PostgreSQL, so every process reports the same numbers. Call with the process's db. */
+export function bindReconciliationGauges(db: Db): void {
+  if (depthSource === db) return;
+  depthSource = db;
+  cached = undefined;
+}
+
+/** How often the snapshot is refreshed once the gauges are scraped (METRICS_REFRESH_INTERVAL_MS). */
+export function setGaugeRefreshInterval(ms: number): void {
+  refreshMs = ms;
+  if (timer) {
+    clearInterval(timer);
+    timer = undefined;
+    startTimer();
+  }
+}
+
+function startTimer(): void {
+  timer ??= setInterval(() => void refresh(), refreshMs);
+  timer.unref(); // never keeps a process alive
+}
+
+async function query(db: Db): Promise<Snapshot> {
+  const [row] = await db.execute<{ depth: string; in_review: string; ever_review: string; decided: string }>(sql`
     select count(*) filter (where state not in ('applied', 'rejected')) as depth,
            count(*) filter (where state = 'manual_review') as in_review,
            (select count(*) from reconciliation_transitions where to_state = 'manual_review') as ever_review,
            (select count(*) from reconciliation_transitions where from_state = 'reconciling') as decided
       from reconciliations`);
   const decided = Number(row?.decided ?? 0);
-  const value = {
+  return {
     depth: Number(row?.depth ?? 0),
     inReview: Number(row?.in_review ?? 0),
     reviewRate: decided === 0 ? 0 : Number(row?.ever_review ?? 0) / decided,
   };
-  cached = { at: Date.now(), value };
-  return value;
+}
+
+/** One refresh at a time: callers arriving meanwhile share it. A failure keeps the last snapshot. */
+function refresh(): Promise<void> {
+  const db = depthSource;
+  if (!db) return Promise.resolve();
+  refreshing ??= query(db)
+    .then((value) => {
+      if (depthSource === db) cached = value;
+    })
+    .catch(() => {})
+    .finally(() => {
+      refreshing = undefined;
+    });
+  return refreshing;
+}
+
+async function snapshot(): Promise<Snapshot | undefined> {
+  if (!depthSource) return undefined;
+  startTimer();
+  if (!cached) await refresh();
+  return cached;
 }
 
 const gauge = (name: string, help: string, pick: (s: Snapshot) => number) =>
@@ -79,7 +120,7 @@ const gauge = (name: string, help: string, pick: (s: Snapshot) => number) =>
     help,
     registers: [registry],
     async collect() {
-      const s = await snapshot().catch(() => undefined);
+      const s = await snapshot();
       if (s) this.set(pick(s));
     },
   });

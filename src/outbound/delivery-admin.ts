@@ -36,7 +36,7 @@ export function createDeliveryAdmin(deps: DeliveryAdminDeps) {
     if (delivery.status === 'FAILED') {
       await db
         .update(deliveries)
-        .set({ status: 'PENDING', failedAt: null, nextAttemptAt: now(), updatedAt: now() })
+        .set({ status: 'PENDING', failedAt: null, failureReason: null, nextAttemptAt: now(), updatedAt: now() })
         .where(and(eq(deliveries.id, delivery.id), eq(deliveries.status, 'FAILED')));
     }
     await requestDeliveryRetry({

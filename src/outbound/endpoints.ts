@@ -1,4 +1,4 @@
-// Webhook endpoint service (SPEC §4): create with a secret shown once, read, list, update, disable/enable, delete.
+// Webhook endpoint service (requirements §4): create with a secret shown once, read, list, update, disable/enable, delete.
 // Deletion is soft (deleted_at + disabled): deliveries keep referencing the endpoint, so their history stays
 // queryable, no new delivery is fanned out to it and no attempt is sent; its secrets are destroyed.
 import { and, asc, eq, gt, isNull, type SQL } from 'drizzle-orm';

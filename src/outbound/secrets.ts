@@ -28,13 +28,22 @@ export function encryptSecret(plain: string, key: Buffer): Buffer {
   return Buffer.concat([iv, cipher.getAuthTag(), ciphertext]);
 }
 
+/** R4: a stored secret that cannot be decrypted (wrong key, tampered or truncated row): deterministic, never retried. */
+export class SecretDecryptionError extends Error {
+  override name = 'SecretDecryptionError';
+}
+
 export function decryptSecret(buf: Buffer, key: Buffer): string {
   checkKey(key);
-  if (buf.length < IV_BYTES + TAG_BYTES) throw new Error('encrypted endpoint secret is truncated');
+  if (buf.length < IV_BYTES + TAG_BYTES) throw new SecretDecryptionError('encrypted endpoint secret is truncated');
   const decipher = createDecipheriv('aes-256-gcm', key, buf.subarray(0, IV_BYTES));
   decipher.setAuthTag(buf.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
   // A wrong key or a tampered row fails here (GCM authentication), never yields a wrong secret.
-  return Buffer.concat([decipher.update(buf.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+  try {
+    return Buffer.concat([decipher.update(buf.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+  } catch {
+    throw new SecretDecryptionError('an endpoint secret cannot be decrypted with SECRETS_ENCRYPTION_KEY (wrong key or tampered row)');
+  }
 }
 
 /** Stores a new active secret for an endpoint; the caller decides what happens to the previous active one. */

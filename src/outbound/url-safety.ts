@@ -1,5 +1,6 @@
-// O15: endpoint URLs must be https and resolve only to public addresses (no SSRF into our network), unless the
-// profile's outbound.allow_insecure_urls allows http and local targets for local development.
+// O15, R7: endpoint URLs must be https and resolve only to public addresses (no SSRF into our network), in every
+// IPv4 and IPv6 spelling, unless the profile's outbound.allow_insecure_urls allows http and local targets for
+// local development (never with NODE_ENV=production, see src/config/profile.ts).
 import { promises as dns } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 
@@ -32,34 +33,68 @@ for (const [net, prefix] of [
   ['169.254.0.0', 16], // link-local, cloud metadata (169.254.169.254)
   ['172.16.0.0', 12],
   ['192.0.0.0', 24], // IETF protocol assignments
+  ['192.0.2.0', 24], // documentation (TEST-NET-1..3)
   ['192.168.0.0', 16],
   ['198.18.0.0', 15], // benchmarking
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved, broadcast
 ] as const) {
   forbidden.addSubnet(net, prefix, 'ipv4');
 }
 for (const [net, prefix] of [
-  ['::', 128], // unspecified
-  ['::1', 128],
-  ['fe80::', 10], // link-local
+  ['::', 96], // unspecified, loopback and the deprecated IPv4-compatible ::a.b.c.d: never a merchant (R7)
+  ['64:ff9b:1::', 48], // NAT64 local-use prefix (RFC 8215): translated inside someone's own network (R7)
+  ['100::', 64], // discard-only
+  ['2001::', 32], // Teredo: a tunnel whose far end we cannot vet
+  ['2001:2::', 48], // benchmarking
+  ['2001:db8::', 32], // documentation
   ['fc00::', 7], // unique-local
+  ['fe80::', 10], // link-local
+  ['fec0::', 10], // site-local, deprecated but still routed inside some networks (R7)
   ['ff00::', 8], // multicast
 ] as const) {
   forbidden.addSubnet(net, prefix, 'ipv6');
 }
 
-/** An IPv4 address carried inside IPv6 (::ffff:a.b.c.d, ::ffff:0a00:0001, NAT64 64:ff9b::/96), or null. */
-function embeddedIpv4(address: string): string | null {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1]!;
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (hex) {
-    const hi = parseInt(hex[1]!, 16);
-    const lo = parseInt(hex[2]!, 16);
-    return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+/** The eight 16-bit groups of an IPv6 address in any textual form (::, a dotted IPv4 tail), or null. */
+export function ipv6Groups(address: string): number[] | null {
+  let text = address.toLowerCase();
+  const tail: number[] = [];
+  const dotted = /^(.*:)(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted) {
+    if (isIP(dotted[2]!) !== 4) return null;
+    const [a, b, c, d] = dotted[2]!.split('.').map(Number) as [number, number, number, number];
+    tail.push((a << 8) | b, (c << 8) | d);
+    text = dotted[1]!.endsWith('::') ? dotted[1]! : dotted[1]!.slice(0, -1);
   }
+  const halves = text.split('::');
+  if (halves.length > 2) return null;
+  const parse = (part: string) => (part === '' ? [] : part.split(':'));
+  const left = parse(halves[0]!);
+  const right = halves.length === 2 ? parse(halves[1]!) : [];
+  if (![...left, ...right].every((g) => /^[0-9a-f]{1,4}$/.test(g))) return null;
+  const given = left.length + right.length + tail.length;
+  if (halves.length === 2 ? given > 7 : given !== 8) return null;
+  const zeros = Array<number>(8 - given).fill(0);
+  return [...left.map((g) => parseInt(g, 16)), ...zeros, ...right.map((g) => parseInt(g, 16)), ...tail];
+}
+
+const ipv4Of = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+const zero = (groups: number[], from: number, to: number) => groups.slice(from, to).every((g) => g === 0);
+
+/**
+ * The IPv4 address an IPv6 address carries and would reach, or null: IPv4-mapped ::ffff:a.b.c.d (also in hex,
+ * ::ffff:7f00:1), IPv4-translated ::ffff:0:a.b.c.d, NAT64 64:ff9b::/96, 6to4 2002:AABB:CCDD::/48. (The
+ * IPv4-compatible ::a.b.c.d and the NAT64 local-use 64:ff9b:1::/48 are refused whole, in the table above.)
+ */
+export function embeddedIpv4(groups: number[]): string | null {
+  const [g0, g1, g2, , g4, g5, g6, g7] = groups as [number, number, number, number, number, number, number, number];
+  if (zero(groups, 0, 5) && g5 === 0xffff) return ipv4Of(g6, g7);
+  if (zero(groups, 0, 4) && g4 === 0xffff && g5 === 0) return ipv4Of(g6, g7);
+  if (g0 === 0x64 && g1 === 0xff9b && zero(groups, 2, 6)) return ipv4Of(g6, g7);
+  if (g0 === 0x2002) return ipv4Of(g1, g2);
   return null;
 }
 
@@ -68,9 +103,13 @@ export function isForbiddenAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return forbidden.check(address, 'ipv4');
   if (family === 6) {
-    const v4 = embeddedIpv4(address);
-    if (v4 !== null) return isIP(v4) !== 4 || forbidden.check(v4, 'ipv4');
-    return forbidden.check(address, 'ipv6');
+    // A zone (fe80::1%eth0) only makes sense for link-local addresses: refuse rather than strip it.
+    if (address.includes('%')) return true;
+    const groups = ipv6Groups(address);
+    if (!groups) return true;
+    if (forbidden.check(address, 'ipv6')) return true;
+    const v4 = embeddedIpv4(groups);
+    return v4 !== null && forbidden.check(v4, 'ipv4');
   }
   return true; // not an IP address at all: refuse rather than guess
 }

@@ -3,7 +3,7 @@
 // every event id forever (I5): a replay is an identical event id and is acknowledged as a duplicate.
 import type { NormalizedProviderEvent, ProviderEventType } from '../shared/inbound.js';
 import { hmacSha256, safeEqual } from './crypto.js';
-import { amountAt, currencyAt, idAt, isoTimeAt, objectAt, parseJsonBody, stringAt } from './payload.js';
+import { amountAt, currencyAt, idAt, isoTimeAt, objectAt, ownValue, parseJsonBody, stringAt } from './payload.js';
 import { PayloadError, SignatureError, type HeaderMap, type ProviderAdapter } from './types.js';
 
 /** The sandbox HMAC provider's event types onto the platform's. */
@@ -50,7 +50,7 @@ export function createHmacAdapter(options: HmacAdapterOptions): ProviderAdapter 
     extract(rawBody: Buffer): NormalizedProviderEvent {
       const event = objectAt(parseJsonBody(rawBody), 'body');
       const providerType = stringAt(event, 'event_type', 'body');
-      const type = HMAC_EVENT_TYPES[providerType];
+      const type = ownValue(HMAC_EVENT_TYPES, providerType);
       if (!type) throw new PayloadError('unsupported_type', `event type ${JSON.stringify(providerType.slice(0, 100))} is not handled`);
       const payment = objectAt(event.payment, 'body.payment');
       return {

@@ -44,12 +44,20 @@ export function stringAt(object: Json, key: string, path: string): string {
   return value;
 }
 
-/** Minor units as a decimal string: a non-negative JSON integer or a string of digits. */
+/** The largest amount the ledger's bigint columns hold (R4): a larger one could be acknowledged but never stored. */
+export const MAX_AMOUNT_MINOR = 9223372036854775807n;
+
+/** Minor units as a decimal string: a non-negative JSON integer or a string of digits, at most MAX_AMOUNT_MINOR. */
 export function amountAt(object: Json, key: string, path: string): string {
   const value = object[key];
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return String(value);
-  if (typeof value === 'string' && /^(0|[1-9]\d{0,18})$/.test(value)) return value;
-  throw new PayloadError('invalid_fields', `${path}.${key} must be a non-negative integer amount in minor units`);
+  if (typeof value === 'string' && /^(0|[1-9]\d{0,18})$/.test(value) && BigInt(value) <= MAX_AMOUNT_MINOR) return value;
+  throw new PayloadError('invalid_fields', `${path}.${key} must be a non-negative integer amount in minor units, at most ${MAX_AMOUNT_MINOR}`);
+}
+
+/** R4: a provider's type name looked up in a mapping table by own keys only (never `constructor`, `__proto__`, …). */
+export function ownValue<T>(map: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(map, key) ? map[key] : undefined;
 }
 
 /** ISO 4217, normalized to upper case (providers such as Stripe send lower case). */

@@ -2,7 +2,7 @@
 // timestamps outside ±tolerance refused; any v1 may match, so the provider can sign with two secrets while it rotates.
 import type { NormalizedProviderEvent, ProviderEventType } from '../shared/inbound.js';
 import { hmacSha256, safeEqual } from './crypto.js';
-import { amountAt, currencyAt, idAt, objectAt, parseJsonBody, unixSecondsAt } from './payload.js';
+import { amountAt, currencyAt, idAt, objectAt, ownValue, parseJsonBody, unixSecondsAt } from './payload.js';
 import { PayloadError, SignatureError, type HeaderMap, type ProviderAdapter } from './types.js';
 
 export const STRIPE_SIGNATURE_HEADER = 'stripe-signature';
@@ -67,7 +67,7 @@ export function createStripeAdapter(options: StripeAdapterOptions): ProviderAdap
       const id = idAt(event, 'id', 'body');
       const providerType = typeof event.type === 'string' ? event.type : undefined;
       if (!providerType) throw new PayloadError('invalid_fields', 'body.type is required');
-      const type = STRIPE_EVENT_TYPES[providerType];
+      const type = ownValue(STRIPE_EVENT_TYPES, providerType);
       if (!type) throw new PayloadError('unsupported_type', `event type ${JSON.stringify(providerType.slice(0, 100))} is not handled`);
       const object = objectAt(objectAt(event.data, 'body.data').object, 'body.data.object');
       // L1: a refund, dispute or reversal object has its own id and points at the payment; a reversal may also

@@ -37,6 +37,8 @@ export interface DeliveryProgress {
   attemptCount: number;
   /** ISO 8601, null when no attempt is scheduled. */
   nextAttemptAt: string | null;
+  /** R4: set when the cycle ended FAILED by a non-retryable error (e.g. no signing secret) rather than by attempts. */
+  reason?: string;
 }
 
 export const deliveryStatusQuery = defineQuery<DeliveryProgress>('status');

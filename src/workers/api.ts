@@ -1,19 +1,22 @@
-// API process: the provider ingress, the admin API, /healthz, /readyz and /metrics (Hono on Node).
+// API process: the provider ingress, the admin API, /healthz, /readyz and /metrics (Hono on Node). R5: it needs
+// PostgreSQL only (Temporal is connected lazily, the sweep starts what fails); R6: API_METRICS_PORT moves /metrics.
 import { serve } from '@hono/node-server';
 import { createApp } from '../api/app.js';
-import { createDatabase } from '../db/client.js';
-import { createKafkaAdmin } from '../kafka/kafkajs.js';
+import { createDatabase, databaseOptions } from '../db/client.js';
 import { createLogger } from '../lib/logger.js';
 import { loadSettings } from '../lib/settings.js';
 import { onShutdown } from '../lib/shutdown.js';
-import { connectTemporal, pingTemporal } from '../lib/temporal.js';
+import { lazyTemporal } from '../lib/temporal.js';
+import { setGaugeRefreshInterval } from '../metrics/inbound-ledger.js';
+import { serveMetrics } from '../metrics/server.js';
 import { TASK_QUEUES } from '../shared/task-queues.js';
 
 const { env, profile } = loadSettings();
 const logger = createLogger('api', env.LOG_LEVEL);
-const database = createDatabase(env.DATABASE_URL, { max: env.DATABASE_POOL_MAX });
-const temporal = await connectTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE);
-const kafka = createKafkaAdmin({ brokers: env.KAFKA_BROKERS, clientId: 'apipay-api' });
+const database = createDatabase(env.DATABASE_URL, databaseOptions(env));
+const temporal = lazyTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE);
+const readiness = { postgresql: () => database.sql`select 1` };
+setGaugeRefreshInterval(env.METRICS_REFRESH_INTERVAL_MS);
 
 const app = createApp({
   db: database.db,
@@ -22,12 +25,12 @@ const app = createApp({
   env,
   taskQueues: TASK_QUEUES,
   logger,
-  readiness: {
-    postgresql: () => database.sql`select 1`,
-    temporal: () => pingTemporal(temporal.client),
-    kafka: () => kafka.ping(),
-  },
+  readiness,
+  metricsOnPublicListener: env.API_METRICS_PORT === undefined,
 });
+const metrics =
+  env.API_METRICS_PORT === undefined ? undefined : await serveMetrics(env.API_METRICS_PORT, env.API_METRICS_HOST, { readiness, logger });
+if (metrics) logger.info({ url: `http://${env.API_METRICS_HOST}:${(metrics.address() as { port: number }).port}` }, 'api metrics listening');
 
 const server = serve({ fetch: app.fetch, hostname: env.API_HOST, port: env.API_PORT }, (info) =>
   logger.info({ url: `http://${env.API_HOST}:${info.port}` }, 'api listening'),
@@ -35,7 +38,7 @@ const server = serve({ fetch: app.fetch, hostname: env.API_HOST, port: env.API_P
 
 onShutdown(logger, [
   () => new Promise((resolve) => server.close(resolve)),
-  () => kafka.close(),
+  () => new Promise((resolve) => (metrics ? metrics.close(resolve) : resolve(undefined))),
   () => temporal.connection.close(),
   () => database.close(),
 ]);

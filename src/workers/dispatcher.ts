@@ -4,13 +4,14 @@
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
-import { createDatabase } from '../db/client.js';
+import { createDatabase, databaseOptions } from '../db/client.js';
 import { createOutboundBatchHandler } from '../dispatcher/outbound-handler.js';
 import { runDispatcher } from '../dispatcher/run.js';
-import { createBatchConsumer } from '../kafka/kafkajs.js';
+import { createBatchConsumer, createKafkaAdmin } from '../kafka/kafkajs.js';
 import { createLogger } from '../lib/logger.js';
 import { loadSettings } from '../lib/settings.js';
 import { onShutdown } from '../lib/shutdown.js';
+import { pingTemporal } from '../lib/temporal.js';
 import { createWorkers, installWorkerRuntime, runWorkers, workerTuning } from '../lib/workers.js';
 import '../metrics/outbound.js';
 import { serveMetrics } from '../metrics/server.js';
@@ -19,7 +20,7 @@ import { TASK_QUEUES } from '../shared/task-queues.js';
 
 const { env, profile } = loadSettings();
 const logger = createLogger('dispatcher', env.LOG_LEVEL);
-const database = createDatabase(env.DATABASE_URL, { max: env.DATABASE_POOL_MAX });
+const database = createDatabase(env.DATABASE_URL, databaseOptions(env));
 installWorkerRuntime(logger);
 const connection = await NativeConnection.connect({ address: env.TEMPORAL_ADDRESS });
 const temporal = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE });
@@ -46,7 +47,11 @@ const handler = createOutboundBatchHandler({
   logger,
   eagerStart: workers.length > 0,
 });
-const metrics = await serveMetrics(env.DISPATCHER_METRICS_PORT);
+const kafka = createKafkaAdmin({ brokers: env.KAFKA_BROKERS, clientId: 'apipay-dispatcher-readiness' });
+const metrics = await serveMetrics(env.DISPATCHER_METRICS_PORT, undefined, {
+  logger, // R5: the dispatcher needs Kafka, PostgreSQL and Temporal
+  readiness: { postgresql: () => database.sql`select 1`, temporal: () => pingTemporal(temporal), kafka: () => kafka.ping() },
+});
 
 await runDispatcher(consumer, handler);
 logger.info(
@@ -63,6 +68,7 @@ onShutdown(logger, [
   },
   () => outboundAgents.close(), // O15: the delivery POSTs' pinned connections, once no attempt is in flight
   () => new Promise((resolve) => metrics.close(resolve)),
+  () => kafka.close(),
   () => connection.close(),
   () => database.close(),
 ]);

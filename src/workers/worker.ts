@@ -1,20 +1,21 @@
 // Temporal worker process: runs the delivery, reconciliation and smoke task queues, with /metrics.
 import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
-import { createDatabase } from '../db/client.js';
+import { createDatabase, databaseOptions } from '../db/client.js';
 import { startInboundSweep } from '../inbound/sweep.js';
 import { createLogger } from '../lib/logger.js';
 import { loadSettings } from '../lib/settings.js';
 import { onShutdown } from '../lib/shutdown.js';
 import { connectTemporal } from '../lib/temporal.js';
 import { createWorkers, installWorkerRuntime, runWorkers, workerTuning } from '../lib/workers.js';
+import { setGaugeRefreshInterval } from '../metrics/inbound-ledger.js';
 import { serveMetrics } from '../metrics/server.js';
 import { outboundAgents } from '../outbound/pinned-agents.js';
 import { TASK_QUEUES } from '../shared/task-queues.js';
 
 const { env, profile } = loadSettings();
 const logger = createLogger('worker', env.LOG_LEVEL);
-const database = createDatabase(env.DATABASE_URL, { max: env.DATABASE_POOL_MAX });
+const database = createDatabase(env.DATABASE_URL, databaseOptions(env));
 installWorkerRuntime(logger);
 const connection = await NativeConnection.connect({ address: env.TEMPORAL_ADDRESS });
 const activities = createActivities({
@@ -30,7 +31,11 @@ const workers = await createWorkers({
   activities,
   tuning: workerTuning(env), // bounded cache and slots bound memory with many parked deliveries
 });
-const metrics = await serveMetrics(env.WORKER_METRICS_PORT);
+setGaugeRefreshInterval(env.METRICS_REFRESH_INTERVAL_MS);
+const metrics = await serveMetrics(env.WORKER_METRICS_PORT, undefined, {
+  logger, // R5: the worker needs PostgreSQL and Temporal
+  readiness: { postgresql: () => database.sql`select 1`, temporal: () => connection.workflowService.getSystemInfo({}) },
+});
 logger.info({ taskQueues: Object.values(TASK_QUEUES), metrics: `http://127.0.0.1:${env.WORKER_METRICS_PORT}/metrics` }, 'worker running');
 
 const running = runWorkers(workers);

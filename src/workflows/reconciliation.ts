@@ -1,12 +1,12 @@
 // One reconciliation per provider event (I6–I12): ask the provider (authoritative), post to the ledger when
 // confirmed and matching, park conflicts and timeouts in manual_review for an audited operator resolution.
 import {
-  ActivityFailure,
   allHandlersFinished,
   ApplicationFailure,
   condition,
   continueAsNew,
   log,
+  patched,
   proxyActivities,
   setHandler,
   sleep,
@@ -29,22 +29,25 @@ import {
   type ReconciliationState,
   type ReconciliationWorkflowInput,
 } from '../shared/inbound.js';
+import { failureReason, failureText, failureType, isActivityFailure, NON_RETRYABLE_ERROR_TYPES } from '../shared/failures.js';
 import { SA } from '../shared/search-attributes.js';
 
-// Recording and ledger writes are idempotent: retry them until they land, except domain failures.
+// Recording and ledger writes are idempotent: retry them until they land, except deterministic failures (R4,
+// src/lib/errors.ts), which a ledger posting turns into manual_review with the reason.
 const store = proxyActivities<ReconciliationActivities>({
   startToCloseTimeout: '30 seconds',
   retry: {
     initialInterval: '1 second',
     backoffCoefficient: 2,
     maximumInterval: '1 minute',
-    nonRetryableErrorTypes: ['LedgerConflictError', 'ReversalExceedsSettledError', 'LedgerValidationError'],
+    nonRetryableErrorTypes: [...NON_RETRYABLE_ERROR_TYPES],
   },
 });
 
+// L5: the ledger's side of a payment and an operator's settlement correction; the same retries as `store`.
 const ledger = proxyActivities<ReturnType<typeof createLedgerPositionActivities>>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['ReversalExceedsSettledError', 'LedgerValidationError'] },
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: [...NON_RETRYABLE_ERROR_TYPES] },
 });
 
 // One try per query: the workflow's own loop retries with the profile's backoff and owns the timeout (I8).
@@ -68,11 +71,6 @@ function resolutionProblem(resolution: OperatorResolution, state: Reconciliation
   if (typeof resolution.reason !== 'string' || resolution.reason.trim() === '') return 'reason is required';
   return null;
 }
-
-const failureText = (error: unknown) =>
-  error instanceof ActivityFailure && error.cause ? error.cause.message : (error as Error).message;
-const failureType = (error: unknown) =>
-  error instanceof ActivityFailure && error.cause instanceof ApplicationFailure ? error.cause.type : undefined;
 
 export async function reconciliationWorkflow(input: ReconciliationWorkflowInput): Promise<ReconciliationOutcome> {
   const { rules, settings, event } = input;
@@ -199,14 +197,22 @@ export async function reconciliationWorkflow(input: ReconciliationWorkflowInput)
         const type = failureType(error);
         if (type === 'ReversalExceedsSettledError') verdict = { kind: 'conflict', reason: `reversal_exceeds_settled: ${failureText(error)}` };
         else if (type === 'LedgerConflictError') verdict = { kind: 'conflict', reason: `ledger_conflict: ${failureText(error)}` };
+        // R4: any other final failure (an amount of 0, data the database refuses) is parked, not retried.
+        else if (isActivityFailure(error)) verdict = { kind: 'conflict', reason: `ledger_refused: ${failureReason(error)}` };
         else throw error;
       }
     }
     if (verdict.kind !== 'unknown') break;
     reason = verdict.reason;
     if (settings.allowProvisionalAccess && postingKind === 'payment' && !provisionalPosted) {
-      await post('provisional', 'system');
-      provisionalPosted = true;
+      try {
+        await post('provisional', 'system');
+        provisionalPosted = true;
+      } catch (error) {
+        if (!isActivityFailure(error)) throw error;
+        verdict = { kind: 'conflict', reason: `ledger_refused: ${failureReason(error)}` };
+        break;
+      }
     }
     const left = deadline - Date.now();
     if (left <= 0) {
@@ -227,9 +233,10 @@ export async function reconciliationWorkflow(input: ReconciliationWorkflowInput)
   if (provisionalPosted) await post('provisional_release', 'system');
 
   // L5: a payment-level event the provider now contradicts (failed, lower amount) after the ledger credited the
-  // payment reverts nothing: it becomes a review item with both sides kept on the reconciliation.
+  // payment reverts nothing: it becomes a review item with both sides kept on the reconciliation. Behind a patch:
+  // executions that passed this point before it existed did not ask the ledger (docs/workflow-versioning.md).
   const answered = verdict.kind === 'declined' || (verdict.kind === 'conflict' && !verdict.reason.startsWith('timeout'));
-  if (answered && (postingKind === 'payment' || postingKind === null) && providerPayment) {
+  if (answered && (postingKind === 'payment' || postingKind === null) && providerPayment && patched('l5-settlement-discrepancy')) {
     discrepancy = settlementDiscrepancy(providerPayment, await ledger.ledgerPosition({ provider: input.provider, paymentReference: event.paymentReference }));
     if (discrepancy) verdict = { kind: 'conflict', reason: discrepancyReason(discrepancy) };
   }
@@ -252,27 +259,29 @@ export async function reconciliationWorkflow(input: ReconciliationWorkflowInput)
     const resolution = pendingResolution!;
     const actor = `operator:${resolution.operator}` as const;
     ensureAllowed(resolution.decision, actor);
-    if (resolution.decision === 'applied' && discrepancy) {
-      // L5: applying a discrepancy brings the ledger down to what the provider reports (once per review item).
-      const corrected = await ledger.postSettlementCorrection({
-        provider: input.provider,
-        paymentReference: event.paymentReference,
-        reconciliationId,
-        providerEventId: event.providerEventId,
-        discrepancy,
-        actor,
-      });
-      ledgerTransactionId = corrected?.transactionId ?? null;
-    } else if (resolution.decision === 'applied' && postingKind) {
+    if (resolution.decision === 'applied' && (postingKind || discrepancy)) {
       let failure: string | null = null;
       try {
-        const outcome = postingOutcome(await post(postingKind, actor), postingKind, event);
-        if (outcome.kind === 'awaiting_capture') failure = `cannot apply: the payment's capture is not in the ledger`;
-        else if (outcome.kind === 'refused') failure = `cannot apply: ${outcome.verdict.reason}`;
-        else ledgerTransactionId = outcome.transactionId;
+        if (discrepancy) {
+          // L5: applying a discrepancy brings the ledger down to what the provider reports (once per review item).
+          const corrected = await ledger.postSettlementCorrection({
+            provider: input.provider,
+            paymentReference: event.paymentReference,
+            reconciliationId,
+            providerEventId: event.providerEventId,
+            discrepancy,
+            actor,
+          });
+          ledgerTransactionId = corrected?.transactionId ?? null;
+        } else {
+          const outcome = postingOutcome(await post(postingKind!, actor), postingKind!, event);
+          if (outcome.kind === 'awaiting_capture') failure = `cannot apply: the payment's capture is not in the ledger`;
+          else if (outcome.kind === 'refused') failure = `cannot apply: ${outcome.verdict.reason}`;
+          else ledgerTransactionId = outcome.transactionId;
+        }
       } catch (error) {
-        const type = failureType(error);
-        if (type !== 'ReversalExceedsSettledError' && type !== 'LedgerConflictError') throw error;
+        // R4: any final failure of the posting (a domain refusal, an amount of 0) leaves it in review with the reason.
+        if (!isActivityFailure(error)) throw error;
         failure = `cannot apply: ${failureText(error)}`;
       }
       if (failure) {

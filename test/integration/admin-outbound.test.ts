@@ -1,5 +1,5 @@
 // Admin API for the outbound side on the real PostgreSQL and Temporal dev server: endpoints, deliveries, events
-// (SPEC §4, O9, O11, O12, O13, O15): auth, validation naming fields, stable pagination, secret shown once.
+// (requirements §4, O9, O11, O12, O13, O15): auth, validation naming fields, stable pagination, secret shown once.
 import { Writable } from 'node:stream';
 import { eq } from 'drizzle-orm';
 import { pino } from 'pino';

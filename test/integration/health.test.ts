@@ -1,4 +1,4 @@
-// /healthz, /readyz against the real dependencies, the one error shape, and processes refusing a bad profile.
+// /healthz, /readyz against the real dependencies (the checks given; each process has its own, R5), the one error shape, and processes refusing a bad profile.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -66,6 +66,8 @@ describe('health and readiness', () => {
     expect(body.status).toBe('unavailable');
     expect(body.checks.kafka?.ok).toBe(false);
     expect(body.checks.postgresql?.ok).toBe(true);
+    // R5: the public listener names the dependency, never its internal error text.
+    expect(body.checks.kafka).toEqual({ ok: false });
   });
 
   it('/readyz re-checks its dependencies on every request instead of caching a verdict', async () => {

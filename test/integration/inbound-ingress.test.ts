@@ -1,6 +1,6 @@
 // The provider ingress on the real PostgreSQL and Temporal dev server: I1 Stripe interop, I3 refusals with nothing
 // stored, I4 durable receipt before 200, I5 duplicates (cache, registry after expiry, concurrent), the bad-input
-// corpus (SPEC §7) and the registry's immutability.
+// corpus (requirements §7) and the registry's immutability.
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';

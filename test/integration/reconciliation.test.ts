@@ -170,7 +170,7 @@ describe('I9 ledger idempotency', () => {
     expect(first.status).toBe('posted');
     expect(second).toMatchObject({ status: 'replayed', transactionId: (first as { transactionId: string }).transactionId });
     const conflicting = activities.postLedgerTransaction({ ...request, event: { ...event, amountMinor: '1001' } });
-    await expect(conflicting).rejects.toMatchObject({ name: 'LedgerConflictError' });
+    await expect(conflicting).rejects.toMatchObject({ type: 'LedgerConflictError', nonRetryable: true }); // R4: classified, never retried
     expect(await ledgerRowsFor(database.db, event.paymentReference)).toHaveLength(1);
   });
 });

@@ -1,4 +1,4 @@
-// SPEC §4 CLI: every command maps to its admin API request; output is JSON (CSV for exports); errors are
+// requirements §4 CLI: every command maps to its admin API request; output is JSON (CSV for exports); errors are
 // {"error":{code,message}} on stderr with exit code 1. The admin API peer is a fake fetch.
 import { describe, expect, it } from 'vitest';
 import { helpText, runCli } from '../../src/cli/run.js';

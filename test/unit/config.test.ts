@@ -1,4 +1,4 @@
-// The profile and environment are validated once, and a bad value names its key (SPEC §5).
+// The profile and environment are validated once, and a bad value names its key (requirements §5).
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
@@ -27,7 +27,7 @@ describe('durations', () => {
 });
 
 describe('profile', () => {
-  it('the example profile loads with the SPEC §5 values', () => {
+  it('the example profile loads with the requirements §5 values', () => {
     const profile = loadProfile('config/example.yaml');
     expect(profile.outbound.retry_schedule).toEqual([60_000, 300_000, 1_800_000, 7_200_000, 43_200_000]);
     expect(profile.outbound.request_timeout).toBe(10_000);
@@ -55,6 +55,19 @@ describe('profile', () => {
     mutate(document);
     expect(() => parseProfile(document)).toThrow(ProfileError);
     expect(() => parseProfile(document)).toThrow(named);
+  });
+
+  it('R7 allow_insecure_urls is refused when NODE_ENV=production, with a message naming the key and the fix', () => {
+    const document = example();
+    document.outbound.allow_insecure_urls = true;
+    expect(() => parseProfile(document, 'profile p.yaml', { nodeEnv: 'production' })).toThrow(ProfileError);
+    expect(() => parseProfile(document, 'profile p.yaml', { nodeEnv: 'production' })).toThrow(
+      /invalid profile p\.yaml:\n {2}outbound\.allow_insecure_urls: must be false when NODE_ENV=production .*set it to false/,
+    );
+    expect(parseProfile(document, 'profile p.yaml', { nodeEnv: 'development' }).outbound.allow_insecure_urls).toBe(true);
+    expect(() => loadProfile('config/demo.yaml', { nodeEnv: 'production' })).toThrow(/outbound\.allow_insecure_urls/);
+    document.outbound.allow_insecure_urls = false;
+    expect(parseProfile(document, 'profile p.yaml', { nodeEnv: 'production' }).outbound.allow_insecure_urls).toBe(false);
   });
 
   it('a missing file names the path and the variable', () => {

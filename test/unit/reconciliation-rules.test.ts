@@ -6,7 +6,7 @@ import { assertTransition, IllegalTransitionError } from '../../src/inbound/stat
 const rules = loadReconciliationRules();
 
 describe('I7 reconciliation state machine', () => {
-  it('I7 config/reconciliation-states.yaml declares exactly the SPEC transitions', () => {
+  it('I7 config/reconciliation-states.yaml declares exactly the I7 transitions', () => {
     expect(rules.initial).toBe('received');
     expect(rules.terminal.sort()).toEqual(['applied', 'rejected']);
     expect(rules.transitions.map((t) => `${t.from}>${t.to}:${t.by}`).sort()).toEqual([

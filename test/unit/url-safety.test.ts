@@ -63,6 +63,28 @@ describe('checkEndpointUrl (O15)', () => {
     ['https://[::ffff:10.0.0.1]/', 'forbidden_address'],
     ['https://[::ffff:169.254.169.254]/', 'forbidden_address'],
     ['https://[::ffff:192.168.0.1]/', 'forbidden_address'],
+    // R7: every other IPv6 spelling of a private or loopback address
+    ['https://[::127.0.0.1]/', 'forbidden_address'], // IPv4-compatible (the URL parser writes it [::7f00:1])
+    ['https://[::7f00:1]/', 'forbidden_address'],
+    ['https://[::8.8.8.8]/', 'forbidden_address'], // IPv4-compatible is deprecated: refused whatever it embeds
+    ['https://[::ffff:7f00:1]/', 'forbidden_address'], // IPv4-mapped in hex
+    ['https://[0:0:0:0:0:ffff:a9fe:a9fe]/', 'forbidden_address'], // 169.254.169.254, written out in full
+    ['https://[::FFFF:C0A8:0001]/', 'forbidden_address'], // upper case, leading zeros
+    ['https://[::ffff:0:10.0.0.1]/', 'forbidden_address'], // IPv4-translated (SIIT)
+    ['https://[2002:7f00:1::]/', 'forbidden_address'], // 6to4 of 127.0.0.1
+    ['https://[2002:c0a8:101::1]/', 'forbidden_address'], // 6to4 of 192.168.1.1
+    ['https://[64:ff9b::10.0.0.1]/', 'forbidden_address'], // NAT64 well-known prefix, private IPv4
+    ['https://[64:ff9b::a9fe:a9fe]/', 'forbidden_address'],
+    ['https://[64:ff9b:1::808:808]/', 'forbidden_address'], // NAT64 local-use prefix: refused whole
+    ['https://[fec0::1]/', 'forbidden_address'], // site-local
+    ['https://[feff::1]/', 'forbidden_address'],
+    ['https://[2001:db8::1]/', 'forbidden_address'], // documentation
+    ['https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/', 'forbidden_address'], // Teredo
+    // ... while the same forms of a public address are fine
+    ['https://[::ffff:8.8.8.8]/', 'ok'],
+    ['https://[64:ff9b::8.8.8.8]/', 'ok'], // DNS64 in an IPv6-only network reaching an IPv4-only merchant
+    ['https://[2002:808:808::1]/', 'ok'],
+    ['https://[2a00:1450:4001:81c::200e]/', 'ok'],
   ];
   it.each(cases)('O15 strict profile: %s → %s', async (url, expected) => {
     expect(await reasonOf(checkEndpointUrl(url, strict))).toBe(expected);
@@ -107,6 +129,11 @@ describe('checkEndpointUrl (O15)', () => {
     ['64:ff9b::808:808', false],
     ['2001:4860:4860::8888', false],
     ['not-an-ip', true],
+    ['fe80::1%eth0', true], // a zone: link-local by nature
+    ['::ffff:127.0.0.1', true],
+    ['::127.0.0.1', true],
+    ['fec0::5', true],
+    ['2606:4700:4700::1111', false],
   ])('O15 isForbiddenAddress(%s) = %s', (address, expected) => {
     expect(isForbiddenAddress(address)).toBe(expected);
   });

@@ -1,4 +1,4 @@
-// Admin route for one outbound event: its envelope fields, the exact body sent, and its deliveries (SPEC §4).
+// Admin route for one outbound event: its envelope fields, the exact body sent, and its deliveries (requirements §4).
 import { createRoute, z } from '@hono/zod-openapi';
 import { createDeliveryAdmin } from '../../outbound/delivery-admin.js';
 import type { ApiDeps } from '../deps.js';

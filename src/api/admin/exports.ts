@@ -30,7 +30,7 @@ export const RESOLUTION_CSV_COLUMNS = [
   'ledger_amount_minor',
   'ledger_amount',
 ] as const;
-const TEXT_COLUMNS = new Set(['provider_event_id', 'payment_reference', 'operator', 'reason'].map((c) => RESOLUTION_CSV_COLUMNS.indexOf(c as never)));
+const TEXT_COLUMNS = new Set(['provider_event_id', 'event_type', 'payment_reference', 'operator', 'reason'].map((c) => RESOLUTION_CSV_COLUMNS.indexOf(c as never)));
 
 const datetime = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' });
 

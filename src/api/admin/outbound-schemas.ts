@@ -85,6 +85,7 @@ export const deliverySchema = z
     next_attempt_at: isoOrNull,
     delivered_at: isoOrNull,
     failed_at: isoOrNull,
+    failure_reason: z.string().nullable().openapi({ description: 'Why the cycle ended FAILED without a merchant answer (a non-retryable error, R4); null otherwise.' }),
     created_at: iso,
     updated_at: iso,
   })
@@ -102,6 +103,7 @@ export function deliveryJson(row: typeof deliveries.$inferSelect): z.infer<typeo
     next_attempt_at: toIso(row.nextAttemptAt),
     delivered_at: toIso(row.deliveredAt),
     failed_at: toIso(row.failedAt),
+    failure_reason: row.failureReason,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };

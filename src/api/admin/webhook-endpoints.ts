@@ -1,5 +1,5 @@
 // Admin routes for webhook endpoints: create (secret shown once), list, get, update, delete, rotate secret,
-// disable/enable (SPEC §4, O9, O13, O15).
+// disable/enable (requirements §4, O9, O13, O15).
 import { createRoute, z } from '@hono/zod-openapi';
 import { createEndpointService, EndpointNotFoundError } from '../../outbound/endpoints.js';
 import { checkEndpointUrl, UnsafeUrlError } from '../../outbound/url-safety.js';

@@ -3,6 +3,7 @@
 // signature (nothing stored), 400 unreadable payload (nothing stored). Duplicates answer 200 and change nothing.
 import type { Hono } from 'hono';
 import { ingressMetrics as metrics } from '../../metrics/inbound-ingress.js';
+import { ReceiptWriterOverloadedError } from '../../inbound/receipt-writer.js';
 import { PayloadError, SignatureError } from '../../providers/index.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
@@ -16,6 +17,7 @@ export function registerIngress(app: Hono, deps: ApiDeps): IngressServices {
   const services = createIngressServices(deps);
   const limit = deps.profile.inbound.max_body_bytes;
   const now = deps.now ?? (() => new Date());
+  const retryAfterSeconds = deps.profile.inbound.overload_retry_after / 1000;
 
   app.post('/webhooks/:provider', async (c) => {
     const started = performance.now();
@@ -88,8 +90,14 @@ export function registerIngress(app: Hono, deps: ApiDeps): IngressServices {
         receivedAt: now(),
       });
     } catch (error) {
+      // R5: nothing was acknowledged; the provider retries after Retry-After (a late commit answers as a duplicate).
+      if (error instanceof ReceiptWriterOverloadedError) {
+        metrics.overloaded.inc({ provider, reason: error.reason });
+        throw new ApiError('unavailable', 'the ingress is overloaded; retry later', undefined, retryAfterSeconds);
+      }
+      metrics.overloaded.inc({ provider, reason: 'commit_failed' });
       deps.logger.error({ err: error, provider }, 'receipt commit failed');
-      throw new ApiError('unavailable', 'the receipt could not be stored; retry later');
+      throw new ApiError('unavailable', 'the receipt could not be stored; retry later', undefined, retryAfterSeconds);
     }
     services.cache.add(provider, event.providerEventId);
     metrics.ackLatency.observe({ provider }, (performance.now() - started) / 1000);

@@ -22,7 +22,13 @@ export function createIngressServices(deps: ApiDeps): IngressServices {
     providers: given.providers ?? createProviderRegistry(deps.profile.inbound.providers),
     writer:
       given.writer ??
-      createGroupCommitWriter({ db: deps.db, onCommit: (size) => ingressMetrics.commitBatchSize.observe(size) }),
+      createGroupCommitWriter({
+        db: deps.db,
+        maxPending: deps.profile.inbound.receipt_queue_max,
+        maxPendingBytes: deps.profile.inbound.receipt_queue_max_bytes,
+        deadlineMs: deps.profile.inbound.receipt_commit_deadline,
+        onCommit: (size) => ingressMetrics.commitBatchSize.observe(size),
+      }),
     cache:
       given.cache ??
       createDedupeCache({

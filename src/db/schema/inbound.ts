@@ -1,4 +1,4 @@
-// Inbound tables (SPEC §3): the immutable provider-event registry, receipts, reconciliations with their
+// Inbound tables (requirements §3): the immutable provider-event registry, receipts, reconciliations with their
 // transition trail, operator resolutions (immutable audit) and the append-only double-entry ledger.
 import {
   bigint,

@@ -1,4 +1,4 @@
-// Outbound delivery tables (SPEC §2): endpoints, their encrypted secrets, events, deliveries, attempts, quarantine.
+// Outbound delivery tables (requirements §2): endpoints, their encrypted secrets, events, deliveries, attempts, quarantine.
 import {
   bigint,
   bigserial,
@@ -87,6 +87,8 @@ export const deliveries = pgTable(
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }),
     deliveredAt: timestamp('delivered_at', { withTimezone: true }),
     failedAt: timestamp('failed_at', { withTimezone: true }),
+    /** R4: why a cycle stopped without a merchant answer (a non-retryable error, e.g. no signing secret). */
+    failureReason: text('failure_reason'),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },

@@ -1,0 +1,34 @@
+// R12: workflow histories as JSON fixtures. The SDK's historyToJSON/historyFromJSON fail in this install (two
+// copies of protobufjs 8 under @temporalio/common and @temporalio/proto: "type must be a Type"), so histories are
+// converted with the History message's own toObject/fromObject: camelCase fields, enum names, 64-bit integers
+// as strings and payload bytes in base64, close to the JSON that `temporal workflow show --output json` writes.
+import { readdirSync, readFileSync } from 'node:fs';
+import type { History } from '@temporalio/common/lib/proto-utils.js';
+import proto from '@temporalio/proto';
+
+const HistoryMessage = proto.temporal.api.history.v1.History;
+
+export const HISTORIES_DIR = new URL('../fixtures/histories/', import.meta.url);
+
+export interface HistoryFixture {
+  /** The workflow path this history shows, e.g. delivery-retried-then-delivered. */
+  path: string;
+  /** Replays need it: the reconciliation workflow uses its id. */
+  workflowId: string;
+  history: Record<string, unknown>;
+}
+
+export function historyToObject(history: History): Record<string, unknown> {
+  return HistoryMessage.toObject(HistoryMessage.fromObject(history), { longs: String, enums: String, bytes: String }) as Record<string, unknown>;
+}
+
+export function historyFromObject(object: Record<string, unknown>): History {
+  return HistoryMessage.fromObject(object) as History;
+}
+
+export function loadHistoryFixtures(): (HistoryFixture & { file: string })[] {
+  return readdirSync(HISTORIES_DIR)
+    .filter((file) => file.endsWith('.json'))
+    .sort()
+    .map((file) => ({ file, ...(JSON.parse(readFileSync(new URL(file, HISTORIES_DIR), 'utf8')) as HistoryFixture) }));
+}

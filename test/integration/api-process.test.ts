@@ -1,0 +1,122 @@
+// R5/R6 the real API process (src/workers/api.ts) with Temporal and Kafka unreachable (addresses nobody listens
+// on): it starts, /readyz is 200 (it needs PostgreSQL only), signed webhooks are acknowledged and stored and their
+// workflow starts are left to the sweep; with API_METRICS_PORT the public listener answers 404 on /metrics.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parse, stringify } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase, type Database } from '../../src/db/client.js';
+import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
+import { storedFor, stripeEvent, stripeRequest } from '../helpers/inbound.js';
+import { TEST_PROVIDER_SECRETS } from '../helpers/profile.js';
+
+const provider = `api-proc-${randomUUID().slice(0, 6)}`;
+let database: Database;
+let child: ChildProcess;
+let publicUrl: string;
+let privateUrl: string;
+
+/** Starts the API process and resolves with the URLs it logs once both listeners are up. */
+function startApi(profilePath: string): Promise<{ publicUrl: string; privateUrl: string }> {
+  child = spawn(process.execPath, ['--import', 'tsx', 'src/workers/api.ts'], {
+    env: {
+      ...process.env,
+      ...TEST_PROVIDER_SECRETS,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      APIPAY_PROFILE: profilePath,
+      DATABASE_URL: TEST_DATABASE_URL,
+      DATABASE_POOL_MAX: '4',
+      TEMPORAL_ADDRESS: '127.0.0.1:1',
+      KAFKA_BROKERS: '127.0.0.1:1',
+      API_PORT: '0',
+      API_METRICS_PORT: '0',
+      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+      SECRETS_ENCRYPTION_KEY: TEST_SECRETS_KEY.toString('base64'),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    const urls: Record<string, string> = {};
+    const timer = setTimeout(() => reject(new Error(`the API process did not start in time: ${stderr}`)), 60_000);
+    child.once('exit', (code) => reject(new Error(`the API process exited with ${code}: ${stderr}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      let entry: { msg?: string; url?: string };
+      try {
+        entry = JSON.parse(line);
+      } catch {
+        return;
+      }
+      if (entry.msg === 'api listening') urls.public = entry.url!;
+      if (entry.msg === 'api metrics listening') urls.private = entry.url!;
+      if (urls.public && urls.private) {
+        clearTimeout(timer);
+        resolve({ publicUrl: urls.public, privateUrl: urls.private });
+      }
+    });
+  });
+}
+
+beforeAll(async () => {
+  database = createDatabase(TEST_DATABASE_URL, { max: 2 });
+  const profile = parse(readFileSync('config/example.yaml', 'utf8')) as { inbound: { providers: unknown } };
+  profile.inbound.providers = {
+    [provider]: { scheme: 'stripe', secret_ref: 'env:SANDBOX_STRIPE_WEBHOOK_SECRET', tolerance_seconds: 300, api_base_url: 'http://127.0.0.1:4100/stripe' },
+  };
+  const path = join(mkdtempSync(join(tmpdir(), 'apipay-r5-')), 'profile.yaml');
+  writeFileSync(path, stringify(profile));
+  ({ publicUrl, privateUrl } = await startApi(path));
+}, 90_000);
+
+afterAll(async () => {
+  if (child && child.exitCode === null) {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+  await database?.close();
+});
+
+describe('R5 the API process depends on PostgreSQL only', () => {
+  it('R5 with Temporal and Kafka unreachable it started, /readyz is 200 and checks PostgreSQL only', async () => {
+    const ready = await fetch(`${publicUrl}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready', checks: { postgresql: { ok: true } } });
+    expect((await fetch(`${privateUrl}/readyz`)).status).toBe(200);
+  });
+
+  it('R5 with Temporal unreachable signed webhooks are acknowledged and stored; their starts wait for the sweep', async () => {
+    const events = Array.from({ length: 10 }, () => stripeEvent());
+    const answers = await Promise.all(
+      events.map((e) => fetch(`${publicUrl}/webhooks/${provider}`, stripeRequest(e.body) as RequestInit)),
+    );
+    expect(answers.map((r) => r.status)).toEqual(Array(10).fill(200));
+    for (const e of events) {
+      const stored = await storedFor(database.db, provider, e.id);
+      expect(stored).toMatchObject({ registry: 1, receipts: 1 });
+      expect(stored.receipt!.workflow_started_at).toBeNull();
+    }
+    // The failed starts did not take the process down or its readiness.
+    expect((await fetch(`${publicUrl}/readyz`)).status).toBe(200);
+    expect(child.exitCode).toBeNull();
+  });
+});
+
+describe('R6 metrics on their own listener', () => {
+  it('R6 with API_METRICS_PORT the public listener answers 404 on /metrics and the private one serves them', async () => {
+    const pub = await fetch(`${publicUrl}/metrics`);
+    expect(pub.status).toBe(404);
+    expect(((await pub.json()) as { error: { code: string } }).error.code).toBe('not_found');
+    const priv = await fetch(`${privateUrl}/metrics`);
+    expect(priv.status).toBe(200);
+    const text = await priv.text();
+    expect(text).toContain('apipay_inbound_webhooks_acknowledged_total');
+    expect(text).toMatch(/apipay_reconciliation_queue_depth \d+/);
+  });
+});
