@@ -7,7 +7,7 @@ import { createKafkaAdmin, createProducer } from '../../src/kafka/kafkajs.js';
 import { loadSettings } from '../../src/lib/settings.js';
 import { SIGNATURE_HEADER, verify } from '../../src/signing/index.js';
 
-const { env, profile } = loadSettings();
+const { env, profile } = loadSettings('demo');
 const API = `http://${env.API_HOST}:${env.API_PORT}/admin/v1`;
 const RECEIVER_PORT = Number(process.env.DEMO_RECEIVER_PORT ?? 4000);
 const MERCHANT = 'acct_demo_shop';

@@ -44,14 +44,33 @@ const envSchema = z.object({
 
 export type Env = z.output<typeof envSchema>;
 
+/** R9: how to fix each variable that has no safe default. */
+const FIXES: Record<string, string> = {
+  SECRETS_ENCRYPTION_KEY: 'set it to 32 random bytes in base64, e.g. `openssl rand -base64 32`',
+  ADMIN_TOKEN: 'set it to a random string of at least 16 characters, e.g. `openssl rand -hex 24`',
+};
+
 export class EnvError extends Error {
   override name = 'EnvError';
+  constructor(
+    message: string,
+    readonly issues: { variable: string; message: string }[] = [],
+  ) {
+    super(message);
+  }
+  /** R9: one line naming every bad variable and its fix, never a value. */
+  get oneLine(): string {
+    return this.issues
+      .map(({ variable, message }) => `invalid ${variable}: ${message.replace(new RegExp(`^${variable} `), '')}; fix: ${FIXES[variable] ?? `correct ${variable} or unset it for the default`}`)
+      .join('; ');
+  }
 }
 
 export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
   const result = envSchema.safeParse(source);
   if (result.success) return result.data;
   // Name the variable, never echo its value: some of these are secrets.
-  const lines = result.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
-  throw new EnvError(`invalid environment:\n${lines.join('\n')}`);
+  const issues = result.error.issues.map((issue) => ({ variable: issue.path.join('.'), message: issue.message }));
+  const lines = issues.map((issue) => `  ${issue.variable}: ${issue.message}`);
+  throw new EnvError(`invalid environment:\n${lines.join('\n')}`, issues);
 }

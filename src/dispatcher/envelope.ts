@@ -1,20 +1,41 @@
 // The Kafka envelope of an outbound event (O1), its validation with a quarantine reason (O2), and the body that
 // is serialized once for every attempt to every endpoint (O4).
 import { z } from 'zod';
+import { jsonPgProblem, PG_TEXT_MESSAGES, pgTextProblem } from '../shared/pg-text.js';
 
 export const EVENT_ID_PATTERN = /^evt_[A-Za-z0-9_]{1,200}$/;
+/** R1: the longest merchant account we store (and index); longer ones are quarantined, never truncated. */
+export const MAX_MERCHANT_ACCOUNT_LENGTH = 200;
+/** R1: `created` is unix seconds up to 9999-12-31, so it is a valid timestamp wherever it is turned into one. */
+export const MAX_CREATED_UNIX = 253_402_300_799;
+
+/** R1: a string PostgreSQL can store (no U+0000, no lone surrogate), at most `max` UTF-16 units. */
+const pgString = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .superRefine((value, ctx) => {
+      const problem = pgTextProblem(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: PG_TEXT_MESSAGES[problem] });
+    });
 
 export const envelopeSchema = z.object({
   id: z.string().regex(EVENT_ID_PATTERN),
   object: z.literal('event'),
   type: z.string().regex(/^[a-z0-9_]+(\.[a-z0-9_]+)*$/).max(200),
-  created: z.number().int().positive(),
+  created: z.number().int().positive().max(MAX_CREATED_UNIX),
   livemode: z.boolean(),
-  // Loose: data.previous_attributes and other siblings of data.object are kept in the body.
-  data: z.looseObject({ object: z.record(z.string(), z.unknown()) }),
+  // Loose: data.previous_attributes and other siblings of data.object are kept in the body. R1: every key and
+  // string in it must be storable text and every number finite (1e400 would silently become null in the body).
+  data: z.looseObject({ object: z.record(z.string(), z.unknown()) }).superRefine((data, ctx) => {
+    const problem = jsonPgProblem(data);
+    if (!problem) return;
+    const message = problem === 'non_finite_number' ? 'contains a number out of range' : problem === 'too_deep' ? 'is nested too deeply' : `contains text that ${PG_TEXT_MESSAGES[problem].replace('must not', 'cannot')}`;
+    ctx.addIssue({ code: 'custom', message });
+  }),
   /** The merchant account the event belongs to; producers use either name. */
-  account: z.string().min(1).max(200).optional(),
-  merchant_account: z.string().min(1).max(200).optional(),
+  account: pgString(MAX_MERCHANT_ACCOUNT_LENGTH).min(1).optional(),
+  merchant_account: pgString(MAX_MERCHANT_ACCOUNT_LENGTH).min(1).optional(),
 });
 
 export type Envelope = z.output<typeof envelopeSchema>;
@@ -56,7 +77,8 @@ export function parseEnvelope(value: Buffer | null): ParseResult {
   const parsed = envelopeSchema.safeParse(document);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    const path = issue.path.map(String);
+    // R1: the reason names schema fields only (at most two levels), never a key taken from the message.
+    const path = issue.path.map(String).slice(0, 2).filter((segment) => /^[a-z_]{1,40}$/.test(segment));
     const present = valueAt(document, path) !== undefined;
     return { ok: false, reason: `${present ? 'malformed' : 'missing'}_${path.join('_') || 'envelope'}`, detail: issue.message };
   }

@@ -1,15 +1,30 @@
 // The kafkajs implementation of src/kafka/types.ts: manual offset commits after each handled batch (O5).
-import kafkajs from 'kafkajs';
+import kafkajs, { type logCreator } from 'kafkajs';
+import { describeDbError } from '../db/errors.js';
 import type { BatchConsumer, BatchHandler, KafkaSettings, Producer } from './types.js';
 
 const { Kafka, logLevel } = kafkajs;
 const HEARTBEAT_MS = 3_000;
+
+/**
+ * kafkajs's own log lines (JSON on stderr, like its default) without what a handler's error carries: when our batch
+ * handler fails, kafkajs logs the error with its stack and every enumerable property; a database error's would hold
+ * the query parameters (R1). The handler throws only safe errors, and this strips anything database-shaped anyway.
+ */
+const safeLogCreator: logCreator = () => ({ namespace, level, label, log }) => {
+  const { message, timestamp, stack: _stack, error, ...rest } = log as Record<string, unknown>;
+  const db = describeDbError(error);
+  const entry = { level: label, timestamp, logger: 'kafkajs', namespace, message, ...rest, ...(error !== undefined ? { error: db ?? safeText(error) } : {}) };
+  (level <= logLevel.WARN ? console.error : console.log)(JSON.stringify(entry));
+};
+const safeText = (error: unknown) => String(error instanceof Error ? error.message : error).split('\n')[0]!.slice(0, 200);
 
 function client(settings: KafkaSettings, retries = 8) {
   return new Kafka({
     clientId: settings.clientId,
     brokers: settings.brokers,
     logLevel: logLevel.WARN,
+    logCreator: safeLogCreator,
     retry: { initialRetryTime: 200, retries },
   });
 }

@@ -1,5 +1,7 @@
-// The process logger (pino, JSON lines). Secret-bearing fields are redacted wherever they appear.
-import { pino, type Logger } from 'pino';
+// The process logger (pino, JSON lines). Secret-bearing fields are redacted wherever they appear, and a database
+// error under `err` or `error` is logged as SQLSTATE, table, constraint and a short message, never its parameters (R1).
+import { pino, type DestinationStream, type Logger } from 'pino';
+import { safeError } from '../db/errors.js';
 
 export const REDACT_PATHS = [
   'secret',
@@ -16,8 +18,10 @@ export const REDACT_PATHS = [
   'SECRETS_ENCRYPTION_KEY',
 ];
 
-export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
-  return pino({ name, level, redact: { paths: REDACT_PATHS, censor: '[redacted]' } });
+export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'info', destination?: DestinationStream): Logger {
+  const serializeError = (error: unknown) => pino.stdSerializers.err(safeError(error) as Error);
+  const options = { name, level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, serializers: { err: serializeError, error: serializeError } };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 export type { Logger };

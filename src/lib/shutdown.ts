@@ -24,9 +24,3 @@ export function onShutdown(logger: Logger, closers: (() => Promise<unknown> | un
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
 }
-
-/** Prints a configuration error (which names the bad key) and exits non-zero, instead of a stack trace. */
-export function exitOnConfigError(error: unknown): never {
-  console.error(error instanceof Error ? error.message : String(error));
-  process.exit(78); // EX_CONFIG
-}

@@ -1,6 +1,7 @@
 // Builds the Temporal workers of this service (one per task queue) for the worker process and for tests.
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
+import { safeError } from '../db/errors.js';
 import type { Logger } from './logger.js';
 import type { TaskQueues } from '../shared/task-queues.js';
 import type { Activities } from '../activities/index.js';
@@ -58,6 +59,22 @@ export function workerTuning(env: WorkerTuningEnv): Partial<WorkerOptions> {
   };
 }
 
+/**
+ * R1: an activity that fails on a database error fails with its DatabaseError stand-in (SQLSTATE, table, short
+ * message), so neither the workflow history, the Temporal UI nor the worker's log line holds the query parameters.
+ */
+const safeDbErrors = {
+  inbound: {
+    async execute(input: { args: unknown[] }, next: (input: never) => Promise<unknown>) {
+      try {
+        return await next(input as never);
+      } catch (error) {
+        throw safeError(error);
+      }
+    },
+  },
+};
+
 export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
   const queues = [...new Set(Object.values(setup.taskQueues))];
   // Bundle once and share it: each task queue's worker would otherwise build its own copy.
@@ -70,6 +87,7 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
         taskQueue,
         activities: setup.activities,
         workflowBundle,
+        interceptors: { activity: [() => safeDbErrors] },
         ...setup.tuning,
       }),
     ),

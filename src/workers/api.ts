@@ -1,19 +1,23 @@
 // API process: the provider ingress, the admin API, /healthz, /readyz and /metrics (Hono on Node). R5: it needs
 // PostgreSQL only (Temporal is connected lazily, the sweep starts what fails); R6: API_METRICS_PORT moves /metrics.
+import type { Server } from 'node:net';
 import { serve } from '@hono/node-server';
 import { createApp } from '../api/app.js';
 import { createDatabase, databaseOptions } from '../db/client.js';
 import { createLogger } from '../lib/logger.js';
 import { loadSettings } from '../lib/settings.js';
 import { onShutdown } from '../lib/shutdown.js';
+import { bindPort, checkDatabase, listening } from '../lib/startup.js';
 import { lazyTemporal } from '../lib/temporal.js';
 import { setGaugeRefreshInterval } from '../metrics/inbound-ledger.js';
 import { serveMetrics } from '../metrics/server.js';
 import { TASK_QUEUES } from '../shared/task-queues.js';
 
-const { env, profile } = loadSettings();
-const logger = createLogger('api', env.LOG_LEVEL);
+const PROCESS = 'api';
+const { env, profile } = loadSettings(PROCESS);
+const logger = createLogger(PROCESS, env.LOG_LEVEL);
 const database = createDatabase(env.DATABASE_URL, databaseOptions(env));
+await checkDatabase(PROCESS, env.DATABASE_URL, () => database.sql`select 1`); // R9: one line, not a stack trace
 const temporal = lazyTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE);
 const readiness = { postgresql: () => database.sql`select 1` };
 setGaugeRefreshInterval(env.METRICS_REFRESH_INTERVAL_MS);
@@ -29,12 +33,15 @@ const app = createApp({
   metricsOnPublicListener: env.API_METRICS_PORT === undefined,
 });
 const metrics =
-  env.API_METRICS_PORT === undefined ? undefined : await serveMetrics(env.API_METRICS_PORT, env.API_METRICS_HOST, { readiness, logger });
+  env.API_METRICS_PORT === undefined
+    ? undefined
+    : await bindPort(PROCESS, 'API_METRICS_PORT', env.API_METRICS_PORT, () => serveMetrics(env.API_METRICS_PORT!, env.API_METRICS_HOST, { readiness, logger }));
 if (metrics) logger.info({ url: `http://${env.API_METRICS_HOST}:${(metrics.address() as { port: number }).port}` }, 'api metrics listening');
 
 const server = serve({ fetch: app.fetch, hostname: env.API_HOST, port: env.API_PORT }, (info) =>
   logger.info({ url: `http://${env.API_HOST}:${info.port}` }, 'api listening'),
 );
+await listening(PROCESS, server as Server, 'API_PORT', env.API_PORT); // R9: EADDRINUSE is one line
 
 onShutdown(logger, [
   () => new Promise((resolve) => server.close(resolve)),

@@ -11,6 +11,7 @@ import { createBatchConsumer, createKafkaAdmin } from '../kafka/kafkajs.js';
 import { createLogger } from '../lib/logger.js';
 import { loadSettings } from '../lib/settings.js';
 import { onShutdown } from '../lib/shutdown.js';
+import { bindPort, checkDatabase, reach } from '../lib/startup.js';
 import { pingTemporal } from '../lib/temporal.js';
 import { createWorkers, installWorkerRuntime, runWorkers, workerTuning } from '../lib/workers.js';
 import '../metrics/outbound.js';
@@ -18,11 +19,15 @@ import { serveMetrics } from '../metrics/server.js';
 import { outboundAgents } from '../outbound/pinned-agents.js';
 import { TASK_QUEUES } from '../shared/task-queues.js';
 
-const { env, profile } = loadSettings();
-const logger = createLogger('dispatcher', env.LOG_LEVEL);
+const PROCESS = 'dispatcher';
+const { env, profile } = loadSettings(PROCESS);
+const logger = createLogger(PROCESS, env.LOG_LEVEL);
 const database = createDatabase(env.DATABASE_URL, databaseOptions(env));
+await checkDatabase(PROCESS, env.DATABASE_URL, () => database.sql`select 1`); // R9: one line, not a stack trace
 installWorkerRuntime(logger);
-const connection = await NativeConnection.connect({ address: env.TEMPORAL_ADDRESS });
+const connection = await reach(PROCESS, { name: 'Temporal', at: env.TEMPORAL_ADDRESS, variable: 'TEMPORAL_ADDRESS' }, () =>
+  NativeConnection.connect({ address: env.TEMPORAL_ADDRESS }),
+);
 const temporal = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE });
 
 const delivery = TASK_QUEUES.delivery;
@@ -48,12 +53,14 @@ const handler = createOutboundBatchHandler({
   eagerStart: workers.length > 0,
 });
 const kafka = createKafkaAdmin({ brokers: env.KAFKA_BROKERS, clientId: 'apipay-dispatcher-readiness' });
-const metrics = await serveMetrics(env.DISPATCHER_METRICS_PORT, undefined, {
-  logger, // R5: the dispatcher needs Kafka, PostgreSQL and Temporal
-  readiness: { postgresql: () => database.sql`select 1`, temporal: () => pingTemporal(temporal), kafka: () => kafka.ping() },
-});
+const metrics = await bindPort(PROCESS, 'DISPATCHER_METRICS_PORT', env.DISPATCHER_METRICS_PORT, () =>
+  serveMetrics(env.DISPATCHER_METRICS_PORT, undefined, {
+    logger, // R5: the dispatcher needs Kafka, PostgreSQL and Temporal
+    readiness: { postgresql: () => database.sql`select 1`, temporal: () => pingTemporal(temporal), kafka: () => kafka.ping() },
+  }),
+);
 
-await runDispatcher(consumer, handler);
+await reach(PROCESS, { name: 'Kafka', at: env.KAFKA_BROKERS.join(','), variable: 'KAFKA_BROKERS' }, () => runDispatcher(consumer, handler));
 logger.info(
   { topic, group, deliveryWorker: workers.length > 0, metrics: `http://127.0.0.1:${env.DISPATCHER_METRICS_PORT}/metrics` },
   'dispatcher consuming',

@@ -6,6 +6,7 @@ import { startInboundSweep } from '../inbound/sweep.js';
 import { createLogger } from '../lib/logger.js';
 import { loadSettings } from '../lib/settings.js';
 import { onShutdown } from '../lib/shutdown.js';
+import { bindPort, checkDatabase, reach } from '../lib/startup.js';
 import { connectTemporal } from '../lib/temporal.js';
 import { createWorkers, installWorkerRuntime, runWorkers, workerTuning } from '../lib/workers.js';
 import { setGaugeRefreshInterval } from '../metrics/inbound-ledger.js';
@@ -13,11 +14,14 @@ import { serveMetrics } from '../metrics/server.js';
 import { outboundAgents } from '../outbound/pinned-agents.js';
 import { TASK_QUEUES } from '../shared/task-queues.js';
 
-const { env, profile } = loadSettings();
-const logger = createLogger('worker', env.LOG_LEVEL);
+const PROCESS = 'worker';
+const { env, profile } = loadSettings(PROCESS);
+const logger = createLogger(PROCESS, env.LOG_LEVEL);
 const database = createDatabase(env.DATABASE_URL, databaseOptions(env));
+await checkDatabase(PROCESS, env.DATABASE_URL, () => database.sql`select 1`); // R9: one line, not a stack trace
+const temporalAt = { name: 'Temporal', at: env.TEMPORAL_ADDRESS, variable: 'TEMPORAL_ADDRESS' };
 installWorkerRuntime(logger);
-const connection = await NativeConnection.connect({ address: env.TEMPORAL_ADDRESS });
+const connection = await reach(PROCESS, temporalAt, () => NativeConnection.connect({ address: env.TEMPORAL_ADDRESS }));
 const activities = createActivities({
   db: database.db,
   profile,
@@ -32,15 +36,17 @@ const workers = await createWorkers({
   tuning: workerTuning(env), // bounded cache and slots bound memory with many parked deliveries
 });
 setGaugeRefreshInterval(env.METRICS_REFRESH_INTERVAL_MS);
-const metrics = await serveMetrics(env.WORKER_METRICS_PORT, undefined, {
-  logger, // R5: the worker needs PostgreSQL and Temporal
-  readiness: { postgresql: () => database.sql`select 1`, temporal: () => connection.workflowService.getSystemInfo({}) },
-});
+const metrics = await bindPort(PROCESS, 'WORKER_METRICS_PORT', env.WORKER_METRICS_PORT, () =>
+  serveMetrics(env.WORKER_METRICS_PORT, undefined, {
+    logger, // R5: the worker needs PostgreSQL and Temporal
+    readiness: { postgresql: () => database.sql`select 1`, temporal: () => connection.workflowService.getSystemInfo({}) },
+  }),
+);
 logger.info({ taskQueues: Object.values(TASK_QUEUES), metrics: `http://127.0.0.1:${env.WORKER_METRICS_PORT}/metrics` }, 'worker running');
 
 const running = runWorkers(workers);
 // I6: starts the reconciliation of any receipt acknowledged but never started (a crash between the 200 and the start).
-const temporal = await connectTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE);
+const temporal = await reach(PROCESS, temporalAt, () => connectTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE));
 const sweep = startInboundSweep({ db: database.db, temporal: temporal.client, profile, logger, taskQueue: TASK_QUEUES.reconciliation });
 onShutdown(logger, [
   () => sweep.stop(),

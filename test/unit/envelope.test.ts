@@ -1,5 +1,7 @@
 // O1/O2/O4 envelope parsing without servers: every input becomes an event or a named quarantine reason.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { isPgText } from '../../src/shared/pg-text.js';
 import { parseEnvelope } from '../../src/dispatcher/envelope.js';
 import { subscribes } from '../../src/dispatcher/outbound-handler.js';
 
@@ -31,6 +33,13 @@ describe('O2 envelope validation', () => {
     ['missing data.object', { ...good, data: {} }, 'missing_data_object'],
     ['missing merchant account', without('merchant_account'), 'missing_merchant_account'],
     ['two different accounts', { ...good, account: 'acct_2' }, 'conflicting_merchant_account'],
+    ['R1 U+0000 in merchant_account', { ...good, merchant_account: 'acct_1\u0000' }, 'malformed_merchant_account'],
+    ['R1 lone surrogate in account', { ...without('merchant_account'), account: '\ud800acct' }, 'malformed_account'],
+    ['R1 over-long merchant_account', { ...good, merchant_account: 'a'.repeat(201) }, 'malformed_merchant_account'],
+    ['R1 created past year 9999', { ...good, created: 253_402_300_800 }, 'malformed_created'],
+    ['R1 U+0000 in a data key', { ...good, data: { object: { 'k\u0000': 1 } } }, 'malformed_data'],
+    ['R1 lone surrogate in previous_attributes', { ...good, data: { ...good.data, previous_attributes: { a: '\udfff' } } }, 'malformed_data'],
+    ['R1 a number overflowing to Infinity', Buffer.from(JSON.stringify(good).replace('"amount":100', '"amount":1e999')), 'malformed_data'],
   ])('O2 %s → %s', (_label, input, reason) => {
     const value = input === null ? null : Buffer.isBuffer(input) ? input : Buffer.from(JSON.stringify(input));
     const result = parseEnvelope(value);
@@ -62,5 +71,25 @@ describe('O4 the body serialized once', () => {
     [['payment.succeeded'], 'payment.failed', false],
   ])('O4 endpoint types %j subscribe to %s: %s', (types, type, expected) => {
     expect(subscribes(types, type)).toBe(expected);
+  });
+});
+
+describe('R1 any envelope is an event PostgreSQL can store or a reason', () => {
+  it('R1 property: never throws; an accepted event has storable text fields and a body that parses back to the data', () => {
+    const unit = fc.oneof(fc.constantFrom('\u0000', '\ud800', '\udc00', 'é', '\ud83d\ude00'), fc.string({ maxLength: 3 }));
+    const text = fc.array(unit, { maxLength: 4 }).map((parts) => parts.join(''));
+    const value = fc.oneof(text, fc.integer(), fc.double(), fc.constant(null));
+    fc.assert(
+      fc.property(text, fc.dictionary(text, value, { maxKeys: 3 }), fc.integer({ min: -1, max: 2 ** 40 }), (account, object, created) => {
+        const result = parseEnvelope(Buffer.from(JSON.stringify({ ...good, merchant_account: account, created, data: { object } })));
+        if (!result.ok) {
+          expect(result.reason).toMatch(/^[a-z_]+$/);
+          return;
+        }
+        expect(isPgText(result.event.merchantAccount)).toBe(true);
+        expect(JSON.parse(result.event.body.toString()).data).toEqual(JSON.parse(JSON.stringify({ object })));
+      }),
+      { seed: 20261201, numRuns: 300 },
+    );
   });
 });

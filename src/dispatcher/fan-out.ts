@@ -1,0 +1,125 @@
+// One transaction of the dispatcher (O2–O4): quarantine rows for bad envelopes, then the events (deduplicated on
+// their evt_ id) and one PENDING delivery per subscribed endpoint. The handler calls it for a whole batch and, when
+// the database refuses the data, for parts of it (R1).
+import { and, eq, inArray, isNull, or } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
+import { deliveries, events, quarantinedMessages, webhookEndpoints } from '../db/schema/index.js';
+import type { RawMessage } from '../kafka/types.js';
+import { newId } from '../shared/ids.js';
+import type { ValidEvent } from './envelope.js';
+import type { DeliveryToStart } from './start-deliveries.js';
+
+export interface Positioned<T> {
+  message: RawMessage;
+  value: T;
+}
+
+export type Refusal = { reason: string; detail?: string };
+
+export interface FanOutOutcome {
+  quarantined: { reason: string; offset: string }[];
+  toStart: DeliveryToStart[];
+  fresh: number;
+  duplicates: number;
+  created: number;
+}
+
+export function subscribes(eventTypes: string[], type: string): boolean {
+  return eventTypes.includes('*') || eventTypes.includes(type);
+}
+
+export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<ValidEvent>[]): Promise<FanOutOutcome> {
+  return db.transaction(async (tx) => {
+    const quarantined = bad.length
+      ? await tx
+          .insert(quarantinedMessages)
+          .values(
+            bad.map(({ message, value }) => ({
+              topic: message.topic,
+              partition: message.partition,
+              offset: message.offset,
+              key: message.key,
+              raw: message.value,
+              reason: value.reason,
+            })),
+          )
+          // O2: a redelivered bad message is set aside once.
+          .onConflictDoNothing({ target: [quarantinedMessages.topic, quarantinedMessages.partition, quarantinedMessages.offset] })
+          .returning({ reason: quarantinedMessages.reason, offset: quarantinedMessages.offset })
+      : [];
+    if (good.length === 0) return { quarantined, toStart: [] as DeliveryToStart[], fresh: 0, duplicates: 0, created: 0 };
+
+    const candidates = good;
+    // O3: the primary key on event_public_id decides; a row that already exists (or is being inserted by another
+    // replica, whose commit we wait for) makes this event a duplicate.
+    const inserted = await tx
+      .insert(events)
+      .values(
+        candidates.map(({ message, value }) => ({
+          eventPublicId: value.eventPublicId,
+          merchantAccount: value.merchantAccount,
+          type: value.type,
+          livemode: value.livemode,
+          createdUnix: value.createdUnix,
+          body: value.body,
+          sourceTopic: message.topic,
+          sourcePartition: message.partition,
+          sourceOffset: message.offset,
+        })),
+      )
+      .onConflictDoNothing({ target: events.eventPublicId })
+      .returning({ id: events.eventPublicId });
+    const freshIds = new Set(inserted.map((row) => row.id));
+    const fresh = candidates.filter((c) => freshIds.has(c.value.eventPublicId)).map((c) => c.value);
+    const duplicateIds = candidates.map((c) => c.value.eventPublicId).filter((id) => !freshIds.has(id));
+
+    // O4: one PENDING delivery per enabled endpoint of the same merchant and livemode subscribed to the type.
+    const rows: (typeof deliveries.$inferInsert)[] = [];
+    const typeOf = new Map(candidates.map((c) => [c.value.eventPublicId, c.value.type]));
+    if (fresh.length) {
+      const pairs = [...new Map(fresh.map((e) => [`${e.merchantAccount}\u0000${e.livemode}`, e])).values()];
+      const endpoints = await tx
+        .select({
+          id: webhookEndpoints.id,
+          merchantAccount: webhookEndpoints.merchantAccount,
+          livemode: webhookEndpoints.livemode,
+          eventTypes: webhookEndpoints.eventTypes,
+        })
+        .from(webhookEndpoints)
+        .where(
+          and(
+            eq(webhookEndpoints.status, 'enabled'),
+            isNull(webhookEndpoints.deletedAt),
+            or(...pairs.map((e) => and(eq(webhookEndpoints.merchantAccount, e.merchantAccount), eq(webhookEndpoints.livemode, e.livemode)))),
+          ),
+        );
+      for (const event of fresh) {
+        for (const endpoint of endpoints) {
+          if (endpoint.merchantAccount !== event.merchantAccount || endpoint.livemode !== event.livemode) continue;
+          if (!subscribes(endpoint.eventTypes, event.type)) continue;
+          rows.push({ id: newId('whd'), eventPublicId: event.eventPublicId, endpointId: endpoint.id, merchantAccount: event.merchantAccount });
+        }
+      }
+      if (rows.length) await tx.insert(deliveries).values(rows);
+    }
+    const toStart: DeliveryToStart[] = rows.map((row) => ({
+      deliveryId: row.id,
+      endpointId: row.endpointId,
+      merchantAccount: row.merchantAccount,
+      eventType: typeOf.get(row.eventPublicId)!,
+    }));
+    if (duplicateIds.length) {
+      // O3: a duplicate still ensures its workflows exist. Only PENDING ones can lack one: any other status was
+      // written by a running workflow.
+      const existing = await tx
+        .select({ id: deliveries.id, endpointId: deliveries.endpointId, merchantAccount: deliveries.merchantAccount, type: events.type })
+        .from(deliveries)
+        .innerJoin(events, eq(events.eventPublicId, deliveries.eventPublicId))
+        .where(and(inArray(deliveries.eventPublicId, duplicateIds), eq(deliveries.status, 'PENDING')));
+      for (const row of existing) {
+        toStart.push({ deliveryId: row.id, endpointId: row.endpointId, merchantAccount: row.merchantAccount, eventType: row.type });
+      }
+    }
+    return { quarantined, toStart, fresh: fresh.length, duplicates: duplicateIds.length, created: rows.length };
+  });
+}
