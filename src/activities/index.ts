@@ -6,6 +6,7 @@ import type { Logger } from '../lib/logger.js';
 import { withClassifiedErrors } from '../lib/errors.js';
 import { createSmokeActivities } from './smoke.js';
 import { createReconciliationActivities } from './reconciliation.js';
+import { createResolutionActivities } from './resolution.js';
 import { createDeliveryActivities } from './delivery.js';
 import { createLedgerPositionActivities } from './ledger-position.js';
 
@@ -24,6 +25,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSmokeActivities(deps),
     ...createReconciliationActivities(deps),
     ...createLedgerPositionActivities(deps),
+    ...createResolutionActivities(deps),
     ...createDeliveryActivities(deps),
   });
 }

@@ -2,8 +2,8 @@
 // rejection), and an operator's correction that brings a payment's settled amount down to the provider's report.
 import type { Db } from '../db/client.js';
 import type { Discrepancy, LedgerPosition } from '../inbound/verdict.js';
-import { buildPosting } from '../ledger/postings.js';
-import { paymentPosition, postSettledCorrection, SETTLEMENT_CORRECTION } from '../ledger/store.js';
+import { correctSettlementWithin } from '../ledger/settlement-correction.js';
+import { paymentPosition } from '../ledger/store.js';
 import { ledgerMutations } from '../metrics/inbound-ledger.js';
 
 export interface SettlementCorrectionRequest {
@@ -29,35 +29,10 @@ export function createLedgerPositionActivities({ db }: { db: Db }) {
       );
     },
 
-    /**
-     * L5: gives back what the ledger holds beyond what the provider reports (a reversal keyed by the review item,
-     * once); null when the ledger is already there. Never credits: a ledger below the provider's report is left
-     * for an adjustment.
-     */
+    /** L5 (before the one-transaction resolution): the correction in its own transaction; null when none is due. */
     async postSettlementCorrection(request: SettlementCorrectionRequest): Promise<{ transactionId: string } | null> {
-      const { posted, reported } = request.discrepancy;
-      const posting = (amount: bigint) =>
-        buildPosting({
-          kind: 'reversal',
-          provider: request.provider,
-          providerEventId: request.providerEventId,
-          paymentReference: request.paymentReference,
-          amountMinor: amount.toString(),
-          currency: posted.currency,
-        });
-      // Failed, or a report in another currency: nothing of the ledger's capture is settled.
-      const failed = reported.status === 'failed' || reported.currency !== posted.currency;
-      const result = await postSettledCorrection(
-        db,
-        {
-          posting,
-          provider: request.provider,
-          paymentReference: request.paymentReference,
-          reportedCaptureMinor: failed ? null : BigInt(reported.amountMinor),
-          key: `${request.provider}:${request.reconciliationId}${SETTLEMENT_CORRECTION}`,
-        },
-        { providerEventId: request.providerEventId, reconciliationId: request.reconciliationId, effectiveAt: new Date().toISOString(), actor: request.actor, description: `settlement correction ${request.paymentReference}` },
-      );
+      const { actor, ...correction } = request;
+      const result = await db.transaction((tx) => correctSettlementWithin(tx, correction, { actor, description: `settlement correction ${request.paymentReference}` }));
       if (result && !result.replayed) ledgerMutations.inc({ kind: 'reversal', result: 'posted' });
       return result && { transactionId: result.transactionId };
     },

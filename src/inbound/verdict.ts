@@ -23,6 +23,10 @@ const ITEM_LISTS = {
   reversal: { list: 'reversals', noun: 'reversal' },
 } as const satisfies Partial<Record<PostingKind, { list: 'refunds' | 'disputes' | 'reversals'; noun: string }>>;
 
+/** L1: the provider's listed objects of the kind an item event is about (refunds, disputes or reversals). */
+export const providerItems = (kind: PostingKind, payment: Pick<ProviderPayment, 'refunds' | 'disputes' | 'reversals'>) =>
+  kind in ITEM_LISTS ? (payment[ITEM_LISTS[kind as keyof typeof ITEM_LISTS].list] ?? []) : [];
+
 export const itemNoun = (kind: PostingKind) => (kind in ITEM_LISTS ? ITEM_LISTS[kind as keyof typeof ITEM_LISTS].noun : kind);
 
 /** The ledger posting an event makes when applied, or null for events that never move money. */

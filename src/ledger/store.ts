@@ -1,6 +1,6 @@
 // Writes postings to the append-only ledger tables, once per idempotency key (I9), and computes balances from
 // entries. Postings of one payment are serialized by an advisory lock so the reversal bound (I10) is race-free.
-import { and, eq, inArray, like, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { ledgerEntries, ledgerTransactions } from '../db/schema/index.js';
 import { newId } from '../shared/ids.js';
@@ -13,10 +13,16 @@ export interface PostingMetadata {
   effectiveAt: string;
   actor: string;
   description?: string;
-  /** L1: the provider object the posting is for, and how the event was matched to it. */
+  /** L1: the provider object the posting is for, and how the event was matched to it (operator: by a resolution). */
   providerObjectId?: string;
-  matchedBy?: 'id' | 'amount';
+  matchedBy?: 'id' | 'amount' | 'operator';
+  /** L3/L4: the audit row this posting belongs to (an operator resolution or adjustment). */
+  resolutionId?: string;
+  adjustmentId?: string;
 }
+
+/** A drizzle transaction: postWithin writes inside the caller's, so ledger and audit commit together (R2). */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
 export interface PostedTransaction {
   transactionId: string;
@@ -44,7 +50,6 @@ export interface ObjectPostingRequest {
 }
 
 const UNIQUE_VIOLATION = '23505';
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
 async function retryOnRace<T>(run: () => Promise<T>): Promise<T> {
   try {
@@ -56,16 +61,21 @@ async function retryOnRace<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-const lockPayment = (tx: Tx, provider: string, reference: string) =>
+/** Serializes the postings of one payment until the transaction ends (re-entrant within it). */
+export const lockPayment = (tx: Tx, provider: string, reference: string) =>
   tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`ledger:${provider}:${reference}`}, 0))`);
 
 export async function postTransaction(db: Db, posting: Posting, meta: PostingMetadata): Promise<PostedTransaction> {
-  return retryOnRace(() =>
-    db.transaction(async (tx) => {
-      await lockPayment(tx, posting.provider, posting.paymentReference);
-      return postLocked(tx, posting, meta);
-    }),
-  );
+  return retryOnRace(() => db.transaction((tx) => postWithin(tx, posting, meta)));
+}
+
+/**
+ * One posting inside the caller's transaction (R2: an operator resolution writes ledger, audit row and state
+ * together). Takes the payment's advisory lock; a unique violation aborts the caller's transaction (retry it).
+ */
+export async function postWithin(tx: Tx, posting: Posting, meta: PostingMetadata): Promise<PostedTransaction> {
+  await lockPayment(tx, posting.provider, posting.paymentReference);
+  return postLocked(tx, posting, meta);
 }
 
 /**
@@ -106,11 +116,11 @@ export async function postProviderObject(db: Db, request: ObjectPostingRequest, 
 }
 
 /** Inside a transaction holding the payment's lock: the row for the key, or a new one within the I10 bounds. */
-async function postLocked(tx: Tx, posting: Posting, meta: PostingMetadata): Promise<PostedTransaction> {
+export async function postLocked(tx: Tx, posting: Posting, meta: PostingMetadata): Promise<PostedTransaction> {
   const hash = contentHash(posting);
   const [existing] = await tx.select().from(ledgerTransactions).where(eq(ledgerTransactions.idempotencyKey, posting.idempotencyKey));
   if (existing) {
-    if (existing.contentHash !== hash) throw new LedgerConflictError(posting.idempotencyKey, existing.id);
+    if (existing.contentHash !== hash) throw new LedgerConflictError(posting.idempotencyKey, existing.id, String(existing.metadata.actor ?? '') || undefined);
     return {
       transactionId: existing.id,
       postedAt: existing.postedAt,
@@ -124,6 +134,11 @@ async function postLocked(tx: Tx, posting: Posting, meta: PostingMetadata): Prom
     if (!capture) throw new CaptureNotPostedError(posting.idempotencyKey);
     const settled = -(await balanceIn(tx as unknown as Db, accounts.payment(posting.provider, posting.paymentReference), posting.currency));
     if (posting.amountMinor > settled) throw new ReversalExceedsSettledError(posting.idempotencyKey, settled, posting.amountMinor);
+  }
+  if (posting.kind === 'adjustment' && posting.amountMinor < 0n) {
+    // L3: a correction never gives back more than is settled (the account never goes negative).
+    const settled = -(await balanceIn(tx as unknown as Db, accounts.payment(posting.provider, posting.paymentReference), posting.currency));
+    if (-posting.amountMinor > settled) throw new ReversalExceedsSettledError(posting.idempotencyKey, settled, -posting.amountMinor);
   }
   const id = newId('ltx');
   const [row] = await tx
@@ -142,6 +157,8 @@ async function postLocked(tx: Tx, posting: Posting, meta: PostingMetadata): Prom
         reconciliationId: meta.reconciliationId,
         actor: meta.actor,
         ...(meta.providerObjectId ? { providerObjectId: meta.providerObjectId, matchedBy: meta.matchedBy ?? 'id' } : {}),
+        ...(meta.resolutionId ? { resolutionId: meta.resolutionId } : {}),
+        ...(meta.adjustmentId ? { adjustmentId: meta.adjustmentId } : {}),
       },
     })
     .returning();
@@ -184,41 +201,4 @@ export async function paymentPosition(db: Db, provider: string, paymentReference
     currency: capture.currency,
     settledMinor: await settledAmount(db, provider, paymentReference, capture.currency),
   };
-}
-
-/** Idempotency keys of L5 settlement corrections end with this. */
-export const SETTLEMENT_CORRECTION = ':settlement_correction';
-
-/**
- * L5: an operator's correction of a post-settlement discrepancy, once per review item (`key`), computed under the
- * payment's lock: the provider reports the payment failed (`reportedCaptureMinor` null) → give back all that is
- * still settled; it reports a lower amount → give back the difference to the capture, less corrections already
- * posted (refunds, disputes and reversals stay their own postings). Never more than is settled; null when there is
- * nothing to give back.
- */
-export async function postSettledCorrection(
-  db: Db,
-  request: { posting: (amountMinor: bigint) => Posting; provider: string; paymentReference: string; reportedCaptureMinor: bigint | null; key: string },
-  meta: PostingMetadata,
-): Promise<PostedTransaction | null> {
-  return retryOnRace(() =>
-    db.transaction(async (tx) => {
-      await lockPayment(tx, request.provider, request.paymentReference);
-      const [existing] = await tx.select().from(ledgerTransactions).where(eq(ledgerTransactions.idempotencyKey, request.key));
-      if (existing) return { transactionId: existing.id, postedAt: existing.postedAt, replayed: true, providerEventId: String(existing.metadata.providerEventId ?? '') };
-      const position = await paymentPosition(tx as unknown as Db, request.provider, request.paymentReference);
-      if (!position) return null;
-      const account = accounts.payment(request.provider, request.paymentReference);
-      const [corrected] = await tx
-        .select({ sum: sql<string | null>`sum(${ledgerEntries.amountMinor})` })
-        .from(ledgerEntries)
-        .innerJoin(ledgerTransactions, eq(ledgerEntries.transactionId, ledgerTransactions.id))
-        .where(and(eq(ledgerEntries.account, account), eq(ledgerTransactions.paymentReference, request.paymentReference), like(ledgerTransactions.idempotencyKey, `%${SETTLEMENT_CORRECTION}`)));
-      const alreadyCorrected = BigInt(corrected?.sum ?? '0');
-      const wanted = request.reportedCaptureMinor === null ? position.settledMinor : position.capturedMinor - alreadyCorrected - request.reportedCaptureMinor;
-      const excess = wanted < position.settledMinor ? wanted : position.settledMinor;
-      if (excess <= 0n) return null;
-      return postLocked(tx, { ...request.posting(excess), idempotencyKey: request.key }, meta);
-    }),
-  );
 }
