@@ -6,7 +6,7 @@ import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { deliveries, deliveryAttempts, events, webhookEndpoints } from '../db/schema/index.js';
 import type { Logger } from '../lib/logger.js';
-import type { DeliveryStatus } from '../shared/outbound.js';
+import type { DeliveryStatus, EndpointStatus } from '../shared/outbound.js';
 import { AttemptNotRecordedError, sqlState, withoutDetails, type AttemptErrorKind, type AttemptOutcome } from './attempt-record.js';
 import { endStreak, recordEndpointFailure } from './endpoint-health.js';
 import type { Executor } from './secrets.js';
@@ -28,7 +28,7 @@ export interface AttemptTarget {
   eventBody: Buffer;
   endpointId: string;
   url: string;
-  endpointStatus: 'enabled' | 'disabled';
+  endpointStatus: EndpointStatus;
 }
 
 export type Reservation =
