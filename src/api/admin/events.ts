@@ -1,7 +1,6 @@
 // Admin route for one outbound event: its envelope fields, the exact body sent, and its deliveries (requirements §4).
 import { createRoute, z } from '@hono/zod-openapi';
-import { createDeliveryAdmin } from '../../outbound/delivery-admin.js';
-import type { ApiDeps } from '../deps.js';
+import type { DeliveryAdmin } from '../../outbound/delivery-admin.js';
 import { ApiError } from '../errors.js';
 import type { AdminApp } from './index.js';
 import { errorResponses, eventJson, eventSchema } from './outbound-schemas.js';
@@ -22,8 +21,7 @@ const getEvent = createRoute({
   responses: { 200: { content: { 'application/json': { schema: eventSchema } }, description: 'The event' }, ...errorResponses },
 });
 
-export function registerEvents(admin: AdminApp, deps: ApiDeps): void {
-  const service = createDeliveryAdmin({ db: deps.db, temporal: deps.temporal, taskQueue: deps.taskQueues.delivery, retryScheduleMs: deps.profile.outbound.retry_schedule });
+export function registerEvents(admin: AdminApp, service: DeliveryAdmin): void {
   admin.openapi(getEvent, async (c) => {
     const { id } = c.req.valid('param');
     const found = await service.event(id);

@@ -2,6 +2,7 @@
 // and an OpenAPI document built from the same route definitions (/admin/v1/openapi.json).
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { ApiDeps } from '../deps.js';
+import type { ApiServices } from '../services.js';
 import { handleError, validationError } from '../errors.js';
 import { bearerAuth } from '../middleware/bearer-auth.js';
 import { registerEvents } from './events.js';
@@ -12,7 +13,7 @@ import { registerWebhookEndpoints } from './webhook-endpoints.js';
 
 export type AdminApp = OpenAPIHono;
 
-export function createAdminApp(deps: ApiDeps): OpenAPIHono {
+export function createAdminApp(deps: ApiDeps, services: ApiServices): OpenAPIHono {
   const admin = new OpenAPIHono({
     defaultHook: (result) => {
       if (!result.success) throw validationError(result.error, result.target);
@@ -29,8 +30,8 @@ export function createAdminApp(deps: ApiDeps): OpenAPIHono {
   admin.onError(handleError);
   // Resource modules register themselves here, one line each:
   registerWebhookEndpoints(admin, deps);
-  registerWebhookDeliveries(admin, deps);
-  registerEvents(admin, deps);
+  registerWebhookDeliveries(admin, deps, services.deliveryAdmin);
+  registerEvents(admin, services.deliveryAdmin);
   registerReconciliations(admin, deps);
   registerExports(admin, deps);
   return admin;

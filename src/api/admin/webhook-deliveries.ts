@@ -1,7 +1,7 @@
 // Admin routes for deliveries: list by status/endpoint/event (O11), get with attempts, manual retry (O12) and
 // bulk recovery of an endpoint's FAILED deliveries (O13).
 import { createRoute, z } from '@hono/zod-openapi';
-import { createDeliveryAdmin, DeliveryConflictError } from '../../outbound/delivery-admin.js';
+import { DeliveryConflictError, type DeliveryAdmin } from '../../outbound/delivery-admin.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import type { AdminApp } from './index.js';
@@ -85,15 +85,7 @@ const recoverEndpoint = createRoute({
   },
 });
 
-export function registerWebhookDeliveries(admin: AdminApp, deps: ApiDeps): void {
-  const service = createDeliveryAdmin({
-    db: deps.db,
-    temporal: deps.temporal,
-    taskQueue: deps.taskQueues.delivery,
-    retryScheduleMs: deps.profile.outbound.retry_schedule,
-    reviewWindowMs: deps.profile.outbound.review_window,
-    ...(deps.now ? { now: deps.now } : {}),
-  });
+export function registerWebhookDeliveries(admin: AdminApp, deps: ApiDeps, service: DeliveryAdmin): void {
   const logger = deps.logger.child({ resource: 'webhook_delivery' });
   const conflict = (error: unknown): never => {
     if (error instanceof DeliveryConflictError) throw new ApiError('conflict', error.message);
