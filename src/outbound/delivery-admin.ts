@@ -2,6 +2,7 @@
 // and an event with its deliveries. The workflow does the attempts; this only reads rows and asks it to retry.
 import type { Client } from '@temporalio/client';
 import { and, asc, eq, gt, gte, inArray, type SQL } from 'drizzle-orm';
+import pLimit from 'p-limit';
 import type { Db } from '../db/client.js';
 import { deliveries, deliveryAttempts, events, webhookEndpoints } from '../db/schema/index.js';
 import type { DeliveryStatus, RetryRequest } from '../shared/outbound.js';
@@ -103,9 +104,14 @@ export function createDeliveryAdmin(deps: DeliveryAdminDeps) {
         .from(deliveries)
         .where(and(eq(deliveries.endpointId, endpointId), eq(deliveries.status, 'FAILED'), gte(deliveries.createdAt, since)))
         .orderBy(asc(deliveries.id));
-      for (let i = 0; i < failed.length; i += RECOVER_CONCURRENCY) {
-        await Promise.all(failed.slice(i, i + RECOVER_CONCURRENCY).map((d) => requeue(d, request)));
-      }
+      // After a failure no further one starts (those in flight finish); the error answers the request.
+      const limit = pLimit({ concurrency: RECOVER_CONCURRENCY, rejectOnClear: true });
+      await limit.map(failed, (d) =>
+        requeue(d, request).catch((error: unknown) => {
+          limit.clearQueue();
+          throw error;
+        }),
+      );
       return { requeued: failed.length, deliveryIds: failed.map((d) => d.id) };
     },
 
