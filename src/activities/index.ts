@@ -6,6 +6,7 @@ import type { Logger } from '../lib/logger.js';
 import { withClassifiedErrors } from '../lib/errors.js';
 import { createSmokeActivities } from './smoke.js';
 import { createReconciliationActivities } from './reconciliation.js';
+import { createResolutionActivities } from './resolution.js';
 import { createDeliveryActivities } from './delivery.js';
 
 export interface ActivityDeps {
@@ -22,6 +23,7 @@ export function createActivities(deps: ActivityDeps) {
   return withClassifiedErrors({
     ...createSmokeActivities(deps),
     ...createReconciliationActivities(deps),
+    ...createResolutionActivities(deps),
     ...createDeliveryActivities(deps),
   });
 }

@@ -68,6 +68,8 @@ export const profileSchema = z.strictObject({
       maximum: duration,
     }),
     allow_provisional_access: z.boolean(),
+    /** R2: an admin resolution answers within this (202 with the current state if the workflow is slower). */
+    resolution_request_timeout: duration.prefault('10s'),
     unstarted_sweep_interval: duration,
     unstarted_grace: duration,
     /** R5: receipts held in memory by the receipt writer (waiting or committing) at most; past it the ingress answers 503. */

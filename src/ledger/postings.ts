@@ -2,8 +2,9 @@
 // No framework here: src/ledger/store.ts writes these postings, the activities decide when.
 import { createHash } from 'node:crypto';
 
+/** Kinds an event's posting has (buildPosting); an operator's `adjustment` (L3) is built by buildAdjustment. */
 export const POSTING_KINDS = ['payment', 'refund', 'chargeback', 'reversal', 'provisional', 'provisional_release'] as const;
-export type PostingKind = (typeof POSTING_KINDS)[number];
+export type PostingKind = (typeof POSTING_KINDS)[number] | 'adjustment';
 /** Kinds that give money back: new transactions bounded by what is still settled on the payment (I10). */
 export const REVERSAL_KINDS: readonly PostingKind[] = ['refund', 'chargeback', 'reversal'];
 
@@ -84,6 +85,8 @@ export function buildPosting(request: PostingRequest): Posting {
     case 'provisional_release':
       entries = pair(accounts.provisional(provider, ref), accounts.provisionalClearing(provider));
       break;
+    case 'adjustment':
+      throw new LedgerValidationError('an adjustment is built with buildAdjustment');
   }
   return { idempotencyKey: idempotencyKey(request), kind: request.kind, provider, paymentReference: ref, currency, amountMinor: amount, entries };
 }
@@ -108,4 +111,33 @@ export function isBalanced(entries: LedgerEntryDraft[]): boolean {
   const sums = new Map<string, bigint>();
   for (const e of entries) sums.set(e.currency, (sums.get(e.currency) ?? 0n) + e.amountMinor);
   return [...sums.values()].every((sum) => sum === 0n);
+}
+
+export interface AdjustmentRequest {
+  adjustmentKey: string;
+  provider: string;
+  paymentReference: string;
+  /** Signed minor units: > 0 adds to what is settled on the payment, < 0 gives back (L3). */
+  amountMinor: string;
+  currency: string;
+}
+
+/** L3: an operator's correcting transaction between the provider's clearing account and the payment. */
+export function buildAdjustment(request: AdjustmentRequest): Posting {
+  if (!/^-?[1-9]\d{0,17}$/.test(request.amountMinor)) throw new LedgerValidationError(`amount ${request.amountMinor} is not a non-zero integer of minor units`);
+  if (!/^[A-Z]{3}$/.test(request.currency)) throw new LedgerValidationError(`currency ${request.currency} is not an ISO 4217 code`);
+  const amount = BigInt(request.amountMinor);
+  const { provider, paymentReference: ref, currency } = request;
+  return {
+    idempotencyKey: `${provider}:${ref}:adjustment:${request.adjustmentKey}`,
+    kind: 'adjustment',
+    provider,
+    paymentReference: ref,
+    currency,
+    amountMinor: amount,
+    entries: [
+      { account: accounts.providerClearing(provider), amountMinor: amount, currency },
+      { account: accounts.payment(provider, ref), amountMinor: -amount, currency },
+    ],
+  };
 }

@@ -13,7 +13,13 @@ export interface PostingMetadata {
   effectiveAt: string;
   actor: string;
   description?: string;
+  /** L3/L4: the audit row this posting belongs to (an operator resolution or adjustment). */
+  resolutionId?: string;
+  adjustmentId?: string;
 }
+
+/** A drizzle transaction: postWithin writes inside the caller's, so ledger and audit commit together (R2). */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
 export interface PostedTransaction {
   transactionId: string;
@@ -36,13 +42,19 @@ export async function postTransaction(db: Db, posting: Posting, meta: PostingMet
   }
 }
 
-async function postOnce(db: Db, posting: Posting, meta: PostingMetadata): Promise<PostedTransaction> {
+const postOnce = (db: Db, posting: Posting, meta: PostingMetadata) => db.transaction((tx) => postWithin(tx, posting, meta));
+
+/**
+ * One posting inside the caller's transaction (R2: an operator resolution writes ledger, audit row and state
+ * together). Takes the payment's advisory lock; a unique violation aborts the caller's transaction (retry it).
+ */
+export async function postWithin(tx: Tx, posting: Posting, meta: PostingMetadata): Promise<PostedTransaction> {
   const hash = contentHash(posting);
-  return db.transaction(async (tx) => {
+  {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`ledger:${posting.provider}:${posting.paymentReference}`}, 0))`);
     const [existing] = await tx.select().from(ledgerTransactions).where(eq(ledgerTransactions.idempotencyKey, posting.idempotencyKey));
     if (existing) {
-      if (existing.contentHash !== hash) throw new LedgerConflictError(posting.idempotencyKey, existing.id);
+      if (existing.contentHash !== hash) throw new LedgerConflictError(posting.idempotencyKey, existing.id, String(existing.metadata.actor ?? '') || undefined);
       return {
         transactionId: existing.id,
         postedAt: existing.postedAt,
@@ -56,6 +68,11 @@ async function postOnce(db: Db, posting: Posting, meta: PostingMetadata): Promis
       if (!capture) throw new CaptureNotPostedError(posting.idempotencyKey);
       const settled = -(await balanceIn(tx as unknown as Db, accounts.payment(posting.provider, posting.paymentReference), posting.currency));
       if (posting.amountMinor > settled) throw new ReversalExceedsSettledError(posting.idempotencyKey, settled, posting.amountMinor);
+    }
+    if (posting.kind === 'adjustment' && posting.amountMinor < 0n) {
+      // L3: a correction never gives back more than is settled (the account never goes negative).
+      const settled = -(await balanceIn(tx as unknown as Db, accounts.payment(posting.provider, posting.paymentReference), posting.currency));
+      if (-posting.amountMinor > settled) throw new ReversalExceedsSettledError(posting.idempotencyKey, settled, -posting.amountMinor);
     }
     const id = newId('ltx');
     const [row] = await tx
@@ -73,12 +90,14 @@ async function postOnce(db: Db, posting: Posting, meta: PostingMetadata): Promis
           providerEventId: meta.providerEventId,
           reconciliationId: meta.reconciliationId,
           actor: meta.actor,
+          ...(meta.resolutionId ? { resolutionId: meta.resolutionId } : {}),
+          ...(meta.adjustmentId ? { adjustmentId: meta.adjustmentId } : {}),
         },
       })
       .returning();
     await tx.insert(ledgerEntries).values(posting.entries.map((e) => ({ transactionId: id, account: e.account, amountMinor: e.amountMinor, currency: e.currency })));
     return { transactionId: id, postedAt: row!.postedAt, replayed: false, providerEventId: meta.providerEventId };
-  });
+  }
 }
 
 async function balanceIn(db: Db, account: string, currency: string): Promise<bigint> {

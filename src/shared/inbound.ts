@@ -39,16 +39,34 @@ export const RECONCILIATION_WORKFLOW = 'reconciliationWorkflow';
 export const RECONCILIATION_STATES = ['received', 'reconciling', 'applied', 'rejected', 'manual_review'] as const;
 export type ReconciliationState = (typeof RECONCILIATION_STATES)[number];
 
+export const RESOLUTION_DECISIONS = ['applied', 'rejected', 'acknowledged'] as const;
+/** applied: post (or find posted) and apply; rejected: post nothing; acknowledged: applied, the ledger is already right (L3). */
+export type ResolutionDecision = (typeof RESOLUTION_DECISIONS)[number];
+
+/**
+ * L2: what an `applied` resolution posts where webhook and provider disagree: the provider's amount and currency
+ * (the default), the webhook's, or an amount the operator states (positive minor units, ISO 4217).
+ */
+export type ResolutionPost = 'provider' | 'webhook' | { amountMinor: string; currency: string };
+
 export interface OperatorResolution {
-  decision: 'applied' | 'rejected';
+  decision: ResolutionDecision;
   operator: string;
   reason: string;
+  post?: ResolutionPost;
+}
+
+/** What the resolve update answers: the state reached, the audit row and the transaction it posted (or null). */
+export interface ResolutionAnswer {
+  state: ReconciliationState;
+  auditId: string;
+  ledgerTransactionId: string | null;
 }
 
 /** I11: usable from the Temporal UI and the CLI (`temporal workflow signal --name operatorResolution`). */
 export const operatorResolutionSignal = defineSignal<[OperatorResolution]>('operatorResolution');
 /** I11: the same as an update, which answers with the outcome or refuses an invalid resolution. */
-export const resolveUpdate = defineUpdate<{ state: ReconciliationState; auditId: string }, [OperatorResolution]>('resolve');
+export const resolveUpdate = defineUpdate<ResolutionAnswer, [OperatorResolution]>('resolve');
 export const reconciliationStateQuery = defineQuery<ReconciliationProgress>('state');
 
 /**
@@ -109,4 +127,6 @@ export interface ReconciliationProgress {
   reason: string | null;
   providerQueries: number;
   ledgerTransactionId: string | null;
+  /** R2: resolutions refused (invalid input, or the ledger refused the posting), newest last, at most 20. */
+  refusedResolutions?: { operator: string | null; problem: string; via: 'signal' | 'update' }[];
 }

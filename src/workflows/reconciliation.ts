@@ -6,6 +6,7 @@ import {
   condition,
   continueAsNew,
   log,
+  patched,
   proxyActivities,
   setHandler,
   sleep,
@@ -13,6 +14,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ReconciliationActivities, LedgerPostingResult } from '../activities/reconciliation.js';
+import type { createResolutionActivities } from '../activities/resolution.js';
 import { assertTransition, IllegalTransitionError, ILLEGAL_TRANSITION } from '../inbound/state-machine.js';
 import { judge, postingKindFor, type Verdict } from '../inbound/verdict.js';
 import type { PostingKind } from '../ledger/postings.js';
@@ -25,8 +27,10 @@ import {
   type ReconciliationProgress,
   type ReconciliationState,
   type ReconciliationWorkflowInput,
+  type ResolutionAnswer,
 } from '../shared/inbound.js';
 import { failureReason, failureText, failureType, isActivityFailure, NON_RETRYABLE_ERROR_TYPES } from '../shared/failures.js';
+import { OPERATOR_MAX, resolutionInputProblem, textProblem } from '../shared/operator-input.js';
 import { SA } from '../shared/search-attributes.js';
 
 // Recording and ledger writes are idempotent: retry them until they land, except deterministic failures (R4,
@@ -40,6 +44,17 @@ const store = proxyActivities<ReconciliationActivities>({
     nonRetryableErrorTypes: [...NON_RETRYABLE_ERROR_TYPES],
   },
 });
+
+// R2: one transaction that answers "committed" or "refused"; only infrastructure errors throw, and those are
+// retried a bounded number of times (all or nothing, so a retry is safe), then reported like a refusal.
+const resolutions = proxyActivities<ReturnType<typeof createResolutionActivities>>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 5 },
+});
+
+/** Patch id of the one-transaction resolution (R2); histories from before it replay the old three steps. */
+export const ONE_TRANSACTION_RESOLUTION = 'resolution-one-transaction';
+const MAX_REFUSALS_KEPT = 20;
 
 // One try per query: the workflow's own loop retries with the profile's backoff and owns the timeout (I8).
 const provider = proxyActivities<ReconciliationActivities>({
@@ -57,10 +72,7 @@ export interface ReconciliationOutcome {
 function resolutionProblem(resolution: OperatorResolution, state: ReconciliationState, pending: boolean): string | null {
   if (state !== 'manual_review') return `not in manual_review (state ${state})`;
   if (pending) return 'already resolved';
-  if (resolution?.decision !== 'applied' && resolution?.decision !== 'rejected') return 'decision must be applied or rejected';
-  if (typeof resolution.operator !== 'string' || resolution.operator.trim() === '') return 'operator is required';
-  if (typeof resolution.reason !== 'string' || resolution.reason.trim() === '') return 'reason is required';
-  return null;
+  return resolutionInputProblem(resolution);
 }
 
 export async function reconciliationWorkflow(input: ReconciliationWorkflowInput): Promise<ReconciliationOutcome> {
@@ -75,23 +87,33 @@ export async function reconciliationWorkflow(input: ReconciliationWorkflowInput)
   let ledgerTransactionId: string | null = null;
   let providerPayment: ProviderPayment | null = continued?.providerPayment ?? null;
   let pendingResolution: OperatorResolution | undefined;
-  let resolutionOutcome: { state: ReconciliationState; auditId: string } | { error: string } | undefined;
+  let resolutionOutcome: ResolutionAnswer | { error: string } | undefined;
+  let pendingVia: 'signal' | 'update' = 'update';
+  const refusedResolutions: NonNullable<ReconciliationProgress['refusedResolutions']> = [];
+  /** R2: every refused resolution is visible in the state query; a signal's is never retried. */
+  const refuse = (resolution: OperatorResolution | undefined, problem: string, via: 'signal' | 'update') => {
+    const operator = textProblem(resolution?.operator, OPERATOR_MAX) === null ? (resolution!.operator as string).trim() : null;
+    refusedResolutions.push({ operator, problem, via });
+    if (refusedResolutions.length > MAX_REFUSALS_KEPT) refusedResolutions.shift();
+    log.warn('operator resolution refused', { problem, via });
+  };
 
-  const accept = (resolution: OperatorResolution) => {
+  const accept = (resolution: OperatorResolution, via: 'signal' | 'update') => {
     resolutionOutcome = undefined;
     pendingResolution = resolution;
+    pendingVia = via;
   };
-  setHandler(reconciliationStateQuery, (): ReconciliationProgress => ({ state, reason, providerQueries, ledgerTransactionId }));
-  // A signal cannot answer, so an invalid or late one is logged and dropped; the update refuses it instead.
+  setHandler(reconciliationStateQuery, (): ReconciliationProgress => ({ state, reason, providerQueries, ledgerTransactionId, refusedResolutions: [...refusedResolutions] }));
+  // A signal cannot answer, so an invalid or late one is recorded as refused (state query); the update refuses it instead.
   setHandler(operatorResolutionSignal, (resolution) => {
     const problem = resolutionProblem(resolution, state, pendingResolution !== undefined);
-    if (problem) log.warn('operator resolution ignored', { problem, operator: resolution?.operator });
-    else accept(resolution);
+    if (problem) refuse(resolution, problem, 'signal');
+    else accept(resolution, 'signal');
   });
   setHandler(
     resolveUpdate,
     async (resolution) => {
-      accept(resolution);
+      accept(resolution, 'update');
       await condition(() => resolutionOutcome !== undefined);
       const outcome = resolutionOutcome!;
       if ('error' in outcome) {
@@ -239,8 +261,47 @@ export async function reconciliationWorkflow(input: ReconciliationWorkflowInput)
   for (;;) {
     await condition(() => pendingResolution !== undefined);
     const resolution = pendingResolution!;
-    const actor = `operator:${resolution.operator}` as const;
-    ensureAllowed(resolution.decision, actor);
+    const actor = `operator:${resolution.operator.trim()}` as const;
+    const to = resolution.decision === 'rejected' ? 'rejected' : 'applied';
+    ensureAllowed(to, actor);
+    if (!patched(ONE_TRANSACTION_RESOLUTION)) {
+      const legacy = await legacyResolve(resolution, actor);
+      if (legacy) return legacy;
+      continue;
+    }
+    let result: Awaited<ReturnType<typeof resolutions.commitOperatorResolution>>;
+    try {
+      result = await resolutions.commitOperatorResolution({
+        reconciliationId,
+        provider: input.provider,
+        event,
+        postingKind,
+        providerPayment: providerPayment && { amountMinor: providerPayment.amountMinor, currency: providerPayment.currency, refunds: providerPayment.refunds },
+        resolution,
+        previousState: state,
+      });
+    } catch (error) {
+      // Retries exhausted: nothing was written (one transaction), so the operator may simply try again.
+      // Only the failure's type: a database error's message may quote the operator's text.
+      result = { status: 'refused', problem: `could not be recorded (${failureType(error) ?? 'error'}); nothing was written; try again` };
+    }
+    if (result.status === 'refused') {
+      refuse(resolution, result.problem, pendingVia);
+      pendingResolution = undefined;
+      resolutionOutcome = { error: result.problem };
+      continue;
+    }
+    state = result.state;
+    reason = resolution.reason.trim();
+    if (result.ledgerTransactionId) ledgerTransactionId = result.ledgerTransactionId;
+    upsertSearchAttributes([{ key: SA.reconciliationState, value: state }]);
+    resolutionOutcome = { state, auditId: result.auditId, ledgerTransactionId: result.ledgerTransactionId };
+    await condition(allHandlersFinished);
+    return { state, reason, ledgerTransactionId, auditId: result.auditId };
+  }
+
+  /** Before the patch: post, audit, transition as three activities (kept so open workflows replay). */
+  async function legacyResolve(resolution: OperatorResolution, actor: `operator:${string}`): Promise<ReconciliationOutcome | null> {
     if (resolution.decision === 'applied' && postingKind) {
       let failure: string | null = null;
       try {
@@ -253,11 +314,10 @@ export async function reconciliationWorkflow(input: ReconciliationWorkflowInput)
         failure = `cannot apply: ${failureText(error)}`;
       }
       if (failure) {
-        // Stay in manual_review: the update answers with the reason, the signal's sender sees it in the log.
         log.warn('operator resolution could not be applied', { failure });
         pendingResolution = undefined;
         resolutionOutcome = { error: failure };
-        continue;
+        return null;
       }
     }
     const { auditId } = await store.recordOperatorResolution({
@@ -269,8 +329,8 @@ export async function reconciliationWorkflow(input: ReconciliationWorkflowInput)
       providerAmountMinor: providerPayment?.amountMinor ?? null,
       ledgerTransactionId: resolution.decision === 'applied' ? ledgerTransactionId : null,
     });
-    await transition(resolution.decision, actor, resolution.reason);
-    resolutionOutcome = { state, auditId };
+    await transition(resolution.decision === 'rejected' ? 'rejected' : 'applied', actor, resolution.reason);
+    resolutionOutcome = { state, auditId, ledgerTransactionId: resolution.decision === 'applied' ? ledgerTransactionId : null };
     await condition(allHandlersFinished);
     return { state, reason, ledgerTransactionId, auditId };
   }

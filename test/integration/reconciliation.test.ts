@@ -265,7 +265,8 @@ describe('I11 manual review', () => {
     const { event, handle } = await parked();
     const correct = await startReconciliation(temporal.client, profile, taskQueues.reconciliation, providerEvent({ ...event, providerEventId: `evt_ok_${event.providerEventId}`, amountMinor: '1400' }));
     expect((await correct.result()).state).toBe('applied');
-    const refused = await handle.executeUpdate(resolveUpdate, { args: [{ decision: 'applied', operator: 'ana', reason: 'looks fine' }] }).catch((e) => e);
+    // L2: post the webhook's 1500 where 1400 is already settled: the ledger refuses it.
+    const refused = await handle.executeUpdate(resolveUpdate, { args: [{ decision: 'applied', operator: 'ana', reason: 'looks fine', post: 'webhook' }] }).catch((e) => e);
     expect(String(refused?.cause?.message ?? refused)).toMatch(/cannot apply: .*already posted with other content/);
     expect((await handle.query(reconciliationStateQuery)).state).toBe('manual_review');
     expect(await auditRows(handle.workflowId)).toHaveLength(0);

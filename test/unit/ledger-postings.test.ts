@@ -1,6 +1,6 @@
 // I9/I10: the ledger domain: balanced postings, idempotency keys, content hashes, verdicts on provider answers.
 import { describe, expect, it } from 'vitest';
-import { buildPosting, contentHash, idempotencyKey, isBalanced, LedgerValidationError, POSTING_KINDS } from '../../src/ledger/postings.js';
+import { buildAdjustment, buildPosting, contentHash, idempotencyKey, isBalanced, LedgerValidationError, POSTING_KINDS } from '../../src/ledger/postings.js';
 import { judge } from '../../src/inbound/verdict.js';
 import type { NormalizedProviderEvent, ProviderPayment } from '../../src/shared/inbound.js';
 
@@ -12,6 +12,17 @@ describe('I9 ledger postings', () => {
     expect(posting.entries).toHaveLength(2);
     expect(isBalanced(posting.entries)).toBe(true);
     expect(posting.entries.every((e) => e.currency === 'EUR')).toBe(true);
+  });
+
+  it('L3 an adjustment is balanced, signed (negative gives back), keyed by its own key; zero is refused', () => {
+    const adj = buildAdjustment({ adjustmentKey: 'adj_1', provider: 'sandbox-stripe', paymentReference: 'pay_1', amountMinor: '-100', currency: 'EUR' });
+    expect(adj).toMatchObject({ kind: 'adjustment', idempotencyKey: 'sandbox-stripe:pay_1:adjustment:adj_1', amountMinor: -100n });
+    expect(adj.entries).toEqual([
+      { account: 'provider_clearing:sandbox-stripe', amountMinor: -100n, currency: 'EUR' },
+      { account: 'payments:sandbox-stripe:pay_1', amountMinor: 100n, currency: 'EUR' },
+    ]);
+    expect(isBalanced(adj.entries)).toBe(true);
+    expect(() => buildAdjustment({ adjustmentKey: 'a', provider: 'p', paymentReference: 'r', amountMinor: '0', currency: 'EUR' })).toThrow(LedgerValidationError);
   });
 
   it('I9 a payment credits the payment account and debits provider clearing; a refund does the opposite', () => {

@@ -7,6 +7,7 @@ import { handleError, validationError } from '../errors.js';
 import { bearerAuth } from '../middleware/bearer-auth.js';
 import { registerEvents } from './events.js';
 import { registerExports } from './exports.js';
+import { registerLedger } from './ledger.js';
 import { registerReconciliations } from './reconciliations.js';
 import { registerWebhookDeliveries } from './webhook-deliveries.js';
 import { registerWebhookEndpoints } from './webhook-endpoints.js';
@@ -34,5 +35,6 @@ export function createAdminApp(deps: ApiDeps, services: ApiServices): OpenAPIHon
   registerEvents(admin, services.deliveryAdmin);
   registerReconciliations(admin, deps);
   registerExports(admin, deps);
+  registerLedger(admin, deps);
   return admin;
 }
