@@ -8,6 +8,7 @@ import { attemptLatency, attemptsTotal, deliveriesFinished, endpointsDisabled, r
 import { unsent, type AttemptErrorKind } from '../outbound/attempt-record.js';
 import { createAttemptStore, type Applied, type AttemptInput } from '../outbound/attempt-store.js';
 import { createDeliveryStore, type DeliveryState } from '../outbound/delivery-store.js';
+import type { SecretKeys } from '../outbound/keyring.js';
 import { outboundAgents, type PinnedAgents } from '../outbound/pinned-agents.js';
 import { createSender } from '../outbound/sender.js';
 import type { LookupAll } from '../outbound/url-safety.js';
@@ -28,7 +29,7 @@ export interface DeliveryActivityDeps {
   db: Db;
   profile: Profile;
   logger: Logger;
-  secretsKey: Buffer;
+  secretsKey: SecretKeys;
   fetch?: typeof fetch;
   /** Resolver for the send-time URL check (O15), injectable for tests; default the system resolver. */
   lookup?: LookupAll;

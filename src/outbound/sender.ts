@@ -4,6 +4,7 @@ import type { Db } from '../db/client.js';
 import { sign, SIGNATURE_HEADER } from '../signing/index.js';
 import { unsent, type AttemptOutcome } from './attempt-record.js';
 import { exchange } from './exchange.js';
+import type { SecretKeys } from './keyring.js';
 import type { PinnedAgents } from './pinned-agents.js';
 import { signingSecretsFor } from './secrets.js';
 import { UnsafeUrlError, vetEndpointUrl, type LookupAll, type VettedAddress } from './url-safety.js';
@@ -15,7 +16,8 @@ export class MissingSigningSecretError extends Error {
 
 export interface SenderDeps {
   db: Db;
-  secretsKey: Buffer;
+  /** The master keys that decrypt endpoint secrets (A8). */
+  secretsKey: SecretKeys;
   fetch: typeof fetch;
   agents: PinnedAgents;
   /** Profile outbound.request_timeout: status line, headers and excerpt. */
