@@ -40,7 +40,9 @@ export interface ReconciliationInput {
 
 export const RECONCILIATION_WORKFLOW = 'reconciliationWorkflow';
 
-export type ReconciliationState = 'received' | 'reconciling' | 'applied' | 'rejected' | 'manual_review';
+/** The one list of reconciliation states (I7): the type, the rules file's and the admin API's zod enums come from it. */
+export const RECONCILIATION_STATES = ['received', 'reconciling', 'applied', 'rejected', 'manual_review'] as const;
+export type ReconciliationState = (typeof RECONCILIATION_STATES)[number];
 
 export const RESOLUTION_DECISIONS = ['applied', 'rejected', 'acknowledged'] as const;
 /** applied: post (or find posted) and apply; rejected: post nothing; acknowledged: applied, the ledger is already right (L3). */
