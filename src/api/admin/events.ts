@@ -3,7 +3,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { createDeliveryAdmin } from '../../outbound/delivery-admin.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
-import type { AdminApp } from './index.js';
+import type { AdminApp } from './app.js';
 import { errorResponses, eventJson, eventSchema } from './outbound-schemas.js';
 
 const getEvent = createRoute({

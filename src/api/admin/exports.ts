@@ -6,7 +6,7 @@ import { ledgerEntries, operatorResolutions, reconciliations } from '../../db/sc
 import { csvLine, minorToDecimal } from '../../inbound/csv.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
-import type { AdminApp } from './index.js';
+import type { AdminApp } from './app.js';
 import { errorResponses } from './outbound-schemas.js';
 
 export const RESOLUTION_CSV_COLUMNS = [

@@ -10,7 +10,7 @@ import { registerReconciliations } from './reconciliations.js';
 import { registerWebhookDeliveries } from './webhook-deliveries.js';
 import { registerWebhookEndpoints } from './webhook-endpoints.js';
 
-export type AdminApp = OpenAPIHono;
+export type { AdminApp } from './app.js';
 
 export function createAdminApp(deps: ApiDeps): OpenAPIHono {
   const admin = new OpenAPIHono({

@@ -12,7 +12,7 @@ import { RECONCILIATION_STATES } from '../../inbound/state-machine.js';
 import { bindReconciliationGauges } from '../../metrics/inbound-ledger.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
-import type { AdminApp } from './index.js';
+import type { AdminApp } from './app.js';
 import { conflictResponse, errorResponses } from './outbound-schemas.js';
 import { decodeCursor, listEnvelope, page, paginationQuery } from './pagination.js';
 

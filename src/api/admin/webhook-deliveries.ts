@@ -4,7 +4,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { createDeliveryAdmin, DeliveryConflictError } from '../../outbound/delivery-admin.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
-import type { AdminApp } from './index.js';
+import type { AdminApp } from './app.js';
 import {
   attemptJson,
   conflictResponse,
