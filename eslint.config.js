@@ -1,19 +1,34 @@
-// ESLint flat config: typescript-eslint's recommended rules, the import rules that make docs/architecture.md
-// executable (who may import whom, no cycles), and eslint-config-prettier last so formatting is Prettier's alone.
+// ESLint flat config: typescript-eslint's recommended rules (untyped: the type-aware set took 1m44s on two cores
+// against ~20 s, and `tsc --noEmit` already type-checks), then eslint-config-prettier so layout is Prettier's
+// alone. The folder rules (who may import whom, no cycles) are test/unit/architecture.test.ts: the import-x
+// rules skip type-only imports, and the cycles we had were type-only.
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
-import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'drizzle/**', 'coverage/**', 'test/fixtures/**'] },
+  { ignores: ['node_modules/**', 'drizzle/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
-    plugins: { 'import-x': importX },
-    settings: { 'import-x/resolver-next': [importX.createNodeResolver({ extensions: ['.ts', '.js'] })] },
-    rules: {},
+    rules: {
+      // Stripping control characters out of untrusted text (R1 log safety, pg text) is what those regexes are for.
+      'no-control-regex': 'off',
+      // `_name` marks a binding kept on purpose: a destructured field left out of a copy, an unused parameter.
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
+    },
+  },
+  {
+    // Tests poke at shapes the types forbid (hostile input, partial fakes); src/ keeps `any` out.
+    files: ['test/**/*.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    files: ['**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
   prettier,
 );

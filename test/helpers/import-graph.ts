@@ -55,7 +55,9 @@ function isTypeOnly(node: ts.ImportDeclaration | ts.ExportDeclaration): boolean 
   if (clause.isTypeOnly) return true;
   if (clause.name) return false;
   const bindings = clause.namedBindings;
-  return !!bindings && ts.isNamedImports(bindings) && bindings.elements.length > 0 && bindings.elements.every((e) => e.isTypeOnly);
+  return (
+    !!bindings && ts.isNamedImports(bindings) && bindings.elements.length > 0 && bindings.elements.every((e) => e.isTypeOnly)
+  );
 }
 
 export function importsOf(file: string, root = ROOT, text = readFileSync(join(root, file), 'utf8')): ImportEdge[] {
@@ -66,7 +68,11 @@ export function importsOf(file: string, root = ROOT, text = readFileSync(join(ro
     edges.push({ from: file, specifier, to, typeOnly });
   };
   const visit = (node: ts.Node) => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
       add(node.moduleSpecifier.text, isTypeOnly(node));
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       const [arg] = node.arguments;
@@ -87,9 +93,10 @@ export function importGraph(folders: string[], root = ROOT): ImportEdge[] {
 /** Strongly connected components with more than one file (or a file importing itself): the import cycles. */
 export function importCycles(edges: ImportEdge[]): string[][] {
   const next = new Map<string, string[]>();
-  for (const e of edges) if (e.to.startsWith('src/') || e.to.startsWith('test/') || e.to.startsWith('bench/')) {
-    next.set(e.from, [...(next.get(e.from) ?? []), e.to]);
-  }
+  for (const e of edges)
+    if (e.to.startsWith('src/') || e.to.startsWith('test/') || e.to.startsWith('bench/')) {
+      next.set(e.from, [...(next.get(e.from) ?? []), e.to]);
+    }
   let counter = 0;
   const index = new Map<string, number>();
   const low = new Map<string, number>();

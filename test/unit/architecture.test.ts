@@ -27,7 +27,8 @@ export function workflowViolations(graph: ImportEdge[], roots: string[]): string
     seen.add(file);
     for (const e of graph.filter((g) => g.from === file)) {
       if (e.typeOnly) {
-        if (local(e) && !under(e.to, ['src/shared/', 'src/workflows/', ...WORKFLOW_PURE_MODULES, ...WORKFLOW_TYPE_SOURCES])) out.push(show(e));
+        if (local(e) && !under(e.to, ['src/shared/', 'src/workflows/', ...WORKFLOW_PURE_MODULES, ...WORKFLOW_TYPE_SOURCES]))
+          out.push(show(e));
         continue;
       }
       const allowed = local(e)
@@ -46,7 +47,9 @@ export function workflowViolations(graph: ImportEdge[], roots: string[]): string
 describe('architecture: import rules over src/', () => {
   it('sees the imports (the graph is not empty and resolves relative paths to files)', () => {
     expect(edges.length).toBeGreaterThan(200);
-    expect(edges).toContainEqual(expect.objectContaining({ from: 'src/workflows/delivery.ts', to: 'src/shared/failures.ts', typeOnly: false }));
+    expect(edges).toContainEqual(
+      expect.objectContaining({ from: 'src/workflows/delivery.ts', to: 'src/shared/failures.ts', typeOnly: false }),
+    );
   });
 
   it('workflows load only @temporalio/workflow, src/shared and the allow-listed pure modules (types from activities)', () => {
@@ -59,7 +62,9 @@ describe('architecture: import rules over src/', () => {
   });
 
   it('API routes never import the database schema (they go through services)', () => {
-    const bad = edges.filter((e) => e.from.startsWith('src/api/') && e.to.startsWith('src/db/schema') && !API_SCHEMA_EXCEPTIONS.includes(e.from));
+    const bad = edges.filter(
+      (e) => e.from.startsWith('src/api/') && e.to.startsWith('src/db/schema') && !API_SCHEMA_EXCEPTIONS.includes(e.from),
+    );
     expect(bad.map(show)).toEqual([]);
   });
 
@@ -75,7 +80,10 @@ describe('architecture: the checks fail on a broken import', () => {
   it('a workflow importing the database client, or a value from activities, is reported', () => {
     const broken = [
       ...edges.filter((e) => e.from !== 'src/workflows/delivery.ts'),
-      ...fake('src/workflows/delivery.ts', "import { createDb } from '../db/client.js';\nimport { createDeliveryActivities } from '../activities/delivery.js';"),
+      ...fake(
+        'src/workflows/delivery.ts',
+        "import { createDb } from '../db/client.js';\nimport { createDeliveryActivities } from '../activities/delivery.js';",
+      ),
     ];
     expect(workflowViolations(broken, ['src/workflows/delivery.ts'])).toEqual([
       'src/workflows/delivery.ts imports ../db/client.js',
@@ -85,7 +93,9 @@ describe('architecture: the checks fail on a broken import', () => {
 
   it('a pure module that starts doing I/O is reported through the workflow that loads it', () => {
     const broken = [...edges, ...fake('src/inbound/verdict.ts', "import { sql } from 'drizzle-orm';")];
-    expect(workflowViolations(broken, ['src/workflows/reconciliation.ts'])).toContain("src/inbound/verdict.ts imports drizzle-orm");
+    expect(workflowViolations(broken, ['src/workflows/reconciliation.ts'])).toContain(
+      'src/inbound/verdict.ts imports drizzle-orm',
+    );
   });
 
   it('a type-only cycle is a cycle', () => {
