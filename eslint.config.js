@@ -7,7 +7,7 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'drizzle/**', 'coverage/**'] },
+  { ignores: ['node_modules/**', 'drizzle/**', 'coverage/**', '.data/**', 'dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
