@@ -19,6 +19,9 @@ export default tseslint.config(
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true },
       ],
+      // New in ESLint 10's recommended set; warnings until their owners look at the few findings (issue 9).
+      'preserve-caught-error': 'warn',
+      'no-useless-assignment': 'warn',
     },
   },
   {

@@ -1,5 +1,6 @@
 // The CLI's commands: each maps its arguments to one admin API request (requirements §4: the same operations as the API).
 import type { ParseArgsConfig } from 'node:util';
+import { CURRENCY, OPERATOR_MAX, REASON_MAX, resolutionInputProblem, textProblem } from '../shared/operator-input.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 type Values = Record<string, string | boolean | undefined>;
@@ -19,6 +20,8 @@ export interface Command {
   options?: Options;
   summary: string;
   build(values: Values, args: string[]): ApiRequest;
+  /** The exit code for a successful answer (default 0): `ledger check` exits 1 when it found violations. */
+  exitCode?(body: unknown): number;
 }
 
 export class UsageError extends Error {
@@ -36,6 +39,13 @@ function required(values: Values, name: string): string {
   return value;
 }
 const optional = (values: Values, name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+/** R2: operator text checked before it is sent (the API checks again). */
+function operatorText(values: Values, name: 'operator' | 'reason'): string {
+  const value = required(values, name);
+  const problem = textProblem(value, name === 'operator' ? OPERATOR_MAX : REASON_MAX);
+  if (problem) throw new UsageError(`--${name} ${problem}`);
+  return value;
+}
 const list = (text: string) => text.split(',').map((s) => s.trim()).filter(Boolean);
 /** Only the fields the operator gave, so PATCH changes nothing else. */
 const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
@@ -126,18 +136,89 @@ export const COMMANDS: Command[] = [
   {
     words: ['reconciliations', 'resolve'],
     args: ['id'],
-    options: { decision: str, ...operator },
-    summary: 'ID --decision applied|rejected --operator WHO --reason TEXT',
+    options: { decision: str, post: str, amount: str, currency: str, ...operator },
+    summary:
+      'ID --decision applied|acknowledged|rejected --operator WHO --reason TEXT [--post provider|webhook | --amount MINOR --currency CUR]',
     build: (v, [id]) => {
       const decision = required(v, 'decision');
-      if (decision !== 'applied' && decision !== 'rejected') throw new UsageError('--decision must be applied or rejected');
-      return { method: 'POST', path: `/reconciliations/${seg(id!)}/resolution`, body: { decision, operator: required(v, 'operator'), reason: required(v, 'reason') } };
+      const amount = optional(v, 'amount');
+      const currency = optional(v, 'currency');
+      const postWord = optional(v, 'post');
+      if ((amount === undefined) !== (currency === undefined)) throw new UsageError('--amount and --currency go together');
+      if (amount !== undefined && postWord !== undefined) throw new UsageError('give --post or --amount/--currency, not both');
+      if (postWord !== undefined && postWord !== 'provider' && postWord !== 'webhook') throw new UsageError('--post must be provider or webhook');
+      const body = { decision, operator: operatorText(v, 'operator'), reason: operatorText(v, 'reason') };
+      const post = amount !== undefined ? { amountMinor: amount, currency: currency! } : postWord;
+      const problem = resolutionInputProblem({ ...body, ...(post !== undefined ? { post } : {}) });
+      if (problem) throw new UsageError(`--${problem.replace('post.amountMinor', 'amount').replace('post.currency', 'currency')}`);
+      const wire = typeof post === 'object' ? { amount_minor: post.amountMinor, currency: post.currency } : post;
+      return { method: 'POST', path: `/reconciliations/${seg(id!)}/resolution`, body: defined({ ...body, post: wire }) };
     },
   },
   {
+    words: ['ledger', 'adjust'],
+    options: { provider: str, payment: str, amount: str, currency: str, reconciliation: str, 'idempotency-key': str, ...operator },
+    summary: '--provider NAME --payment REF --amount=±MINOR --currency CUR --operator WHO --reason TEXT [--reconciliation ID] [--idempotency-key K]',
+    build: (v) => {
+      const amount = required(v, 'amount');
+      if (!/^-?[1-9]\d{0,17}$/.test(amount)) throw new UsageError('--amount must be non-zero signed minor units, e.g. -50');
+      const currency = required(v, 'currency');
+      if (!CURRENCY.test(currency)) throw new UsageError('--currency must be an ISO 4217 code');
+      return {
+        method: 'POST',
+        path: '/ledger/adjustments',
+        body: defined({
+          provider: required(v, 'provider'),
+          payment_reference: required(v, 'payment'),
+          amount_minor: amount,
+          currency,
+          operator: operatorText(v, 'operator'),
+          reason: operatorText(v, 'reason'),
+          reconciliation_id: optional(v, 'reconciliation'),
+          idempotency_key: optional(v, 'idempotency-key'),
+        }),
+      };
+    },
+  },
+  {
+    words: ['ledger', 'check'],
+    options: { provider: str, from: str, to: str },
+    summary: '[--provider NAME] [--from ISO_TIME] [--to ISO_TIME]   (exit 1 and the violations when the ledger is not right)',
+    build: (v) => ({ method: 'GET', path: '/ledger/check', query: { provider: optional(v, 'provider'), from: optional(v, 'from'), to: optional(v, 'to') } }),
+    exitCode: (body) => ((body as { ok?: unknown }).ok === false ? 1 : 0),
+  },
+  {
+    words: ['keys', 'create'],
+    options: { role: str, name: str, merchant: str },
+    summary: '--role viewer|operator|admin|merchant --name WHO [--merchant ACCT]   (prints the key once; --merchant only for role merchant)',
+    build: (v) => ({ method: 'POST', path: '/api-keys', body: defined({ name: required(v, 'name'), role: required(v, 'role'), merchant_account: optional(v, 'merchant') }) }),
+  },
+  {
+    words: ['keys', 'list'],
+    options: { 'include-revoked': { type: 'boolean' }, ...page },
+    summary: '[--include-revoked] [--cursor C] [--limit N]',
+    build: (v) => ({
+      method: 'GET',
+      path: '/api-keys',
+      query: { include_revoked: v['include-revoked'] === true ? 'true' : undefined, cursor: optional(v, 'cursor'), limit: optional(v, 'limit') },
+    }),
+  },
+  { words: ['keys', 'revoke'], args: ['apk_id'], summary: 'APK_ID   (the key stops working at once)', build: (_v, [id]) => ({ method: 'POST', path: `/api-keys/${seg(id!)}/revoke` }) },
+  {
+    words: ['secrets', 'reencrypt'],
+    summary: '  (A8: every endpoint secret re-sealed with the current master key; then the previous keys can go)',
+    build: () => ({ method: 'POST', path: '/secrets/reencrypt' }),
+  },
+  {
     words: ['exports', 'resolutions'],
-    options: { from: str, to: str },
-    summary: '[--from ISO_TIME] [--to ISO_TIME]   (operator resolutions as CSV; default: everything until now)',
-    build: (v) => ({ method: 'GET', path: '/exports/operator-resolutions.csv', query: { from: optional(v, 'from'), to: optional(v, 'to') }, raw: true }),
+    options: { from: str, to: str, provider: str },
+    summary: '[--from ISO_TIME] [--to ISO_TIME] [--provider NAME]   (operator resolutions as CSV; default: everything until now)',
+    build: (v) => ({ method: 'GET', path: '/exports/operator-resolutions.csv', query: { from: optional(v, 'from'), to: optional(v, 'to'), provider: optional(v, 'provider') }, raw: true }),
+  },
+  {
+    words: ['exports', 'ledger'],
+    options: { from: str, to: str, provider: str },
+    summary: '[--from ISO_TIME] [--to ISO_TIME] [--provider NAME]   (every ledger entry of the period as CSV)',
+    build: (v) => ({ method: 'GET', path: '/exports/ledger.csv', query: { from: optional(v, 'from'), to: optional(v, 'to'), provider: optional(v, 'provider') }, raw: true }),
   },
 ];

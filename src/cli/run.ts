@@ -1,7 +1,7 @@
 // The CLI's engine: parse a command line, send its admin API request, print JSON (or CSV) or an error; testable
 // with an injected fetch and streams. Errors go to stderr as {"error":{code,message}} with exit code 1.
 import { parseArgs } from 'node:util';
-import { COMMANDS, UsageError, type ApiRequest } from './commands.js';
+import { COMMANDS, UsageError, type ApiRequest, type Command } from './commands.js';
 
 export interface CliIo {
   env: Record<string, string | undefined>;
@@ -22,7 +22,7 @@ export function helpText(): string {
     ...lines,
     '  apipay help',
     '',
-    `environment: APIPAY_API_URL (default ${DEFAULT_API_URL}), ADMIN_TOKEN (required)`,
+    `environment: APIPAY_API_URL (default ${DEFAULT_API_URL}), APIPAY_API_KEY (an apk_… key; or ADMIN_TOKEN, the bootstrap admin)`,
     '',
   ].join('\n');
 }
@@ -32,7 +32,7 @@ const fail = (io: CliIo, code: string, message: string): number => {
   return 1;
 };
 
-function buildRequest(argv: string[]): ApiRequest {
+function buildRequest(argv: string[]): { request: ApiRequest; command: Command } {
   const [group, name, ...rest] = argv;
   const command = COMMANDS.find((c) => c.words[0] === group && c.words[1] === name);
   if (!command) {
@@ -49,7 +49,7 @@ function buildRequest(argv: string[]): ApiRequest {
   if (parsed.positionals.length !== expected.length) {
     throw new UsageError(`${command.words.join(' ')} expects ${expected.length ? expected.join(' ').toUpperCase() : 'no positional arguments'}`);
   }
-  return command.build(parsed.values as Record<string, string | boolean | undefined>, parsed.positionals);
+  return { request: command.build(parsed.values as Record<string, string | boolean | undefined>, parsed.positionals), command };
 }
 
 function urlFor(base: string, request: ApiRequest): string {
@@ -64,14 +64,16 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return 0;
   }
   let request: ApiRequest;
+  let command: Command;
   try {
-    request = buildRequest(argv);
+    ({ request, command } = buildRequest(argv));
   } catch (error) {
     if (error instanceof UsageError) return fail(io, 'usage', error.message);
     throw error;
   }
-  const token = io.env.ADMIN_TOKEN;
-  if (!token) return fail(io, 'usage', 'ADMIN_TOKEN is not set');
+  // A1: a person's own key first; the bootstrap ADMIN_TOKEN only when no key is given (a fresh install).
+  const token = io.env.APIPAY_API_KEY || io.env.ADMIN_TOKEN;
+  if (!token) return fail(io, 'usage', 'APIPAY_API_KEY (or ADMIN_TOKEN) is not set');
 
   const url = urlFor(io.env.APIPAY_API_URL || DEFAULT_API_URL, request);
   let response: Response;
@@ -108,7 +110,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   } else if (text === '') {
     io.stdout.write(`${JSON.stringify({ ok: true, status: response.status })}\n`);
   } else {
-    io.stdout.write(`${JSON.stringify(JSON.parse(text), null, 2)}\n`);
+    const body = JSON.parse(text) as unknown;
+    io.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+    return command.exitCode?.(body) ?? 0;
   }
   return 0;
 }

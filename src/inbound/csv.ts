@@ -33,3 +33,6 @@ export function csvField(value: CsvValue, { text = false } = {}): string {
 export function csvLine(values: CsvValue[], textColumns: ReadonlySet<number> = new Set()): string {
   return values.map((v, i) => csvField(v, { text: textColumns.has(i) })).join(',') + '\r\n';
 }
+
+/** Digits after the decimal point of a currency (ISO 4217 exponent): EUR 2, JPY 0, KWD 3. */
+export const currencyExponent = (currency: string): number => MINOR_DIGITS[currency] ?? 2;

@@ -2,7 +2,7 @@
 // and resolve one through the workflow's `resolve` update (I11), so the audit row is written in one place.
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
 import { and, asc, eq, gt, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { operatorResolutions, reconciliations, reconciliationTransitions } from '../db/schema/index.js';
@@ -16,7 +16,16 @@ export class ResolutionConflictError extends Error {
   override name = 'ResolutionConflictError';
 }
 
-export function createReconciliationAdmin({ db, temporal }: { db: Db; temporal: Client }) {
+const TIMED_OUT = Symbol('timed out');
+/** Resolves to TIMED_OUT after `ms`; the promise itself keeps running (its outcome lands in the workflow). */
+function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(() => resolve(TIMED_OUT), Math.max(0, ms))));
+  promise.catch(() => {}); // a late rejection is not unhandled
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+export function createReconciliationAdmin({ db, temporal, answerWithinMs = 10_000 }: { db: Db; temporal: Client; answerWithinMs?: number }) {
   async function get(id: string) {
     const [row] = await db.select().from(reconciliations).where(eq(reconciliations.id, id));
     if (!row) return undefined;
@@ -38,16 +47,24 @@ export function createReconciliationAdmin({ db, temporal }: { db: Db; temporal: 
 
     get,
 
-    /** I11: refused (ResolutionConflictError) unless the reconciliation waits in manual_review unresolved. */
+    /**
+     * I11: refused (ResolutionConflictError) unless the reconciliation waits in manual_review unresolved. R2:
+     * answers within answerWithinMs whatever the workflow does: `pending: true` with the current state when
+     * the update has not finished by then (it still runs; the state query and GET show its outcome).
+     */
     async resolve(id: string, resolution: OperatorResolution) {
+      const deadline = Date.now() + answerWithinMs;
       const found = await get(id);
       if (!found) return undefined;
       if (found.resolution) throw new ResolutionConflictError(`reconciliation ${id} was already resolved (${found.resolution.id})`);
       if (found.reconciliation.state !== 'manual_review') {
         throw new ResolutionConflictError(`reconciliation ${id} is ${found.reconciliation.state}, not manual_review`);
       }
+      let pending = false;
       try {
-        await temporal.workflow.getHandle(id).executeUpdate(resolveUpdate, { args: [resolution] });
+        const handle = temporal.workflow.getHandle(id);
+        const started = await within(handle.startUpdate(resolveUpdate, { args: [resolution], waitForStage: WorkflowUpdateStage.ACCEPTED }), deadline - Date.now());
+        pending = started === TIMED_OUT || (await within(started.result(), deadline - Date.now())) === TIMED_OUT;
       } catch (error) {
         if (error instanceof WorkflowUpdateFailedError) {
           throw new ResolutionConflictError(`resolution refused: ${error.cause?.message ?? error.message}`);
@@ -55,7 +72,8 @@ export function createReconciliationAdmin({ db, temporal }: { db: Db; temporal: 
         if (error instanceof WorkflowNotFoundError) throw new ResolutionConflictError(`reconciliation ${id} is no longer open`);
         throw error;
       }
-      return get(id);
+      const now = await get(id);
+      return now && { ...now, pending };
     },
   };
 }

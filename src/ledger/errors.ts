@@ -2,8 +2,9 @@
 // CaptureNotPostedError is a wait, not a failure: a refund that arrived before its capture.
 export class LedgerConflictError extends Error {
   override name = 'LedgerConflictError';
-  constructor(readonly idempotencyKey: string, readonly existingTransactionId: string) {
-    super(`ledger idempotency key ${idempotencyKey} was already posted with other content (${existingTransactionId})`);
+  /** L3: names the posting in the way, and who made it (an operator's resolution or adjustment shows here). */
+  constructor(readonly idempotencyKey: string, readonly existingTransactionId: string, readonly existingActor?: string) {
+    super(`ledger idempotency key ${idempotencyKey} was already posted with other content (${existingTransactionId}${existingActor ? ` by ${existingActor}` : ''})`);
   }
 }
 

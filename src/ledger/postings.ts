@@ -2,8 +2,9 @@
 // No framework here: src/ledger/store.ts writes these postings, the activities decide when.
 import { createHash } from 'node:crypto';
 
+/** Kinds an event's posting has (buildPosting); an operator's `adjustment` (L3) is built by buildAdjustment. */
 export const POSTING_KINDS = ['payment', 'refund', 'chargeback', 'reversal', 'provisional', 'provisional_release'] as const;
-export type PostingKind = (typeof POSTING_KINDS)[number];
+export type PostingKind = (typeof POSTING_KINDS)[number] | 'adjustment';
 /** Kinds that give money back: new transactions bounded by what is still settled on the payment (I10). */
 export const REVERSAL_KINDS: readonly PostingKind[] = ['refund', 'chargeback', 'reversal'];
 
@@ -38,6 +39,8 @@ export interface PostingRequest {
   kind: PostingKind;
   provider: string;
   providerEventId: string;
+  /** L1: the provider's id of the refund, dispute or reversal: the key of a reversing posting. */
+  providerObjectId?: string;
   paymentReference: string;
   /** Positive minor units as a decimal string. */
   amountMinor: string;
@@ -51,12 +54,18 @@ export class LedgerValidationError extends Error {
 /**
  * The idempotency key says what may happen only once. A payment settles once per payment reference, whatever
  * event ids the provider uses for it (two "succeeded" events never credit twice); a refund, chargeback or
- * reversal happens once per provider event; provisional credit and its release once per event.
+ * reversal once per provider object (L1: its own id, re_…, dp_…, under its payment), whatever events report it, or once per event
+ * where no object is known (an operator applying an event the provider does not list); provisional credit and
+ * its release once per event.
  */
-export function idempotencyKey(request: Pick<PostingRequest, 'kind' | 'provider' | 'providerEventId' | 'paymentReference'>): string {
-  return request.kind === 'payment'
-    ? `${request.provider}:${request.paymentReference}:payment`
-    : `${request.provider}:${request.providerEventId}:${request.kind}`;
+export function idempotencyKey(
+  request: Pick<PostingRequest, 'kind' | 'provider' | 'providerEventId' | 'paymentReference' | 'providerObjectId'>,
+): string {
+  if (request.kind === 'payment') return `${request.provider}:${request.paymentReference}:payment`;
+  if (REVERSAL_KINDS.includes(request.kind) && request.providerObjectId) {
+    return `${request.provider}:${request.paymentReference}:${request.kind}:${request.providerObjectId}`;
+  }
+  return `${request.provider}:${request.providerEventId}:${request.kind}`;
 }
 
 export function buildPosting(request: PostingRequest): Posting {
@@ -84,6 +93,8 @@ export function buildPosting(request: PostingRequest): Posting {
     case 'provisional_release':
       entries = pair(accounts.provisional(provider, ref), accounts.provisionalClearing(provider));
       break;
+    case 'adjustment':
+      throw new LedgerValidationError('an adjustment is built with buildAdjustment');
   }
   return { idempotencyKey: idempotencyKey(request), kind: request.kind, provider, paymentReference: ref, currency, amountMinor: amount, entries };
 }
@@ -108,4 +119,33 @@ export function isBalanced(entries: LedgerEntryDraft[]): boolean {
   const sums = new Map<string, bigint>();
   for (const e of entries) sums.set(e.currency, (sums.get(e.currency) ?? 0n) + e.amountMinor);
   return [...sums.values()].every((sum) => sum === 0n);
+}
+
+export interface AdjustmentRequest {
+  adjustmentKey: string;
+  provider: string;
+  paymentReference: string;
+  /** Signed minor units: > 0 adds to what is settled on the payment, < 0 gives back (L3). */
+  amountMinor: string;
+  currency: string;
+}
+
+/** L3: an operator's correcting transaction between the provider's clearing account and the payment. */
+export function buildAdjustment(request: AdjustmentRequest): Posting {
+  if (!/^-?[1-9]\d{0,17}$/.test(request.amountMinor)) throw new LedgerValidationError(`amount ${request.amountMinor} is not a non-zero integer of minor units`);
+  if (!/^[A-Z]{3}$/.test(request.currency)) throw new LedgerValidationError(`currency ${request.currency} is not an ISO 4217 code`);
+  const amount = BigInt(request.amountMinor);
+  const { provider, paymentReference: ref, currency } = request;
+  return {
+    idempotencyKey: `${provider}:${ref}:adjustment:${request.adjustmentKey}`,
+    kind: 'adjustment',
+    provider,
+    paymentReference: ref,
+    currency,
+    amountMinor: amount,
+    entries: [
+      { account: accounts.providerClearing(provider), amountMinor: amount, currency },
+      { account: accounts.payment(provider, ref), amountMinor: -amount, currency },
+    ],
+  };
 }

@@ -16,9 +16,13 @@ export const HMAC_EVENT_TYPES: Readonly<Record<string, ProviderEventType>> = {
   'payment.reversed': 'payment.reversed',
 };
 
+const ITEM_TYPES = new Set<ProviderEventType>(['refund.succeeded', 'chargeback.created', 'payment.reversed']);
+
 export interface HmacAdapterOptions {
   provider: string;
   secret: string;
+  /** A8: a second secret accepted while the provider rotates. */
+  previousSecret?: string | undefined;
   header: string;
   encoding: 'hex' | 'base64';
 }
@@ -39,8 +43,10 @@ export function createHmacAdapter(options: HmacAdapterOptions): ProviderAdapter 
       if (!SIGNATURE_SHAPE[options.encoding].test(received)) {
         throw new SignatureError('malformed_signature', `${options.header} is not a ${options.encoding} HMAC-SHA256`);
       }
-      const expected = hmacSha256(options.secret, rawBody);
-      if (!safeEqual(expected, Buffer.from(received, options.encoding))) {
+      const signature = Buffer.from(received, options.encoding);
+      let matched = false;
+      for (const secret of [options.secret, options.previousSecret]) if (secret !== undefined) matched = safeEqual(hmacSha256(secret, rawBody), signature) || matched;
+      if (!matched) {
         throw new SignatureError('signature_mismatch', 'signature does not match');
       }
     },
@@ -58,6 +64,8 @@ export function createHmacAdapter(options: HmacAdapterOptions): ProviderAdapter 
         amountMinor: amountAt(payment, 'amount_minor', 'body.payment'),
         currency: currencyAt(payment, 'currency', 'body.payment'),
         effectiveAt: isoTimeAt(event, 'occurred_at', 'body'),
+        // L1: the refund's, chargeback's or reversal's own id, where the provider sends one.
+        ...(ITEM_TYPES.has(type) && event.object_id !== undefined ? { providerObjectId: idAt(event, 'object_id', 'body') } : {}),
       };
     },
   };

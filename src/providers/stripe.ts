@@ -23,6 +23,8 @@ const POINTS_AT_PAYMENT = new Set<ProviderEventType>(['refund.succeeded', 'charg
 export interface StripeAdapterOptions {
   provider: string;
   secret: string;
+  /** A8: a second secret accepted while the provider rotates. */
+  previousSecret?: string | undefined;
   toleranceSeconds: number;
 }
 
@@ -52,10 +54,10 @@ export function createStripeAdapter(options: StripeAdapterOptions): ProviderAdap
       const header = headers[STRIPE_SIGNATURE_HEADER];
       if (!header) throw new SignatureError('missing_signature', 'Stripe-Signature header is missing');
       const { timestamp, v1 } = parseStripeSignatureHeader(header);
-      const expected = hmacSha256(options.secret, `${timestamp}.`, rawBody);
-      // Check every candidate, not the first match only, so timing does not reveal which one matched.
+      const expected = [options.secret, options.previousSecret].filter((s) => s !== undefined).map((s) => hmacSha256(s, `${timestamp}.`, rawBody));
+      // Check every candidate against every secret, not the first match only, so timing does not reveal which matched.
       let matched = false;
-      for (const candidate of v1) matched = safeEqual(expected, Buffer.from(candidate, 'hex')) || matched;
+      for (const candidate of v1) for (const mac of expected) matched = safeEqual(mac, Buffer.from(candidate, 'hex')) || matched;
       if (!matched) throw new SignatureError('signature_mismatch', 'no v1 signature matches');
       const age = Math.floor(now.getTime() / 1000) - timestamp;
       if (age > options.toleranceSeconds) throw new SignatureError('stale_timestamp', 'signature timestamp is outside the tolerance');
@@ -70,16 +72,17 @@ export function createStripeAdapter(options: StripeAdapterOptions): ProviderAdap
       const type = ownValue(STRIPE_EVENT_TYPES, providerType);
       if (!type) throw new PayloadError('unsupported_type', `event type ${JSON.stringify(providerType.slice(0, 100))} is not handled`);
       const object = objectAt(objectAt(event.data, 'body.data').object, 'body.data.object');
-      const paymentReference = POINTS_AT_PAYMENT.has(type)
-        ? idAt(object, 'payment_intent', 'body.data.object')
-        : idAt(object, 'id', 'body.data.object');
+      // L1: a refund, dispute or reversal object has its own id and points at the payment; a reversal may also
+      // come as the payment intent itself (no object id of its own).
+      const isItem = POINTS_AT_PAYMENT.has(type) || (type === 'payment.reversed' && object.payment_intent !== undefined);
       return {
         providerEventId: id,
         type,
-        paymentReference,
+        paymentReference: isItem ? idAt(object, 'payment_intent', 'body.data.object') : idAt(object, 'id', 'body.data.object'),
         amountMinor: amountAt(object, 'amount', 'body.data.object'),
         currency: currencyAt(object, 'currency', 'body.data.object'),
         effectiveAt: unixSecondsAt(event, 'created', 'body'),
+        ...(isItem && object.id !== undefined ? { providerObjectId: idAt(object, 'id', 'body.data.object') } : {}),
       };
     },
   };

@@ -23,6 +23,11 @@ export interface NormalizedProviderEvent {
   currency: string;
   /** ISO 8601: when the provider says it happened (I10 ordering). */
   effectiveAt: string;
+  /**
+   * L1: the provider's own id of the refund, dispute or reversal a refund/chargeback/reversal event is about
+   * (re_…, dp_…); absent for payment events and where the provider sends none.
+   */
+  providerObjectId?: string;
 }
 
 export interface ReconciliationInput {
@@ -37,16 +42,34 @@ export const RECONCILIATION_WORKFLOW = 'reconciliationWorkflow';
 
 export type ReconciliationState = 'received' | 'reconciling' | 'applied' | 'rejected' | 'manual_review';
 
+export const RESOLUTION_DECISIONS = ['applied', 'rejected', 'acknowledged'] as const;
+/** applied: post (or find posted) and apply; rejected: post nothing; acknowledged: applied, the ledger is already right (L3). */
+export type ResolutionDecision = (typeof RESOLUTION_DECISIONS)[number];
+
+/**
+ * L2: what an `applied` resolution posts where webhook and provider disagree: the provider's amount and currency
+ * (the default), the webhook's, or an amount the operator states (positive minor units, ISO 4217).
+ */
+export type ResolutionPost = 'provider' | 'webhook' | { amountMinor: string; currency: string };
+
 export interface OperatorResolution {
-  decision: 'applied' | 'rejected';
+  decision: ResolutionDecision;
   operator: string;
   reason: string;
+  post?: ResolutionPost;
+}
+
+/** What the resolve update answers: the state reached, the audit row and the transaction it posted (or null). */
+export interface ResolutionAnswer {
+  state: ReconciliationState;
+  auditId: string;
+  ledgerTransactionId: string | null;
 }
 
 /** I11: usable from the Temporal UI and the CLI (`temporal workflow signal --name operatorResolution`). */
 export const operatorResolutionSignal = defineSignal<[OperatorResolution]>('operatorResolution');
 /** I11: the same as an update, which answers with the outcome or refuses an invalid resolution. */
-export const resolveUpdate = defineUpdate<{ state: ReconciliationState; auditId: string }, [OperatorResolution]>('resolve');
+export const resolveUpdate = defineUpdate<ResolutionAnswer, [OperatorResolution]>('resolve');
 export const reconciliationStateQuery = defineQuery<ReconciliationProgress>('state');
 
 /**
@@ -58,8 +81,16 @@ export interface ProviderPayment {
   status: 'succeeded' | 'failed' | 'pending' | 'refunded' | 'disputed';
   amountMinor: string;
   currency: string;
-  /** Refunds/chargebacks the provider knows of, for reversal events. */
-  refunds?: { id: string; amountMinor: string }[];
+  /** L1: the provider's objects that give money back, each with its own id, matched one for one to events. */
+  refunds?: ProviderItem[];
+  disputes?: ProviderItem[];
+  reversals?: ProviderItem[];
+}
+
+/** One refund, dispute (chargeback) or reversal as the provider lists it, in the payment's currency. */
+export interface ProviderItem {
+  id: string;
+  amountMinor: string;
 }
 
 /** I7: the state machine of config/reconciliation-states.yaml as plain data (the workflow cannot read files). */
@@ -107,4 +138,6 @@ export interface ReconciliationProgress {
   reason: string | null;
   providerQueries: number;
   ledgerTransactionId: string | null;
+  /** R2: resolutions refused (invalid input, or the ledger refused the posting), newest last, at most 20. */
+  refusedResolutions?: { operator: string | null; problem: string; via: 'signal' | 'update' }[];
 }

@@ -187,8 +187,10 @@ describe('I10 ordering', () => {
     expect(failed.reason).toMatch(/never changes a settled payment/);
     const lateCapture = await startReconciliation(temporal.client, profile, taskQueues.reconciliation, providerEvent({ ...event, providerEventId: `evt_dup_${event.providerEventId}`, effectiveAt: older }));
     const capture = await lateCapture.result();
-    expect(capture.state).toBe('applied');
-    expect(capture.reason).toMatch(/already settled by event/);
+    // L1: a second event for a capture already posted is a duplicate: nothing posted, recorded as such.
+    expect(capture.state).toBe('rejected');
+    expect(capture.reason).toMatch(/^duplicate: payment already settled by event /);
+    expect(capture.ledgerTransactionId).toBeNull();
     expect((await ledgerRowsFor(database.db, event.paymentReference)).map((t) => t.kind)).toEqual(['payment']);
     expect(await settledAmount(database.db, 'sandbox-stripe', event.paymentReference, 'EUR')).toBe(1000n);
   });
@@ -265,7 +267,8 @@ describe('I11 manual review', () => {
     const { event, handle } = await parked();
     const correct = await startReconciliation(temporal.client, profile, taskQueues.reconciliation, providerEvent({ ...event, providerEventId: `evt_ok_${event.providerEventId}`, amountMinor: '1400' }));
     expect((await correct.result()).state).toBe('applied');
-    const refused = await handle.executeUpdate(resolveUpdate, { args: [{ decision: 'applied', operator: 'ana', reason: 'looks fine' }] }).catch((e) => e);
+    // L2: post the webhook's 1500 where 1400 is already settled: the ledger refuses it.
+    const refused = await handle.executeUpdate(resolveUpdate, { args: [{ decision: 'applied', operator: 'ana', reason: 'looks fine', post: 'webhook' }] }).catch((e) => e);
     expect(String(refused?.cause?.message ?? refused)).toMatch(/cannot apply: .*already posted with other content/);
     expect((await handle.query(reconciliationStateQuery)).state).toBe('manual_review');
     expect(await auditRows(handle.workflowId)).toHaveLength(0);

@@ -118,7 +118,7 @@ describe('I11 reconciliations admin API', () => {
       'reconciling>manual_review',
     ]);
 
-    const applied = await call('POST', `${path(a.id)}/resolution`, { decision: 'applied', operator: 'ana@finance', reason: 'fee, confirmed, "by phone"\n=SUM(A1)' });
+    const applied = await call('POST', `${path(a.id)}/resolution`, { decision: 'applied', operator: 'ana@finance', reason: 'fee, confirmed, "by phone"\n=SUM(A1)', post: 'webhook' });
     expect(applied.status).toBe(200);
     expect(applied.json.state).toBe('applied');
     expect(applied.json.resolution).toMatchObject({ decision: 'applied', operator: 'ana@finance', previous_state: 'manual_review', amount_minor: '2000' });
@@ -156,7 +156,7 @@ describe('I11 reconciliations admin API', () => {
 
   it('I11 the CSV export lists the resolutions, escapes text, and its sums match the ledger', async () => {
     const extra = await parked('1234');
-    expect((await call('POST', `${path(extra.id)}/resolution`, { decision: 'applied', operator: 'carla', reason: '=HYPERLINK("http://x")' })).status).toBe(200);
+    expect((await call('POST', `${path(extra.id)}/resolution`, { decision: 'applied', operator: 'carla', reason: '=HYPERLINK("http://x")', post: 'webhook' })).status).toBe(200);
     resolved.push({ id: extra.id, decision: 'applied' });
 
     const response = await call('GET', `/exports/operator-resolutions.csv?from=${encodeURIComponent(startedAt)}&to=${encodeURIComponent(new Date(Date.now() + 1000).toISOString())}`);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { importCycles, importGraph, importsOf, type ImportEdge } from '../helpers/import-graph.js';
 
 /** Pure modules (no I/O, no clock, no randomness) that workflows may run: the reconciliation rules and verdicts. */
-const WORKFLOW_PURE_MODULES = ['src/inbound/verdict.ts', 'src/inbound/state-machine.ts'];
+const WORKFLOW_PURE_MODULES = ['src/inbound/verdict.ts', 'src/inbound/state-machine.ts', 'src/inbound/posting-outcome.ts'];
 /** Erased at compile time, so a workflow may name their types: activity interfaces, posting kinds. */
 const WORKFLOW_TYPE_SOURCES = ['src/activities/', 'src/ledger/postings.ts'];
 /** Packages a workflow's modules may load: the workflow SDK, and the failure classes src/shared builds on. */

@@ -50,7 +50,17 @@ const cases: Array<[string[], string, string, Record<string, string>, unknown]> 
   [['events', 'get', 'evt_1'], 'GET', '/admin/v1/events/evt_1', {}, undefined],
   [['reconciliations', 'list', '--state', 'manual_review', '--provider', 'sandbox-stripe'], 'GET', '/admin/v1/reconciliations', { state: 'manual_review', provider: 'sandbox-stripe' }, undefined],
   [['reconciliations', 'get', 'reconcile:sandbox-stripe:evt_9'], 'GET', '/admin/v1/reconciliations/reconcile%3Asandbox-stripe%3Aevt_9', {}, undefined],
+  [['keys', 'create', '--role', 'operator', '--name', 'alice'], 'POST', '/admin/v1/api-keys', {}, { name: 'alice', role: 'operator' }],
+  [['keys', 'create', '--role', 'merchant', '--name', 'shop', '--merchant', 'acct_1'], 'POST', '/admin/v1/api-keys', {}, { name: 'shop', role: 'merchant', merchant_account: 'acct_1' }],
+  [['keys', 'list', '--include-revoked', '--limit', '5'], 'GET', '/admin/v1/api-keys', { include_revoked: 'true', limit: '5' }, undefined],
+  [['keys', 'revoke', 'apk_01jd2m3k4n5p6q7r8s9t0v1w2x'], 'POST', '/admin/v1/api-keys/apk_01jd2m3k4n5p6q7r8s9t0v1w2x/revoke', {}, undefined],
+  [['secrets', 'reencrypt'], 'POST', '/admin/v1/secrets/reencrypt', {}, undefined],
   [['reconciliations', 'resolve', 'r1', '--decision', 'applied', '--operator', 'ana', '--reason', 'bank confirmed'], 'POST', '/admin/v1/reconciliations/r1/resolution', {}, { decision: 'applied', operator: 'ana', reason: 'bank confirmed' }],
+  [['reconciliations', 'resolve', 'r1', '--decision', 'applied', '--operator', 'ana', '--reason', 'r', '--post', 'webhook'], 'POST', '/admin/v1/reconciliations/r1/resolution', {}, { decision: 'applied', operator: 'ana', reason: 'r', post: 'webhook' }],
+  [['reconciliations', 'resolve', 'r1', '--decision', 'applied', '--operator', 'ana', '--reason', 'r', '--amount', '1400', '--currency', 'USD'], 'POST', '/admin/v1/reconciliations/r1/resolution', {}, { decision: 'applied', operator: 'ana', reason: 'r', post: { amount_minor: '1400', currency: 'USD' } }],
+  [['reconciliations', 'resolve', 'r1', '--decision', 'acknowledged', '--operator', 'ana', '--reason', 'adjusted'], 'POST', '/admin/v1/reconciliations/r1/resolution', {}, { decision: 'acknowledged', operator: 'ana', reason: 'adjusted' }],
+  [['ledger', 'adjust', '--provider', 'p', '--payment', 'pay_1', '--amount=-50', '--currency', 'EUR', '--operator', 'ana', '--reason', 'fee', '--reconciliation', 'reconcile:p:e'], 'POST', '/admin/v1/ledger/adjustments', {}, { provider: 'p', payment_reference: 'pay_1', amount_minor: '-50', currency: 'EUR', operator: 'ana', reason: 'fee', reconciliation_id: 'reconcile:p:e' }],
+  [['ledger', 'check', '--provider', 'p'], 'GET', '/admin/v1/ledger/check', { provider: 'p' }, undefined],
 ];
 
 describe('apipay CLI', () => {
@@ -129,7 +139,14 @@ describe('apipay CLI', () => {
     [['endpoints', 'update', 'we_1'], 'at least one of'],
     [['endpoints', 'disable', 'we_1'], '--reason is required'],
     [['endpoints', 'list', '--bogus', '1'], 'bogus'],
-    [['reconciliations', 'resolve', 'r1', '--decision', 'maybe', '--operator', 'a', '--reason', 'b'], 'applied or rejected'],
+    [['reconciliations', 'resolve', 'r1', '--decision', 'maybe', '--operator', 'a', '--reason', 'b'], 'applied, rejected, acknowledged'],
+    [['reconciliations', 'resolve', 'r1', '--decision', 'applied', '--operator', 'a', '--reason', 'checked\u0000'], '--reason must not contain U+0000'],
+    [['reconciliations', 'resolve', 'r1', '--decision', 'applied', '--operator', '\uD800x', '--reason', 'b'], '--operator must not contain a lone'],
+    [['reconciliations', 'resolve', 'r1', '--decision', 'applied', '--operator', 'a', '--reason', 'x'.repeat(1001)], 'at most 1000'],
+    [['reconciliations', 'resolve', 'r1', '--decision', 'applied', '--operator', 'a', '--reason', 'b', '--amount', '5'], '--amount and --currency go together'],
+    [['reconciliations', 'resolve', 'r1', '--decision', 'rejected', '--operator', 'a', '--reason', 'b', '--post', 'webhook'], 'only for an applied'],
+    [['reconciliations', 'resolve', 'r1', '--decision', 'applied', '--operator', 'a', '--reason', 'b', '--amount', '0', '--currency', 'EUR'], '--amount must be positive'],
+    [['ledger', 'adjust', '--provider', 'p', '--payment', 'x', '--amount', '0', '--currency', 'EUR', '--operator', 'a', '--reason', 'b'], '--amount must be non-zero'],
     [['reconciliations', 'resolve', 'r1', '--decision', 'applied', '--reason', 'b'], '--operator is required'],
     [['exports', 'resolutions', '--since', '2026-01-01'], 'since'],
   ])('§7 usage error for %j: %s, exit 1, nothing sent', async (argv, message) => {
@@ -141,17 +158,30 @@ describe('apipay CLI', () => {
     expect(h.seen).toHaveLength(0);
   });
 
-  it('§4 ADMIN_TOKEN is required', async () => {
+  it('L6 ledger check exits 1 when the API reports violations, 0 when ok', async () => {
+    const bad = harness(() => Response.json({ ok: false, violations: [{ kind: 'unbalanced', message: 'transaction ltx_1 sums to 5 EUR', ids: ['ltx_1'] }] }));
+    expect(await runCli(['ledger', 'check'], bad.io)).toBe(1);
+    expect(bad.out()).toContain('ltx_1 sums to 5 EUR');
+    expect(await runCli(['ledger', 'check'], harness(() => Response.json({ ok: true, violations: [] })).io)).toBe(0);
+  });
+
+  it('§4 a credential is required: APIPAY_API_KEY or the bootstrap ADMIN_TOKEN', async () => {
     const h = harness();
     delete h.io.env.ADMIN_TOKEN;
     expect(await runCli(['endpoints', 'list'], h.io)).toBe(1);
-    expect(JSON.parse(h.err()).error.message).toBe('ADMIN_TOKEN is not set');
+    expect(JSON.parse(h.err()).error.message).toBe('APIPAY_API_KEY (or ADMIN_TOKEN) is not set');
+  });
+
+  it('A1 the CLI sends APIPAY_API_KEY when it is set, ahead of ADMIN_TOKEN', async () => {
+    const h = harness(undefined, { APIPAY_API_KEY: 'apk_personal' });
+    expect(await runCli(['keys', 'list'], h.io)).toBe(0);
+    expect(h.seen[0]!.headers.authorization).toBe('Bearer apk_personal');
   });
 
   it('§4 help lists every command group and command', async () => {
     const h = harness();
     expect(await runCli(['help'], h.io)).toBe(0);
-    for (const line of ['endpoints create', 'endpoints rotate-secret', 'endpoints recover', 'deliveries retry', 'events get', 'reconciliations resolve', 'exports resolutions']) {
+    for (const line of ['endpoints create', 'endpoints rotate-secret', 'endpoints recover', 'deliveries retry', 'events get', 'reconciliations resolve', 'exports resolutions', 'exports ledger', 'ledger adjust', 'ledger check', 'keys create', 'keys list', 'keys revoke', 'secrets reencrypt']) {
       expect(h.out()).toContain(`apipay ${line}`);
     }
     expect(h.out()).toBe(helpText());

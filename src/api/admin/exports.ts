@@ -1,102 +1,106 @@
-// Finance exports (I11): every operator resolution in a time range as CSV, with amounts in minor units and as
-// decimals, and the amount the ledger actually posted for it, so the file reconciles against the ledger.
-import { createRoute, z } from '@hono/zod-openapi';
-import { and, asc, eq, gte, lt, sql } from 'drizzle-orm';
-import { ledgerEntries, operatorResolutions, reconciliations } from '../../db/schema/index.js';
-import { csvLine, minorToDecimal } from '../../inbound/csv.js';
+// Finance exports (I11, L2, L4): operator resolutions in a time range as CSV, with the webhook's, the provider's
+// and the posted amounts each in its own currency and exponent, and the ledger columns of the transaction that
+// resolution posted (signed) — so the file sums to the ledger; and every ledger entry of a period.
+import { z } from '@hono/zod-openapi';
+import { csvLine, currencyExponent, minorToDecimal } from '../../inbound/csv.js';
+import { ledgerLines, resolutionLines } from '../../ledger/exports.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
+import { adminRoute } from './access.js';
 import type { AdminApp } from './app.js';
 import { errorResponses } from './outbound-schemas.js';
 
+/** Minor units, the currency's exponent and the decimal, or three empty fields. */
+const money = (amount: string | null, currency: string | null) =>
+  amount === null || currency === null ? [null, null, null] : [amount, currencyExponent(currency), minorToDecimal(amount, currency)];
+
 export const RESOLUTION_CSV_COLUMNS = [
-  'resolution_id',
-  'resolved_at',
-  'reconciliation_id',
-  'provider',
-  'provider_event_id',
-  'event_type',
-  'payment_reference',
-  'decision',
-  'operator',
-  'reason',
-  'previous_state',
-  'currency',
-  'amount_minor',
-  'amount',
-  'provider_amount_minor',
-  'provider_amount',
-  'ledger_transaction_id',
-  'ledger_amount_minor',
-  'ledger_amount',
+  'resolution_id', 'resolved_at', 'reconciliation_id', 'provider', 'provider_event_id', 'event_type', 'payment_reference',
+  'decision', 'operator', 'reason', 'previous_state',
+  'currency', 'amount_minor', 'exponent', 'amount',
+  'provider_currency', 'provider_amount_minor', 'provider_exponent', 'provider_amount',
+  'post_basis', 'posted_currency', 'posted_amount_minor', 'posted_exponent', 'posted_amount',
+  'ledger_transaction_id', 'ledger_currency', 'ledger_amount_minor', 'ledger_exponent', 'ledger_amount',
 ] as const;
-const TEXT_COLUMNS = new Set(['provider_event_id', 'event_type', 'payment_reference', 'operator', 'reason'].map((c) => RESOLUTION_CSV_COLUMNS.indexOf(c as never)));
+const LEDGER_COLUMNS = [
+  'transaction_id', 'posted_at', 'effective_at', 'kind', 'idempotency_key', 'provider', 'payment_reference', 'actor',
+  'reconciliation_id', 'audit_id', 'account', 'currency', 'amount_minor', 'exponent', 'amount',
+] as const;
+const textColumns = (columns: readonly string[], names: string[]) => new Set(names.map((n) => columns.indexOf(n)));
+const RESOLUTION_TEXT = textColumns(RESOLUTION_CSV_COLUMNS, ['provider_event_id', 'event_type', 'payment_reference', 'operator', 'reason']);
+const LEDGER_TEXT = textColumns(LEDGER_COLUMNS, ['idempotency_key', 'kind', 'payment_reference', 'actor', 'reconciliation_id', 'account']);
 
 const datetime = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' });
+const periodQuery = z.object({
+  from: datetime.optional().openapi({ description: 'inclusive; default: the beginning' }),
+  to: datetime.optional().openapi({ description: 'exclusive; default: now' }),
+  provider: z.string().regex(/^[a-z0-9-]+$/).optional(),
+});
+const csvResponse = { 200: { content: { 'text/csv': { schema: z.string() } }, description: 'RFC 4180 CSV with a header line' }, ...errorResponses };
 
-const exportRoute = createRoute({
+const resolutionsRoute = adminRoute({ role: 'admin', merchant: false }, {
   method: 'get',
   path: '/exports/operator-resolutions.csv',
   tags: ['Exports'],
-  summary: 'Operator resolutions resolved in [from, to) as CSV for finance (I11); ledger_amount_minor is what the ledger posted',
-  request: {
-    query: z.object({
-      from: datetime.optional().openapi({ description: 'inclusive; default: the beginning' }),
-      to: datetime.optional().openapi({ description: 'exclusive; default: now' }),
-    }),
-  },
-  responses: { 200: { content: { 'text/csv': { schema: z.string() } }, description: 'RFC 4180 CSV with a header line' }, ...errorResponses },
+  summary: 'Operator resolutions resolved in [from, to) as CSV (I11, L4): ledger_* is the transaction the resolution posted, signed',
+  request: { query: periodQuery },
+  responses: csvResponse,
+});
+const ledgerRoute = adminRoute({ role: 'admin', merchant: false }, {
+  method: 'get',
+  path: '/exports/ledger.csv',
+  tags: ['Exports'],
+  summary: 'Every ledger entry of the transactions posted in [from, to) as CSV, one line per entry (L4)',
+  request: { query: periodQuery },
+  responses: csvResponse,
+});
+
+export function periodOf(q: z.infer<typeof periodQuery>, now: Date) {
+  const from = new Date(q.from ?? 0);
+  const to = q.to ? new Date(q.to) : now;
+  if (from > to) throw new ApiError('validation_failed', 'from: must not be after to');
+  return { from, to, ...(q.provider ? { provider: q.provider } : {}) };
+}
+const csv = (name: string, body: string) => ({
+  body,
+  headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="${name}"` },
 });
 
 export function registerExports(admin: AdminApp, deps: ApiDeps): void {
-  admin.openapi(exportRoute, async (c) => {
-    const q = c.req.valid('query');
-    const from = new Date(q.from ?? 0);
-    const to = q.to ? new Date(q.to) : (deps.now?.() ?? new Date());
-    if (from > to) throw new ApiError('validation_failed', 'from: must not be after to');
-    // What the ledger posted for the resolution: the debit side of its transaction.
-    const posted = deps.db
-      .select({ transactionId: ledgerEntries.transactionId, amount: sql<string>`sum(${ledgerEntries.amountMinor}) filter (where ${ledgerEntries.amountMinor} > 0)`.as('amount') })
-      .from(ledgerEntries)
-      .groupBy(ledgerEntries.transactionId)
-      .as('posted');
-    const rows = await deps.db
-      .select({ r: operatorResolutions, c: reconciliations, ledgerAmount: posted.amount })
-      .from(operatorResolutions)
-      .innerJoin(reconciliations, eq(reconciliations.id, operatorResolutions.reconciliationId))
-      .leftJoin(posted, eq(posted.transactionId, operatorResolutions.ledgerTransactionId))
-      .where(and(gte(operatorResolutions.resolvedAt, from), lt(operatorResolutions.resolvedAt, to)))
-      .orderBy(asc(operatorResolutions.resolvedAt), asc(operatorResolutions.id));
+  const now = () => deps.now?.() ?? new Date();
+  admin.openapi(resolutionsRoute, async (c) => {
+    const lines = await resolutionLines(deps.db, periodOf(c.req.valid('query'), now()));
     let body = csvLine([...RESOLUTION_CSV_COLUMNS]);
-    for (const { r, c: rec, ledgerAmount } of rows) {
+    for (const l of lines) {
       body += csvLine(
         [
-          r.id,
-          r.resolvedAt.toISOString(),
-          r.reconciliationId,
-          rec.provider,
-          rec.providerEventId,
-          rec.eventType,
-          rec.paymentReference,
-          r.decision,
-          r.operator,
-          r.reason,
-          r.previousState,
-          r.currency,
-          r.amountMinor,
-          minorToDecimal(r.amountMinor, r.currency),
-          r.providerAmountMinor,
-          r.providerAmountMinor === null ? null : minorToDecimal(r.providerAmountMinor, r.currency),
-          r.ledgerTransactionId,
-          ledgerAmount,
-          ledgerAmount === null ? null : minorToDecimal(ledgerAmount, r.currency),
+          l.resolution_id, l.resolved_at.toISOString(), l.reconciliation_id, l.provider, l.provider_event_id, l.event_type, l.payment_reference,
+          l.decision, l.operator, l.reason, l.previous_state,
+          l.currency, ...money(l.amount_minor, l.currency),
+          l.provider_currency, ...money(l.provider_amount_minor, l.provider_currency),
+          l.post_basis, l.posted_currency, ...money(l.posted_amount_minor, l.posted_currency),
+          l.ledger_transaction_id, l.ledger_currency, ...money(l.ledger_amount_minor, l.ledger_currency),
         ],
-        TEXT_COLUMNS,
+        RESOLUTION_TEXT,
       );
     }
-    return c.body(body, 200, {
-      'content-type': 'text/csv; charset=utf-8',
-      'content-disposition': `attachment; filename="operator-resolutions.csv"`,
-    }) as never;
+    const out = csv('operator-resolutions.csv', body);
+    return c.body(out.body, 200, out.headers) as never;
+  });
+
+  admin.openapi(ledgerRoute, async (c) => {
+    const lines = await ledgerLines(deps.db, periodOf(c.req.valid('query'), now()));
+    let body = csvLine([...LEDGER_COLUMNS]);
+    for (const l of lines) {
+      body += csvLine(
+        [
+          l.transaction_id, l.posted_at.toISOString(), l.effective_at.toISOString(), l.kind, l.idempotency_key, l.provider, l.payment_reference,
+          l.actor, l.reconciliation_id, l.audit_id, l.account, l.currency, ...money(l.amount_minor, l.currency),
+        ],
+        LEDGER_TEXT,
+      );
+    }
+    const out = csv('ledger.csv', body);
+    return c.body(out.body, 200, out.headers) as never;
   });
 }

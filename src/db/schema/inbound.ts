@@ -14,6 +14,7 @@ import {
 } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 import { bytea } from './outbound.js';
+import type { Discrepancy } from '../../inbound/verdict.js';
 
 /**
  * I5: every provider event id ever accepted. Insert-only: a trigger (migration 0001) refuses UPDATE and DELETE,
@@ -65,6 +66,10 @@ export const reconciliations = pgTable(
     providerAmountMinor: bigint('provider_amount_minor', { mode: 'bigint' }),
     providerCurrency: text('provider_currency'),
     ledgerTransactionId: text('ledger_transaction_id'),
+    /** L1: the provider's id of the refund, dispute or reversal the event is about, when it carries one. */
+    providerObjectId: text('provider_object_id'),
+    /** L5: posted and reported state side by side, when the provider contradicts a settled payment. */
+    discrepancy: jsonb('discrepancy').$type<Discrepancy>(),
     acknowledgedAt: timestamp('acknowledged_at', { withTimezone: true }).notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
@@ -104,12 +109,43 @@ export const operatorResolutions = pgTable(
     amountMinor: bigint('amount_minor', { mode: 'bigint' }).notNull(),
     currency: text('currency').notNull(),
     providerAmountMinor: bigint('provider_amount_minor', { mode: 'bigint' }),
+    /** L2 (migration 0008): the provider's currency beside its amount (null on older rows: see the reconciliation). */
+    providerCurrency: text('provider_currency'),
+    /** L2: what `applied` asked to post (provider | webhook | explicit) and the amount it stood for. */
+    postBasis: text('post_basis'),
+    postedAmountMinor: bigint('posted_amount_minor', { mode: 'bigint' }),
+    postedCurrency: text('posted_currency'),
+    /** L4: the transaction this resolution posted, or null (rejected, acknowledged, or already in the ledger). */
     ledgerTransactionId: text('ledger_transaction_id'),
     resolvedAt: timestamp('resolved_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     uniqueIndex('operator_resolutions_once_uq').on(t.reconciliationId),
-    check('operator_resolutions_decision_ck', sql`${t.decision} in ('applied', 'rejected')`),
+    check('operator_resolutions_decision_ck', sql`${t.decision} in ('applied', 'rejected', 'acknowledged')`),
+  ],
+);
+
+/** L3: an operator's correcting transaction against a payment; immutable, written with its ledger transaction. */
+export const ledgerAdjustments = pgTable(
+  'ledger_adjustments',
+  {
+    id: text('id').primaryKey(), // adj_…
+    provider: text('provider').notNull(),
+    paymentReference: text('payment_reference').notNull(),
+    /** Signed minor units: > 0 adds to what is settled on the payment, < 0 gives back. */
+    amountMinor: bigint('amount_minor', { mode: 'bigint' }).notNull(),
+    currency: text('currency').notNull(),
+    operator: text('operator').notNull(),
+    reason: text('reason').notNull(),
+    /** The review item it settles, if any. */
+    reconciliationId: text('reconciliation_id').references(() => reconciliations.id),
+    ledgerTransactionId: text('ledger_transaction_id').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('ledger_adjustments_transaction_uq').on(t.ledgerTransactionId),
+    index('ledger_adjustments_payment_idx').on(t.provider, t.paymentReference),
+    check('ledger_adjustments_nonzero_ck', sql`${t.amountMinor} <> 0`),
   ],
 );
 

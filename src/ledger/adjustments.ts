@@ -1,0 +1,97 @@
+// L3: an operator's correcting transaction against a payment, posted with its immutable audit row in one
+// PostgreSQL transaction. An idempotency key makes a repeated request return the first adjustment.
+import { and, eq } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
+import { ledgerAdjustments, reconciliations } from '../db/schema/index.js';
+import { newId } from '../shared/ids.js';
+import { OPERATOR_MAX, REASON_MAX, textProblem } from '../shared/operator-input.js';
+import { LedgerConflictError, ReversalExceedsSettledError } from './errors.js';
+import { buildAdjustment, LedgerValidationError } from './postings.js';
+import { postWithin } from './store.js';
+
+export interface AdjustmentInput {
+  provider: string;
+  paymentReference: string;
+  /** Signed minor units: > 0 adds to what is settled on the payment, < 0 gives back. */
+  amountMinor: string;
+  currency: string;
+  operator: string;
+  reason: string;
+  /** The review item this settles (then acknowledge it), if any. */
+  reconciliationId?: string;
+  /** A repeated request with the same key returns the first adjustment instead of posting again. */
+  idempotencyKey?: string;
+}
+
+export type AdjustmentRow = typeof ledgerAdjustments.$inferSelect;
+
+export class AdjustmentRefusedError extends Error {
+  override name = 'AdjustmentRefusedError';
+  constructor(readonly code: 'not_found' | 'conflict' | 'validation_failed', message: string) {
+    super(message);
+  }
+}
+
+export async function postAdjustment(db: Db, input: AdjustmentInput): Promise<{ adjustment: AdjustmentRow; replayed: boolean }> {
+  for (const [field, max] of [['operator', OPERATOR_MAX], ['reason', REASON_MAX]] as const) {
+    const problem = textProblem(input[field], max);
+    if (problem) throw new AdjustmentRefusedError('validation_failed', `${field}: ${problem}`);
+  }
+  const id = newId('adj');
+  let posting;
+  try {
+    posting = buildAdjustment({ ...input, adjustmentKey: input.idempotencyKey ?? id });
+  } catch (error) {
+    if (error instanceof LedgerValidationError) throw new AdjustmentRefusedError('validation_failed', error.message);
+    throw error;
+  }
+  const operator = input.operator.trim();
+  try {
+    return await db.transaction(async (tx) => {
+      const known = input.reconciliationId
+        ? eq(reconciliations.id, input.reconciliationId)
+        : and(eq(reconciliations.provider, input.provider), eq(reconciliations.paymentReference, input.paymentReference));
+      const [seen] = await tx.select().from(reconciliations).where(known).limit(1);
+      if (!seen || seen.provider !== input.provider || seen.paymentReference !== input.paymentReference) {
+        throw new AdjustmentRefusedError('not_found', input.reconciliationId
+          ? `reconciliation ${input.reconciliationId} is not of payment ${input.provider}:${input.paymentReference}`
+          : `no event of payment ${input.provider}:${input.paymentReference} was ever received`);
+      }
+      const posted = await postWithin(tx, posting, {
+        providerEventId: seen.providerEventId,
+        reconciliationId: input.reconciliationId ?? seen.id,
+        effectiveAt: new Date().toISOString(),
+        actor: `operator:${operator}`,
+        description: `adjustment ${input.amountMinor} ${input.currency} of ${input.paymentReference}`,
+        adjustmentId: id,
+      });
+      if (posted.replayed) {
+        const [existing] = await tx.select().from(ledgerAdjustments).where(eq(ledgerAdjustments.ledgerTransactionId, posted.transactionId));
+        return { adjustment: existing!, replayed: true };
+      }
+      const [row] = await tx
+        .insert(ledgerAdjustments)
+        .values({
+          id,
+          provider: input.provider,
+          paymentReference: input.paymentReference,
+          amountMinor: BigInt(input.amountMinor),
+          currency: input.currency,
+          operator,
+          reason: input.reason.trim(),
+          reconciliationId: input.reconciliationId ?? null,
+          ledgerTransactionId: posted.transactionId,
+        })
+        .returning();
+      return { adjustment: row!, replayed: false };
+    });
+  } catch (error) {
+    if (error instanceof LedgerConflictError) throw new AdjustmentRefusedError('conflict', `idempotency key ${input.idempotencyKey} was used for another adjustment`);
+    if (error instanceof ReversalExceedsSettledError) throw new AdjustmentRefusedError('conflict', error.message);
+    throw error;
+  }
+}
+
+export async function adjustmentsOf(db: Db, provider: string, paymentReference: string): Promise<AdjustmentRow[]> {
+  return db.select().from(ledgerAdjustments).where(and(eq(ledgerAdjustments.provider, provider), eq(ledgerAdjustments.paymentReference, paymentReference))).orderBy(ledgerAdjustments.createdAt);
+}

@@ -1,0 +1,21 @@
+// RFC 4180 parser for tests of the finance exports: quoted fields, doubled quotes, CRLF inside quotes.
+/* eslint-disable @typescript-eslint/no-unused-expressions -- a terse CSV reader built of comma expressions */
+export function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') (field += '"'), i++;
+      else if (ch === '"') quoted = false;
+      else field += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') row.push(field), (field = '');
+    else if (ch === '\r' && text[i + 1] === '\n') row.push(field), rows.push(row), (row = []), (field = ''), i++;
+    else field += ch;
+  }
+  return rows;
+}
+/* eslint-enable @typescript-eslint/no-unused-expressions */
