@@ -64,6 +64,25 @@ async function stubs(label: string, script: Script) {
     async recordOperatorResolution(_record: unknown) {
       return { auditId: 'aud_1' };
     },
+    // L5: no ledger position, so no post-settlement discrepancy in these branches.
+    async ledgerPosition(_request: unknown) {
+      return null;
+    },
+    async postSettlementCorrection(_request: unknown) {
+      return null;
+    },
+    // R2: posting, audit row and transition of a resolution are one activity (one PostgreSQL transaction).
+    async commitOperatorResolution(command: { resolution: OperatorResolution }) {
+      const applied = command.resolution.decision !== 'rejected';
+      return {
+        status: 'committed' as const,
+        state: applied ? 'applied' : 'rejected',
+        auditId: 'aud_1',
+        ledgerTransactionId: command.resolution.decision === 'applied' ? 'ltx_operator' : null,
+        replayed: false,
+        note: null,
+      };
+    },
   });
   workers.push(worker);
   const start = async (event = providerEvent(), patch: Partial<ReconciliationWorkflowInput> = {}) => {
@@ -158,14 +177,14 @@ describe('reconciliationWorkflow: query the provider, settle', () => {
     expect((await untilState(handle, 'manual_review')).reason).toMatch(/^ledger_conflict: key k already posted/);
   });
 
-  it('I10 already settled by an earlier event: applied, the reason names that event', async () => {
+  it('I10 + L1 already posted by an earlier event: a duplicate, rejected without a posting, the reason names that event', async () => {
     const { start } = await stubs('settled-by', {
       answer: (_n, e) => ({ outcome: 'found', payment: succeeded(e) }),
-      post: (_kind, e) => posted(e, 'evt_earlier'),
+      post: () => ({ status: 'duplicate', transactionId: 'ltx_earlier', providerEventId: 'evt_earlier' }),
     });
     const result = await (await start()).result();
-    expect(result.state).toBe('applied');
-    expect(result.reason).toMatch(/already settled by event evt_earlier/);
+    expect(result).toMatchObject({ state: 'rejected', ledgerTransactionId: null });
+    expect(result.reason).toMatch(/^duplicate: .*evt_earlier/);
   });
 
   it('I12 provisional access: a provisional credit while unknown, released once the payment is posted', async () => {
@@ -193,10 +212,12 @@ describe('reconciliationWorkflow: operator review', () => {
     const { worker, start } = await stubs('review-apply', { answer: () => ({ outcome: 'not_found' }) });
     const handle = await start();
     const answer = await review(handle, { decision: 'applied', operator: 'ops@example.com', reason: 'confirmed by phone' });
-    expect(answer).toMatchObject({ state: 'applied', auditId: 'aud_1' });
-    expect(await handle.result()).toMatchObject({ state: 'applied', auditId: 'aud_1' });
-    expect(kinds(worker)).toEqual(['payment']);
-    expect(transitions(worker).slice(-2)).toEqual(['manual_review', 'applied']);
+    expect(answer).toMatchObject({ state: 'applied', auditId: 'aud_1', ledgerTransactionId: 'ltx_operator' });
+    expect(await handle.result()).toMatchObject({ state: 'applied', auditId: 'aud_1', ledgerTransactionId: 'ltx_operator' });
+    // Posting, audit and transition are one activity call (R2), never the three separate ones.
+    expect(worker.callsOf('commitOperatorResolution')).toHaveLength(1);
+    expect(kinds(worker)).toEqual([]);
+    expect(transitions(worker).at(-1)).toBe('manual_review');
   });
 
   it('I11 an operator rejects it: nothing posted, rejected', async () => {
@@ -205,6 +226,7 @@ describe('reconciliationWorkflow: operator review', () => {
     expect(await review(handle, { decision: 'rejected', operator: 'ops@example.com', reason: 'fraud' })).toMatchObject({
       state: 'rejected',
     });
+    expect(worker.callsOf('commitOperatorResolution')).toHaveLength(1);
     expect(kinds(worker)).toEqual([]);
   });
 
