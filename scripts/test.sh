@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# npm test: installs what is missing, starts the real stack, type-checks, runs unit and integration tests.
+# npm test: installs what is missing, starts the real stack, type-checks, lints, runs unit and integration tests.
 # Extra arguments go to vitest (e.g. `npm test -- test/unit`).
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
@@ -13,5 +13,7 @@ export NODE_ENV=test TEST_DATABASE_URL="${TEST_DATABASE_URL:-postgres://postgres
 npx tsx src/db/migrate.ts "$TEST_DATABASE_URL"
 echo "[test] typecheck"
 npx tsc --noEmit
+echo "[test] lint (eslint, prettier --check; the import rules are test/unit/architecture.test.ts)"
+npm run --silent lint
 echo "[test] vitest (unit + integration against PostgreSQL :5433, Temporal :7233, Kafka :9092)"
 exec npx vitest run "$@"

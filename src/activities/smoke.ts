@@ -2,7 +2,7 @@
 import { activityInfo } from '@temporalio/activity';
 import type { Db } from '../db/client.js';
 import { smokeRuns } from '../db/schema/index.js';
-import type { SmokeInput } from '../workflows/smoke.js';
+import type { SmokeInput } from '../shared/smoke.js';
 
 export function createSmokeActivities({ db }: { db: Db }) {
   return {

@@ -5,7 +5,10 @@ import type { Profile } from '../config/profile.js';
 import type { Db } from '../db/client.js';
 import type { Logger } from '../lib/logger.js';
 import type { TaskQueues } from '../shared/task-queues.js';
-import type { IngressServices } from './ingress/services.js';
+import type { DedupeCache } from '../inbound/dedupe-cache.js';
+import type { ReconciliationStarter } from '../inbound/reconciliation-starter.js';
+import type { ReceiptWriter } from '../inbound/receipt-writer.js';
+import type { ProviderRegistry } from '../providers/index.js';
 
 export interface ApiDeps {
   db: Db;
@@ -22,4 +25,13 @@ export interface ApiDeps {
   now?: () => Date;
   /** Replaces parts of the provider ingress (receipt writer, dedupe cache, starter; null starter = sweep only). */
   ingress?: Partial<IngressServices>;
+}
+
+/** The provider ingress's collaborators (built by src/api/ingress/services.ts unless a test gives them). */
+export interface IngressServices {
+  providers: ProviderRegistry;
+  writer: ReceiptWriter;
+  cache: DedupeCache;
+  /** null: leave every start to the sweep (the benchmark, and tests of I6). */
+  starter: ReconciliationStarter | null;
 }

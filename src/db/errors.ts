@@ -114,14 +114,27 @@ export function safeError<T>(error: T): T | DatabaseError {
   return error;
 }
 
-// 08 connection exception, 53 insufficient resources, 57 operator intervention (statement_timeout, shutdown),
+// The one classification of database trouble that heals by itself (R4): src/lib/errors.ts (activities) and the
+// receipt writer's batch split both use it. 08 connection exception, 40001 serialization failure, 40P01 deadlock,
+// 53 insufficient resources, 55P03 lock not available, 57 operator intervention (statement timeout, shutdown),
 // 58 system error.
-const TRANSIENT_SQLSTATE_CLASSES = new Set(['08', '53', '57', '58']);
-const CONNECTION_CODES = /^(CONNECTION_\w+|CONNECT_TIMEOUT|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND)$/;
+const TRANSIENT_SQLSTATE = /^(08|40001|40P01|53|55P03|57|58)/;
+
+/** Error codes of a connection that failed or went away: the socket's (any client) and postgres.js's own. */
+export const CONNECTION_ERROR_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN',
+  'EAI_AGAIN', 'ENOTFOUND', 'EADDRNOTAVAIL',
+  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
+]);
+
+/** True for a SQLSTATE of a database that is busy, restarting or unreachable, or of a transaction that lost a race. */
+export function isTransientSqlState(code: string): boolean {
+  return SQLSTATE.test(code) && TRANSIENT_SQLSTATE.test(code);
+}
 
 export function isTransientDbError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return false;
-  if (error instanceof postgres.PostgresError) return TRANSIENT_SQLSTATE_CLASSES.has(code.slice(0, 2));
-  return CONNECTION_CODES.test(code);
+  if (error instanceof postgres.PostgresError) return isTransientSqlState(code);
+  return CONNECTION_ERROR_CODES.has(code);
 }

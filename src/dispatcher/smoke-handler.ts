@@ -1,7 +1,7 @@
 // The smoke slice's batch handler: each message {runId, note} starts smokeWorkflow (id smoke:<runId>) idempotently.
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { BatchHandler } from '../kafka/types.js';
-import type { SmokeInput } from '../workflows/smoke.js';
+import type { SmokeInput } from '../shared/smoke.js';
 
 export function createSmokeHandler({ temporal, taskQueue }: { temporal: Client; taskQueue: string }): BatchHandler {
   return async (batch) => {

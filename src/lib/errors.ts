@@ -1,15 +1,18 @@
-// R4: is an error worth retrying? Infrastructure trouble (connections refused or reset, timeouts, PostgreSQL
+// R4: is an error worth retrying? (The database's side of the answer is src/db/errors.ts, the type names the
+// workflows refuse to retry are src/shared/failures.ts; both are the source of what this file decides.) Infrastructure trouble (connections refused or reset, timeouts, PostgreSQL
 // serialization failures and deadlocks, a provider's 5xx) heals by itself and is retried; a deterministic error
 // (validation, constraint violation, numeric overflow, invalid text, missing secret, unknown type) fails the same
 // way every time and is thrown as a non-retryable ApplicationFailure, which the workflows turn into a state an
 // operator sees. Messages are rebuilt from codes and names: never a query's parameters, a body or a secret.
 import { activityInfo } from '@temporalio/activity';
 import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
+import { CONNECTION_ERROR_CODES, isTransientSqlState } from '../db/errors.js';
+import { DOMAIN_ERROR_NAMES, type ClassifiedFailureType } from '../shared/failures.js';
 
 export interface Classification {
   retryable: boolean;
   /** The ApplicationFailure type: our error's name, or a class such as InvalidData, ConstraintViolation. */
-  type: string;
+  type: ClassifiedFailureType;
   /** Safe to log, to keep in Temporal's history and to show as a reason. */
   message: string;
 }
@@ -18,26 +21,9 @@ export interface Classification {
 export const UNCLASSIFIED_MAX_ATTEMPTS = 10;
 
 /** Our own errors whose messages we write (ids and amounts, no bodies or secrets): kept as they are. */
-const DOMAIN_ERRORS = new Set([
-  'LedgerConflictError',
-  'ReversalExceedsSettledError',
-  'LedgerValidationError',
-  'DeliveryNotFoundError',
-  'MissingSigningSecretError',
-  'SecretDecryptionError',
-  'ProviderNotConfiguredError',
-  'IllegalTransitionError',
-]);
+const DOMAIN_ERRORS: ReadonlySet<string> = new Set(DOMAIN_ERROR_NAMES);
+const isDomainError = (name: string): name is (typeof DOMAIN_ERROR_NAMES)[number] => DOMAIN_ERRORS.has(name);
 
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN',
-  'EAI_AGAIN', 'ENOTFOUND', 'EADDRNOTAVAIL',
-  // postgres.js
-  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
-]);
-
-/** SQLSTATEs of a database that is busy, restarting or unreachable, or of a transaction that lost a race. */
-const RETRYABLE_SQLSTATE = /^(08|53|57P0[1-4]|58|40001|40P01|55P03|57014)/;
 const SQLSTATE_NAMES: Record<string, string> = {
   '22001': 'string_data_right_truncation', '22003': 'numeric_value_out_of_range', '22007': 'invalid_datetime_format',
   '22008': 'datetime_field_overflow', '22021': 'character_not_in_repertoire', '22P02': 'invalid_text_representation',
@@ -61,7 +47,7 @@ function postgres(code: string, e: Coded): Classification {
     .filter(Boolean)
     .join(', ');
   const message = `PostgreSQL ${code} ${name}${where ? ` (${where})` : ''}`;
-  if (RETRYABLE_SQLSTATE.test(code)) return { retryable: true, type: 'DatabaseUnavailable', message };
+  if (isTransientSqlState(code)) return { retryable: true, type: 'DatabaseUnavailable', message };
   if (code.startsWith('22')) return { retryable: false, type: 'InvalidData', message };
   if (code.startsWith('23')) return { retryable: false, type: 'ConstraintViolation', message };
   return { retryable: false, type: 'DatabaseRefused', message };
@@ -72,10 +58,10 @@ const safeText = (text: string) => text.replace(/[\u0000-\u001f\u007f]+/g, ' ').
 export function classifyError(error: unknown): Classification {
   const errors = chain(error);
   for (const e of errors) {
-    if (DOMAIN_ERRORS.has(e.name)) return { retryable: false, type: e.name, message: safeText(e.message) };
+    if (isDomainError(e.name)) return { retryable: false, type: e.name, message: safeText(e.message) };
     const code = typeof e.code === 'string' ? e.code : undefined;
     if (code && /^[0-9A-Z]{5}$/.test(code) && 'severity' in e) return postgres(code, e);
-    if (code && (NETWORK_CODES.has(code) || code.startsWith('UND_ERR'))) return { retryable: true, type: 'NetworkError', message: `network error ${code}` };
+    if (code && (CONNECTION_ERROR_CODES.has(code) || code.startsWith('UND_ERR'))) return { retryable: true, type: 'NetworkError', message: `network error ${code}` };
     if (e.name === 'TimeoutError' || e.name === 'AbortError') return { retryable: true, type: 'Timeout', message: safeText(e.message) };
     if (e.name === 'ProviderApiError') {
       const status = typeof e.status === 'number' ? e.status : null;

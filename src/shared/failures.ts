@@ -2,12 +2,8 @@
 // which decides what is retryable, is src/lib/errors.ts.
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 
-/**
- * Type names of deterministic failures: activities throw them as ApplicationFailure.nonRetryable, and every
- * activity proxy lists them too, so a plain Error of one of these names is never retried either. Not listed:
- * UnclassifiedError, which is retried a bounded number of times before it is thrown as non-retryable.
- */
-export const NON_RETRYABLE_ERROR_TYPES = [
+/** Our own errors, thrown under their own name: deterministic, so never retried (src/lib/errors.ts keeps them). */
+export const DOMAIN_ERROR_NAMES = [
   'LedgerConflictError',
   'ReversalExceedsSettledError',
   'LedgerValidationError',
@@ -15,12 +11,26 @@ export const NON_RETRYABLE_ERROR_TYPES = [
   'MissingSigningSecretError',
   'SecretDecryptionError',
   'ProviderNotConfiguredError',
-  'InvalidData',
-  'ConstraintViolation',
-  'DatabaseRefused',
-  'ProgrammingError',
-  'ProviderRefused',
+  'IllegalTransitionError',
 ] as const;
+
+/** The types src/lib/errors.ts gives any other deterministic error. */
+const CLASSIFIED_NON_RETRYABLE_TYPES = ['InvalidData', 'ConstraintViolation', 'DatabaseRefused', 'ProgrammingError', 'ProviderRefused'] as const;
+
+/** The types src/lib/errors.ts gives an error that heals by itself (retried). */
+export const CLASSIFIED_RETRYABLE_TYPES = ['DatabaseUnavailable', 'NetworkError', 'Timeout', 'ProviderUnavailable', 'UnclassifiedError'] as const;
+
+/**
+ * Type names of deterministic failures: activities throw them as ApplicationFailure.nonRetryable, and every
+ * activity proxy lists them too, so a plain Error of one of these names is never retried either. Not listed:
+ * UnclassifiedError, which is retried a bounded number of times before it is thrown as non-retryable.
+ */
+export const NON_RETRYABLE_ERROR_TYPES = [...DOMAIN_ERROR_NAMES, ...CLASSIFIED_NON_RETRYABLE_TYPES] as const;
+
+/** Every ApplicationFailure type an activity's classified error can carry. */
+export type ClassifiedFailureType =
+  | (typeof NON_RETRYABLE_ERROR_TYPES)[number]
+  | (typeof CLASSIFIED_RETRYABLE_TYPES)[number];
 
 /**
  * A final failure of an activity (non-retryable, or retries exhausted): an ActivityFailure, or for a local activity

@@ -79,15 +79,7 @@ export async function startReceiver(reply: (request: Received, index: number) =>
   };
 }
 
-export async function waitFor<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 30_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== null && value !== false) return value as T;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+export { waitFor } from './wait.js';
 
 /** An event row and one PENDING delivery to `endpointId`, as the dispatcher's fan-out would write them (O4). */
 export async function insertDelivery(db: Db, options: { endpointId: string; merchantAccount: string; type?: string }) {

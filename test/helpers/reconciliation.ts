@@ -94,12 +94,4 @@ export async function entriesOf(db: Db, account: string, currency = 'EUR') {
   return db.select().from(ledgerEntries).where(and(eq(ledgerEntries.account, account), eq(ledgerEntries.currency, currency)));
 }
 
-export async function waitFor<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 30_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+export { waitFor } from './wait.js';

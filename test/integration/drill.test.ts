@@ -1,7 +1,7 @@
 // I14 in `npm test`: the provider-outage drill at small scale, through the real ingress, sandbox, Temporal dev
 // server and PostgreSQL. Events older than the timeout when the API recovers park in manual_review; the rest apply once.
 import { describe, expect, it } from 'vitest';
-import { formatDrill, runProviderOutageDrill } from '../../bench/provider-outage-drill.js';
+import { formatDrill, runProviderOutageDrill } from '../../src/sandbox/outage-drill.js';
 import { TEMPORAL_ADDRESS, TEST_DATABASE_URL, WORKFLOW_BUNDLE_PATH } from '../helpers/env.js';
 
 describe('I14 provider outage drill', () => {

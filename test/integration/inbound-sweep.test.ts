@@ -11,6 +11,7 @@ import { reconciliationWorkflowId } from '../../src/shared/ids.js';
 import { TEST_DATABASE_URL } from '../helpers/env.js';
 import { hmacPayload, hmacRequest, inboundTestProfile, reconciliationOf, runsOf, storedFor, stripeEvent, stripeRequest, terminateAll, uniqueReference } from '../helpers/inbound.js';
 import { connectDevServer, testLogger, uniqueTaskQueues } from '../helpers/temporal.js';
+import { waitFor } from '../helpers/wait.js';
 
 let database: Database;
 let temporal: Awaited<ReturnType<typeof connectDevServer>>;
@@ -135,11 +136,7 @@ describe('I6 the sweep starts what the ingress never did', () => {
     started.add(reconciliationWorkflowId(stripe, id));
     const loop = startSweepLoop({ db: database.db, temporal: temporal.client, profile, taskQueue: taskQueues.reconciliation, providers, olderThanMs: 0, limit: 10, intervalMs: 100, logger: testLogger });
     try {
-      const deadline = Date.now() + 15_000;
-      while ((await storedFor(database.db, stripe, id)).receipt!.workflow_started_at === null) {
-        if (Date.now() > deadline) throw new Error('the sweep loop never started the receipt');
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await waitFor(async () => (await storedFor(database.db, stripe, id)).receipt!.workflow_started_at !== null, 15_000, 'the sweep loop to start the receipt');
     } finally {
       await loop.stop();
     }

@@ -11,6 +11,7 @@ import { testApp } from '../helpers/app.js';
 import { TEST_DATABASE_URL } from '../helpers/env.js';
 import { inboundTestProfile, storedFor, stripeEvent, stripeRequest } from '../helpers/inbound.js';
 import { uniqueTaskQueues } from '../helpers/temporal.js';
+import { waitFor } from '../helpers/wait.js';
 
 let database: Database;
 // Never contacted: every test here leaves workflow starts to the sweep (starter: null).
@@ -37,13 +38,16 @@ async function holdRegistryRow(provider: string, providerEventId: string) {
 
 /** Resolves once some statement of this database waits on a lock (the writer's commit is stuck behind ours). */
 async function untilLockWait(): Promise<void> {
-  for (let i = 0; i < 200; i += 1) {
-    const [row] = await database.sql<{ n: number }[]>`
-      select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`;
-    if (row!.n > 0) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error('no statement ever waited on the held lock');
+  await waitFor(
+    async () => {
+      const [row] = await database.sql<{ n: number }[]>`
+        select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`;
+      return row!.n > 0;
+    },
+    5_000,
+    'a statement waiting on the held lock',
+    25,
+  );
 }
 
 const errorOf = async (response: Response) => ((await response.json()) as { error: { code: string; message: string } }).error;
@@ -98,8 +102,7 @@ describe('R5 bounded receipt queue', () => {
     expect(response.headers.get('retry-after')).toBe('2');
     expect(await errorOf(response)).toMatchObject({ code: 'unavailable' });
     // Once the lock is gone the statement still in flight commits; the provider's retry then finds it.
-    const deadline = Date.now() + 10_000;
-    while ((await storedFor(database.db, stripe, slow.id)).receipts === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await waitFor(async () => (await storedFor(database.db, stripe, slow.id)).receipts > 0, 10_000, 'the in-flight receipt committed', 50);
     const retry = await app.request(`/webhooks/${stripe}`, stripeRequest(slow.body));
     expect(retry.status).toBe(200);
     expect(await retry.json()).toEqual({ received: true, duplicate: true });

@@ -5,17 +5,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createBatchConsumer, createKafkaAdmin, createProducer } from '../../src/kafka/kafkajs.js';
 import type { MessageBatch } from '../../src/kafka/types.js';
 import { KAFKA_BROKERS } from '../helpers/env.js';
+import { waitFor } from '../helpers/wait.js';
 
 const admin = createKafkaAdmin({ brokers: KAFKA_BROKERS, clientId: 'consumer-test' });
 afterAll(() => admin.close());
-
-async function eventually(probe: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('Kafka batch consumer', () => {
   it('O5 commits nothing while the handler works, then the offset after the last message of the batch', async () => {
@@ -34,13 +27,13 @@ describe('Kafka batch consumer', () => {
         seen.push(batch);
         await released; // the durable work of O4/O5 would happen here
       });
-      await eventually(async () => seen.length > 0);
+      await waitFor(() => seen.length > 0, 20_000, 'the first batch');
       const received = seen.flatMap((b) => b.messages.map((m) => m.value?.toString()));
       expect(received).toEqual(['message-0', 'message-1', 'message-2']);
       expect((await admin.committedOffsets(groupId, topic)).get(0)).toBe('-1');
 
       release();
-      await eventually(async () => (await admin.committedOffsets(groupId, topic)).get(0) === '3');
+      await waitFor(async () => (await admin.committedOffsets(groupId, topic)).get(0) === '3', 20_000, 'offset 3 committed');
     } finally {
       release();
       await consumer.stop();

@@ -15,6 +15,7 @@ import { serveMetrics } from '../../src/metrics/server.js';
 import { testApp } from '../helpers/app.js';
 import { TEST_DATABASE_URL } from '../helpers/env.js';
 import { uniqueTaskQueues } from '../helpers/temporal.js';
+import { waitFor } from '../helpers/wait.js';
 
 // Counts the gauge query as PostgreSQL receives it: postgres.js calls `debug` once per statement sent.
 let gaugeQueries = 0;
@@ -39,14 +40,6 @@ afterAll(async () => {
   await sql.end({ timeout: 5 });
 });
 
-const waitFor = async (condition: () => boolean, timeoutMs = 10_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
-
 describe('R6 gauges refreshed in the background', () => {
   it('R6 50 concurrent scrapes cause one refresh; later scrapes within the interval cause none; the timer refreshes without scrapes', async () => {
     setGaugeRefreshInterval(60_000);
@@ -61,7 +54,7 @@ describe('R6 gauges refreshed in the background', () => {
     expect(gaugeQueries).toBe(0);
     // A short interval: the background timer refreshes on its own, one query per tick.
     setGaugeRefreshInterval(150);
-    await waitFor(() => gaugeQueries >= 2);
+    await waitFor(() => gaugeQueries >= 2, 10_000, 'two gauge queries', 20);
     setGaugeRefreshInterval(60_000);
   });
 });

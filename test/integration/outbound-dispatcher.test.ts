@@ -12,6 +12,7 @@ import { createBatchConsumer, createKafkaAdmin, createProducer } from '../../src
 import type { BatchConsumer, BatchHandler, Producer } from '../../src/kafka/types.js';
 import { KAFKA_BROKERS, TEST_DATABASE_URL } from '../helpers/env.js';
 import { envelope, insertEndpoint, startReceiver, uniqueEventId, uniqueMerchant, waitFor } from '../helpers/outbound.js';
+import { expectNoMore } from '../helpers/wait.js';
 import { testProfile } from '../helpers/profile.js';
 import { connectDevServer, startWorkers, testActivities, testLogger, uniqueTaskQueues } from '../helpers/temporal.js';
 
@@ -180,9 +181,8 @@ describe('outbound dispatcher', () => {
       return r.every((d) => d.status === 'DELIVERED') ? r : undefined;
     }, 30_000, 'DELIVERED');
     expect(rows.map((d) => d.endpointId).sort()).toEqual([first.id, second.id].sort());
-    await new Promise((r) => setTimeout(r, 1000));
-    expect(received(`/o3/${merchantAccount}/a`)).toHaveLength(1);
-    expect(received(`/o3/${merchantAccount}/b`)).toHaveLength(1);
+    await expectNoMore(() => received(`/o3/${merchantAccount}/a`).length, 1, 1000, 'POSTs to a');
+    await expectNoMore(() => received(`/o3/${merchantAccount}/b`).length, 1, 1000, 'POSTs to b');
     for (const row of rows) {
       // Workflow id = delivery id and REJECT_DUPLICATE: the one run that exists is the one that delivered.
       expect((await temporal.client.workflow.getHandle(row.id).describe()).status.name).toBe('COMPLETED');
@@ -216,8 +216,10 @@ describe('outbound dispatcher', () => {
       const rows = await deliveriesOf(ids);
       return rows.length === 80 && rows.every((d) => d.status === 'DELIVERED');
     }, 90_000, '80 DELIVERED deliveries');
-    await new Promise((r) => setTimeout(r, 1000));
-    const posts = receiver.received.filter((r) => r.path.startsWith(`/o14/${merchantAccount}/`));
+    const o14Posts = () => receiver.received.filter((r) => r.path.startsWith(`/o14/${merchantAccount}/`));
+    await waitFor(() => o14Posts().length >= 80, 30_000, '80 POSTs');
+    await expectNoMore(() => o14Posts().length, 80, 1000, 'POSTs');
+    const posts = o14Posts();
     const keys = posts.map((r) => `${r.path} ${JSON.parse(r.body.toString()).id}`);
     expect(keys).toHaveLength(80);
     expect(new Set(keys).size).toBe(80);

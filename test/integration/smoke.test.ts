@@ -10,22 +10,13 @@ import { runDispatcher } from '../../src/dispatcher/run.js';
 import { createBatchConsumer, createKafkaAdmin, createProducer } from '../../src/kafka/kafkajs.js';
 import { KAFKA_BROKERS, TEST_DATABASE_URL } from '../helpers/env.js';
 import { connectDevServer, createTimeSkippingEnv, startWorkers, testActivities, uniqueTaskQueues } from '../helpers/temporal.js';
+import { waitFor } from '../helpers/wait.js';
 
 let database: Database;
 beforeAll(() => {
   database = createDatabase(TEST_DATABASE_URL, { max: 4 });
 });
 afterAll(() => database.close());
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('smoke slice on the real servers', () => {
   it('a Kafka message becomes a workflow on the dev server whose activity writes a PostgreSQL row', async () => {

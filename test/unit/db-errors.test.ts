@@ -3,7 +3,9 @@
 import { Writable } from 'node:stream';
 import { DrizzleQueryError } from 'drizzle-orm/errors';
 import { describe, expect, it } from 'vitest';
-import { DatabaseError, describeDbError, isDataError, safeError } from '../../src/db/errors.js';
+import postgres from 'postgres';
+import { DatabaseError, describeDbError, isDataError, isTransientDbError, safeError } from '../../src/db/errors.js';
+import { classifyError } from '../../src/lib/errors.js';
 import { createLogger } from '../../src/lib/logger.js';
 
 /** Shaped like postgres.js's PostgresError: Object.assign of the server's fields. */
@@ -71,5 +73,26 @@ describe('R1 the process logger', () => {
       expect(line).not.toContain('BODYSECRET');
       expect(line).not.toContain('insert into');
     }
+  });
+});
+
+describe('R4 one classification of database trouble', () => {
+  // isTransientDbError (the receipt writer's batch split) and classifyError (activities) read the same table.
+  const pg = (code: string) => Object.assign(new postgres.PostgresError({ message: 'x' } as never), { code, severity: 'ERROR' });
+  it.each(['08006', '40001', '40P01', '53300', '55P03', '57014', '57P01', '58030', '22003', '23505', '42703', 'P0001'])(
+    'R4 SQLSTATE %s: transient for both or for neither',
+    (code) => {
+      expect(isTransientDbError(pg(code))).toBe(classifyError(pg(code)).retryable);
+    },
+  );
+  it('R4 a deadlock and a serialization failure are transient (retried, not split row by row)', () => {
+    expect(isTransientDbError(pg('40P01'))).toBe(true);
+    expect(isTransientDbError(pg('40001'))).toBe(true);
+    expect(isTransientDbError(pg('23505'))).toBe(false);
+  });
+  it('R4 a lost connection is transient for both', () => {
+    const lost = Object.assign(new Error('write CONNECTION_CLOSED'), { code: 'CONNECTION_CLOSED' });
+    expect(isTransientDbError(lost)).toBe(true);
+    expect(classifyError(lost).retryable).toBe(true);
   });
 });

@@ -33,6 +33,7 @@ export function adminRoute<const R extends RouteConfig>(access: Access, config: 
 }
 
 /** `GET /webhook-endpoints/:id` → its Access, read back from the routes registered for the OpenAPI document. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any app's Env: only its route registry is read
 export function accessRules(admin: OpenAPIHono<any>): Map<string, Access> {
   const rules = new Map<string, Access>();
   for (const definition of admin.openAPIRegistry.definitions) {

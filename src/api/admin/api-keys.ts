@@ -4,7 +4,7 @@ import { ApiKeyNotFoundError, KEY_ID_PATTERN, type ApiKeyRow, type ApiKeyService
 import { ROLES } from '../../access/roles.js';
 import { ApiError } from '../errors.js';
 import { adminRoute } from './access.js';
-import type { AdminApp } from './index.js';
+import type { AdminApp } from './app.js';
 import { errorResponses } from './outbound-schemas.js';
 import { decodeCursor, listEnvelope, page, paginationQuery } from './pagination.js';
 

@@ -4,7 +4,7 @@ import { seesRawBodies } from '../../access/roles.js';
 import type { DeliveryAdmin } from '../../outbound/delivery-admin.js';
 import { ApiError } from '../errors.js';
 import { adminRoute } from './access.js';
-import type { AdminApp } from './index.js';
+import type { AdminApp } from './app.js';
 import { errorResponses, eventJson, eventSchema } from './outbound-schemas.js';
 
 const getEvent = adminRoute({ role: 'viewer', merchant: true }, {

@@ -7,7 +7,7 @@ import { ledgerLines, resolutionLines } from '../../ledger/exports.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { adminRoute } from './access.js';
-import type { AdminApp } from './index.js';
+import type { AdminApp } from './app.js';
 import { errorResponses } from './outbound-schemas.js';
 
 /** Minor units, the currency's exponent and the decimal, or three empty fields. */

@@ -5,6 +5,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { createApiKeyService } from '../../access/api-keys.js';
 import { createRateLimiter } from '../../lib/token-bucket.js';
 import type { AdminEnv } from '../context.js';
+import type { AdminApp } from './app.js';
 import type { ApiDeps } from '../deps.js';
 import type { ApiServices } from '../services.js';
 import { handleError, validationError } from '../errors.js';
@@ -19,7 +20,7 @@ import { registerSecrets } from './secrets.js';
 import { registerWebhookDeliveries } from './webhook-deliveries.js';
 import { registerWebhookEndpoints } from './webhook-endpoints.js';
 
-export type AdminApp = OpenAPIHono<AdminEnv>;
+export type { AdminApp };
 
 export function createAdminApp(deps: ApiDeps, services: ApiServices): AdminApp {
   const admin = new OpenAPIHono<AdminEnv>({

@@ -7,7 +7,7 @@ import { CURRENCY, OPERATOR_MAX, REASON_MAX, textProblem } from '../../shared/op
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { adminRoute } from './access.js';
-import type { AdminApp } from './index.js';
+import type { AdminApp } from './app.js';
 import { conflictResponse, errorResponses } from './outbound-schemas.js';
 
 const tags = ['Ledger'];

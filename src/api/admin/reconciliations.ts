@@ -15,7 +15,7 @@ import { bindReconciliationGauges } from '../../metrics/inbound-ledger.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { adminRoute } from './access.js';
-import type { AdminApp } from './index.js';
+import type { AdminApp } from './app.js';
 import { conflictResponse, errorResponses } from './outbound-schemas.js';
 import { decodeCursor, listEnvelope, page, paginationQuery } from './pagination.js';
 

@@ -5,7 +5,7 @@ import { keyringFromEnv } from '../../outbound/keyring.js';
 import { reencryptEndpointSecrets } from '../../outbound/secrets.js';
 import type { ApiDeps } from '../deps.js';
 import { adminRoute } from './access.js';
-import type { AdminApp } from './index.js';
+import type { AdminApp } from './app.js';
 import { errorResponses } from './outbound-schemas.js';
 
 const reencrypt = adminRoute(

@@ -6,7 +6,7 @@ import { DeliveryConflictError, type DeliveryAdmin } from '../../outbound/delive
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { adminRoute } from './access.js';
-import type { AdminApp } from './index.js';
+import type { AdminApp } from './app.js';
 import {
   attemptJson,
   conflictResponse,

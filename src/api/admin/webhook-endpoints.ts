@@ -7,7 +7,7 @@ import { checkEndpointUrl, UnsafeUrlError } from '../../outbound/url-safety.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { adminRoute } from './access.js';
-import type { AdminApp } from './index.js';
+import type { AdminApp } from './app.js';
 import { endpointJson, endpointSchema, endpointWithSecretSchema, errorResponses, idParam } from './outbound-schemas.js';
 import { decodeCursor, listEnvelope, page, paginationQuery } from './pagination.js';
 

@@ -1,18 +1,12 @@
 // The ingress's collaborators, built once per app from its deps; tests and the benchmark replace any of them.
-import type { ApiDeps } from '../deps.js';
-import { createDedupeCache, type DedupeCache } from '../../inbound/dedupe-cache.js';
-import { createReconciliationStarter, type ReconciliationStarter } from '../../inbound/reconciliation-starter.js';
-import { createGroupCommitWriter, type ReceiptWriter } from '../../inbound/receipt-writer.js';
+import type { ApiDeps, IngressServices } from '../deps.js';
+import { createDedupeCache } from '../../inbound/dedupe-cache.js';
+import { createReconciliationStarter } from '../../inbound/reconciliation-starter.js';
+import { createGroupCommitWriter } from '../../inbound/receipt-writer.js';
 import { ingressMetrics } from '../../metrics/inbound-ingress.js';
-import { createProviderRegistry, type ProviderRegistry } from '../../providers/index.js';
+import { createProviderRegistry } from '../../providers/index.js';
 
-export interface IngressServices {
-  providers: ProviderRegistry;
-  writer: ReceiptWriter;
-  cache: DedupeCache;
-  /** null: leave every start to the sweep (the benchmark, and tests of I6). */
-  starter: ReconciliationStarter | null;
-}
+export type { IngressServices };
 
 const DAY_MS = 86_400_000;
 

@@ -1,0 +1,51 @@
+// A worker with stubbed activities on the time-skipping server: a workflow's branches tested in seconds, without
+// the database or an HTTP peer. The stubs record their calls; the workflow code is the prebuilt test bundle.
+import { randomUUID } from 'node:crypto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { WORKFLOW_BUNDLE_PATH } from './env.js';
+
+type Stub = (...args: never[]) => Promise<unknown>;
+
+export interface StubWorker {
+  taskQueue: string;
+  /** Every activity call, in order: its name and its first argument. */
+  calls: { name: string; input: unknown }[];
+  /** The first arguments of every call of one activity, in order. */
+  callsOf(name: string): unknown[];
+  stop(): Promise<void>;
+}
+
+export async function startStubWorker(
+  env: TestWorkflowEnvironment,
+  label: string,
+  stubs: Record<string, Stub>,
+): Promise<StubWorker> {
+  const taskQueue = `test-stub-${label}-${randomUUID().slice(0, 8)}`;
+  const calls: StubWorker['calls'] = [];
+  const activities = Object.fromEntries(
+    Object.entries(stubs).map(([name, fn]) => [
+      name,
+      async (...args: never[]) => {
+        calls.push({ name, input: args[0] });
+        return fn(...args);
+      },
+    ]),
+  );
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH },
+    activities,
+  });
+  const running = worker.run();
+  return {
+    taskQueue,
+    calls,
+    callsOf: (name) => calls.filter((c) => c.name === name).map((c) => c.input),
+    async stop() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+    },
+  };
+}

@@ -1,0 +1,161 @@
+// O6/O12/R4: every branch of deliveryWorkflow with stubbed activities on the time-skipping server (no database,
+// no merchant): delivered at once, after retries, exhausted, stopped by a disabled endpoint, a non-retryable
+// failure, retryNow during a backoff and during review (continue-as-new), and a run started for a closed delivery.
+import { ApplicationFailure } from '@temporalio/common';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AttemptResult, DeliveryState } from '../../src/activities/delivery.js';
+import {
+  DELIVERY_WORKFLOW,
+  deliveryStatusQuery,
+  retryNowSignal,
+  type DeliveryProgress,
+  type DeliveryWorkflowInput,
+} from '../../src/shared/outbound.js';
+import type { deliveryWorkflow } from '../../src/workflows/delivery.js';
+import { startStubWorker, type StubWorker } from '../helpers/stub-worker.js';
+import { createTimeSkippingEnv } from '../helpers/temporal.js';
+import { waitFor } from '../helpers/wait.js';
+
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+const SCHEDULE = [1 * MINUTE, 5 * MINUTE];
+
+let env: TestWorkflowEnvironment;
+const workers: StubWorker[] = [];
+beforeAll(async () => {
+  env = await createTimeSkippingEnv();
+});
+afterAll(async () => {
+  for (const w of workers) await w.stop();
+  await env?.teardown();
+});
+
+interface Script {
+  /** Outcome of the n-th attempt (0-based); 'throw' fails it non-retryably (R4). */
+  attempt?: (n: number) => 'delivered' | 'failed' | 'stop' | 'throw';
+  state?: Partial<DeliveryState>;
+}
+
+async function stubs(label: string, script: Script) {
+  let n = 0;
+  const worker = await startStubWorker(env, label, {
+    async attemptDelivery(input: { attemptNumber: number }): Promise<AttemptResult> {
+      const kind = (script.attempt ?? (() => 'delivered'))(n++);
+      if (kind === 'throw')
+        throw ApplicationFailure.nonRetryable('endpoint we_1 has no active signing secret', 'MissingSigningSecretError');
+      return {
+        outcome: kind === 'delivered' ? 'delivered' : 'failed',
+        attemptNumber: input.attemptNumber,
+        responseStatus: kind === 'delivered' ? 200 : 500,
+        errorKind: kind === 'delivered' ? null : 'http_5xx',
+        latencyMs: 1,
+        stopRetrying: kind === 'stop',
+      } as AttemptResult;
+    },
+    async loadDeliveryState(): Promise<DeliveryState> {
+      return {
+        status: 'FAILED',
+        attemptCount: 3,
+        endpointId: 'we_1',
+        merchantAccount: 'acct_1',
+        eventType: 'payment.succeeded',
+        ...script.state,
+      } as DeliveryState;
+    },
+    async reopenDelivery() {},
+    async failDelivery() {},
+  });
+  workers.push(worker);
+  return worker;
+}
+
+function start(worker: { taskQueue: string }, input: Partial<DeliveryWorkflowInput> = {}) {
+  const deliveryId = `dlv_stub_${Math.random().toString(36).slice(2, 10)}`;
+  const args: DeliveryWorkflowInput = { deliveryId, retryScheduleMs: SCHEDULE, priorAttempts: 0, reviewWindowMs: DAY, ...input };
+  return env.client.workflow.start<typeof deliveryWorkflow>(DELIVERY_WORKFLOW, {
+    taskQueue: worker.taskQueue,
+    workflowId: deliveryId,
+    args: [args],
+  });
+}
+
+const attemptNumbers = (w: StubWorker) => w.callsOf('attemptDelivery').map((i) => (i as { attemptNumber: number }).attemptNumber);
+
+describe('deliveryWorkflow branches (stubbed activities, time skipping)', () => {
+  it('O6 delivered at the first attempt: DELIVERED, one attempt, nothing else called', async () => {
+    const w = await stubs('at-once', {});
+    const result: DeliveryProgress = await (await start(w)).result();
+    expect(result).toEqual({ status: 'DELIVERED', attemptCount: 1, nextAttemptAt: null });
+    expect(w.calls.map((c) => c.name)).toEqual(['attemptDelivery']);
+  });
+
+  it('O6 failed twice, delivered at the third attempt after the durable backoffs', async () => {
+    const w = await stubs('retries', { attempt: (n) => (n < 2 ? 'failed' : 'delivered') });
+    const result = await (await start(w)).result();
+    expect(result).toMatchObject({ status: 'DELIVERED', attemptCount: 3 });
+    expect(attemptNumbers(w)).toEqual([1, 2, 3]);
+    expect(w.callsOf('attemptDelivery').map((i) => (i as { retryInMs: number | null }).retryInMs)).toEqual([
+      MINUTE,
+      5 * MINUTE,
+      null,
+    ]);
+  });
+
+  it('O6/O12 the schedule exhausted: FAILED, open for review, closed FAILED when the window ends', async () => {
+    const w = await stubs('exhausted', { attempt: () => 'failed' });
+    const handle = await start(w);
+    const result = await handle.result();
+    expect(result).toEqual({ status: 'FAILED', attemptCount: 3, nextAttemptAt: null });
+    expect(w.callsOf('failDelivery')).toEqual([]);
+  });
+
+  it('O13 a disabled endpoint stops the schedule at once: FAILED after one attempt', async () => {
+    const w = await stubs('stop', { attempt: () => 'stop' });
+    const result = await (await start(w)).result();
+    expect(result).toMatchObject({ status: 'FAILED', attemptCount: 1 });
+  });
+
+  it('R4 a non-retryable activity failure: failDelivery with its reason, FAILED with that reason', async () => {
+    const w = await stubs('non-retryable', { attempt: () => 'throw' });
+    const result = await (await start(w)).result();
+    expect(result.status).toBe('FAILED');
+    expect(result.reason).toBe('MissingSigningSecretError: endpoint we_1 has no active signing secret');
+    expect(w.callsOf('failDelivery')).toEqual([{ deliveryId: expect.any(String), reason: result.reason }]);
+  });
+
+  it('O12 retryNow during a backoff sends the next attempt at once', async () => {
+    const w = await stubs('retry-now-backoff', { attempt: (n) => (n === 0 ? 'failed' : 'delivered') });
+    const handle = await start(w, { retryScheduleMs: [DAY] });
+    await waitFor(async () => (await handle.query(deliveryStatusQuery)).status === 'RETRYING', 20_000, 'RETRYING');
+    await handle.signal(retryNowSignal, { operator: 'test' });
+    expect(await handle.result()).toMatchObject({ status: 'DELIVERED', attemptCount: 2 });
+    const [first, second] = w.callsOf('attemptDelivery') as { scheduledAt: number }[];
+    expect(second!.scheduledAt - first!.scheduledAt).toBeLessThan(DAY); // not after the day-long backoff
+  });
+
+  it('O12 retryNow during review: reopenDelivery, then a new run (continue-as-new) that delivers', async () => {
+    const w = await stubs('retry-now-review', { attempt: (n) => (n === 0 ? 'failed' : 'delivered') });
+    const handle = await start(w, { retryScheduleMs: [] });
+    await waitFor(async () => (await handle.query(deliveryStatusQuery)).status === 'FAILED', 20_000, 'FAILED');
+    await handle.signal(retryNowSignal, { operator: 'test' });
+    const result = await env.client.workflow.getHandle(handle.workflowId).result(); // follows the new run
+    expect(result).toMatchObject({ status: 'DELIVERED', attemptCount: 2 });
+    expect(w.callsOf('reopenDelivery')).toHaveLength(1);
+    expect(attemptNumbers(w)).toEqual([1, 2]);
+  });
+
+  it('O12 a run started for a closed FAILED delivery reads its state, reopens it and continues the attempt numbers', async () => {
+    const w = await stubs('from-store', { state: { status: 'FAILED', attemptCount: 3 } });
+    const result = await (await start(w, { priorAttempts: undefined })).result();
+    expect(result).toMatchObject({ status: 'DELIVERED', attemptCount: 4 });
+    expect(w.calls.map((c) => c.name)).toEqual(['loadDeliveryState', 'reopenDelivery', 'attemptDelivery']);
+  });
+
+  it('O12 a run started for an already DELIVERED delivery sends nothing', async () => {
+    const w = await stubs('already-delivered', { state: { status: 'DELIVERED', attemptCount: 2 } });
+    const result = await (await start(w, { priorAttempts: undefined })).result();
+    expect(result).toEqual({ status: 'DELIVERED', attemptCount: 2, nextAttemptAt: null });
+    expect(w.calls.map((c) => c.name)).toEqual(['loadDeliveryState']);
+  });
+});
