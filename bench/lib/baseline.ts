@@ -54,9 +54,12 @@ export async function measureBaselineRate(options: BaselineOptions = {}): Promis
     // Warm-up: the first workflow pays for worker start and caches.
     await client.workflow.execute('baselineWorkflow', { taskQueue, workflowId: `${taskQueue}-warmup`, args: [0] });
     const started = performance.now();
-    await pLimit(concurrency).map(Array.from({ length: count }, (_, i) => i), async (i) => {
-      await client.workflow.execute('baselineWorkflow', { taskQueue, workflowId: `${taskQueue}-${i}`, args: [i] });
-    });
+    await pLimit(concurrency).map(
+      Array.from({ length: count }, (_, i) => i),
+      async (i) => {
+        await client.workflow.execute('baselineWorkflow', { taskQueue, workflowId: `${taskQueue}-${i}`, args: [i] });
+      },
+    );
     const seconds = (performance.now() - started) / 1000;
     return { count, concurrency, seconds, workflowsPerSecond: count / seconds };
   } finally {

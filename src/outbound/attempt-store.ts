@@ -7,7 +7,13 @@ import type { Db } from '../db/client.js';
 import { deliveries, deliveryAttempts, events, webhookEndpoints } from '../db/schema/index.js';
 import type { Logger } from '../lib/logger.js';
 import type { DeliveryStatus, EndpointStatus } from '../shared/outbound.js';
-import { AttemptNotRecordedError, sqlState, withoutDetails, type AttemptErrorKind, type AttemptOutcome } from './attempt-record.js';
+import {
+  AttemptNotRecordedError,
+  sqlState,
+  withoutDetails,
+  type AttemptErrorKind,
+  type AttemptOutcome,
+} from './attempt-record.js';
 import { endStreak, recordEndpointFailure } from './endpoint-health.js';
 import type { Executor } from './secrets.js';
 
@@ -66,7 +72,12 @@ const toOutcome = (row: AttemptRow): AttemptOutcome => ({
   latencyMs: row.latencyMs,
 });
 
-const delivered = (recorded: AttemptOutcome): Applied => ({ recorded, status: 'DELIVERED', disabledNow: false, stopRetrying: false });
+const delivered = (recorded: AttemptOutcome): Applied => ({
+  recorded,
+  status: 'DELIVERED',
+  disabledNow: false,
+  stopRetrying: false,
+});
 
 export function createAttemptStore(deps: AttemptStoreDeps) {
   const { db, logger } = deps;
@@ -88,10 +99,17 @@ export function createAttemptStore(deps: AttemptStoreDeps) {
   }
 
   /** A failure, in the caller's transaction: the O13 streak, then RETRYING or (last attempt, or disabled) FAILED. */
-  async function applyFailure(tx: Executor, input: AttemptInput, endpointId: string, recorded: AttemptOutcome, now: Date): Promise<Applied> {
+  async function applyFailure(
+    tx: Executor,
+    input: AttemptInput,
+    endpointId: string,
+    recorded: AttemptOutcome,
+    now: Date,
+  ): Promise<Applied> {
     const scheduledAt = new Date(input.scheduledAt);
     const alreadyDisabled = recorded.errorKind === 'endpoint_disabled';
-    const disabledNow = !alreadyDisabled && (await recordEndpointFailure(tx, endpointId, scheduledAt, now, deps.autoDisableAfterMs));
+    const disabledNow =
+      !alreadyDisabled && (await recordEndpointFailure(tx, endpointId, scheduledAt, now, deps.autoDisableAfterMs));
     const stopRetrying = alreadyDisabled || disabledNow;
     const status: DeliveryStatus = input.retryInMs === null || stopRetrying ? 'FAILED' : 'RETRYING';
     await tx
@@ -121,7 +139,14 @@ export function createAttemptStore(deps: AttemptStoreDeps) {
   /** Finishes the in-flight row with `outcome`, or applies what a retried execution recorded on it meanwhile. */
   async function finish(input: AttemptInput, attemptId: number, endpointId: string, outcome: AttemptOutcome): Promise<Applied> {
     const now = new Date();
-    const values = { responseStatus: outcome.responseStatus, latencyMs: outcome.latencyMs, succeeded: outcome.succeeded, errorKind: outcome.errorKind, errorMessage: outcome.errorMessage, responseExcerpt: outcome.excerpt };
+    const values = {
+      responseStatus: outcome.responseStatus,
+      latencyMs: outcome.latencyMs,
+      succeeded: outcome.succeeded,
+      errorKind: outcome.errorKind,
+      errorMessage: outcome.errorMessage,
+      responseExcerpt: outcome.excerpt,
+    };
     if (outcome.succeeded) {
       const finishing = sql`
         update ${deliveryAttempts}
@@ -150,7 +175,12 @@ export function createAttemptStore(deps: AttemptStoreDeps) {
   return {
     async target(deliveryId: string): Promise<AttemptTarget | undefined> {
       const [row] = await db
-        .select({ eventBody: events.body, endpointId: webhookEndpoints.id, url: webhookEndpoints.url, endpointStatus: webhookEndpoints.status })
+        .select({
+          eventBody: events.body,
+          endpointId: webhookEndpoints.id,
+          url: webhookEndpoints.url,
+          endpointStatus: webhookEndpoints.status,
+        })
         .from(deliveries)
         .innerJoin(events, eq(events.eventPublicId, deliveries.eventPublicId))
         .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, deliveries.endpointId))
@@ -162,7 +192,14 @@ export function createAttemptStore(deps: AttemptStoreDeps) {
     async reserve(input: AttemptInput, startedAt: Date): Promise<Reservation> {
       const [reserved] = await db
         .insert(deliveryAttempts)
-        .values({ deliveryId: input.deliveryId, attemptNumber: input.attemptNumber, startedAt, latencyMs: 0, succeeded: false, errorKind: IN_FLIGHT })
+        .values({
+          deliveryId: input.deliveryId,
+          attemptNumber: input.attemptNumber,
+          startedAt,
+          latencyMs: 0,
+          succeeded: false,
+          errorKind: IN_FLIGHT,
+        })
         .onConflictDoNothing({ target: [deliveryAttempts.deliveryId, deliveryAttempts.attemptNumber] })
         .returning({ id: deliveryAttempts.id });
       if (reserved) return { kind: 'reserved', attemptId: reserved.id };
@@ -182,7 +219,10 @@ export function createAttemptStore(deps: AttemptStoreDeps) {
       try {
         return await finish(input, attemptId, endpointId, outcome);
       } catch (error) {
-        logger.warn({ deliveryId: input.deliveryId, attempt: input.attemptNumber, sqlState: sqlState(error) }, 'attempt not recordable with its details; recording it without');
+        logger.warn(
+          { deliveryId: input.deliveryId, attempt: input.attemptNumber, sqlState: sqlState(error) },
+          'attempt not recordable with its details; recording it without',
+        );
         try {
           return await finish(input, attemptId, endpointId, withoutDetails(outcome, error));
         } catch (again) {

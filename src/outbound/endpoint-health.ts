@@ -38,7 +38,13 @@ export async function recordEndpointFailure(
       disabledReason: sql`'auto-disabled: every attempt failed since ' || ${webhookEndpoints.failingSince}::text || ' (outbound.auto_disable_after)'`,
       updatedAt: now,
     })
-    .where(and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.status, 'enabled'), lte(webhookEndpoints.failingSince, cutoff)))
+    .where(
+      and(
+        eq(webhookEndpoints.id, endpointId),
+        eq(webhookEndpoints.status, 'enabled'),
+        lte(webhookEndpoints.failingSince, cutoff),
+      ),
+    )
     .returning({ id: webhookEndpoints.id });
   return disabled.length > 0;
 }
