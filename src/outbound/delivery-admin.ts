@@ -2,6 +2,7 @@
 // and an event with its deliveries. The workflow does the attempts; this only reads rows and asks it to retry.
 import type { Client } from '@temporalio/client';
 import { and, asc, eq, gt, gte, inArray, type SQL } from 'drizzle-orm';
+import { idWindow, type ListWindow } from '../db/list-window.js';
 import type { Db } from '../db/client.js';
 import { deliveries, deliveryAttempts, events, webhookEndpoints } from '../db/schema/index.js';
 import type { DeliveryStatus, RetryRequest } from '../shared/outbound.js';
@@ -58,18 +59,18 @@ export function createDeliveryAdmin(deps: DeliveryAdminDeps) {
   }
 
   return {
-    /** O11: ordered by id (ULID, so creation order); the cursor is the last id of the previous page. */
-    async list(filter: { status?: DeliveryStatus; endpointId?: string; eventId?: string; afterId?: string; limit: number }): Promise<Delivery[]> {
-      const where: SQL[] = [];
+    /** O11, C9: ordered by id (ULID, so creation order) either way, within from/to; the cursor is the last id of the previous page. */
+    async list(filter: { status?: DeliveryStatus; endpointId?: string; eventId?: string; afterId?: string; limit: number } & ListWindow): Promise<Delivery[]> {
+      const window = idWindow(deliveries.id, deliveries.createdAt, filter);
+      const where: SQL[] = window.where;
       if (filter.status !== undefined) where.push(eq(deliveries.status, filter.status));
       if (filter.endpointId !== undefined) where.push(eq(deliveries.endpointId, filter.endpointId));
       if (filter.eventId !== undefined) where.push(eq(deliveries.eventPublicId, filter.eventId));
-      if (filter.afterId !== undefined) where.push(gt(deliveries.id, filter.afterId));
       return db
         .select()
         .from(deliveries)
         .where(where.length ? and(...where) : undefined)
-        .orderBy(asc(deliveries.id))
+        .orderBy(...window.orderBy)
         .limit(filter.limit + 1);
     },
 

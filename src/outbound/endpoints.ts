@@ -2,6 +2,7 @@
 // Deletion is soft (deleted_at + disabled): deliveries keep referencing the endpoint, so their history stays
 // queryable, no new delivery is fanned out to it and no attempt is sent; its secrets are destroyed.
 import { and, asc, eq, gt, isNull, type SQL } from 'drizzle-orm';
+import { idWindow, type ListWindow } from '../db/list-window.js';
 import type { Db } from '../db/client.js';
 import { endpointSecrets, webhookEndpoints } from '../db/schema/index.js';
 import { newId } from '../shared/ids.js';
@@ -84,12 +85,12 @@ export function createEndpointService(deps: EndpointServiceDeps) {
       return { endpoint, secret };
     },
 
-    async list(filter: { merchantAccount?: string; afterId?: string; limit: number }): Promise<Endpoint[]> {
-      const where: SQL[] = [isNull(webhookEndpoints.deletedAt)];
+    async list(filter: { merchantAccount?: string; afterId?: string; limit: number } & ListWindow): Promise<Endpoint[]> {
+      const window = idWindow(webhookEndpoints.id, webhookEndpoints.createdAt, filter);
+      const where: SQL[] = [isNull(webhookEndpoints.deletedAt), ...window.where];
       if (filter.merchantAccount !== undefined) where.push(eq(webhookEndpoints.merchantAccount, filter.merchantAccount));
-      if (filter.afterId !== undefined) where.push(gt(webhookEndpoints.id, filter.afterId));
       // limit + 1 tells the caller whether another page exists (see api/admin/pagination.ts).
-      return db.select().from(webhookEndpoints).where(and(...where)).orderBy(asc(webhookEndpoints.id)).limit(filter.limit + 1);
+      return db.select().from(webhookEndpoints).where(and(...where)).orderBy(...window.orderBy).limit(filter.limit + 1);
     },
 
     async update(id: string, input: UpdateEndpointInput): Promise<Endpoint> {

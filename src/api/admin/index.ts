@@ -4,6 +4,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { ApiDeps } from '../deps.js';
 import { handleError, validationError } from '../errors.js';
 import { bearerAuth } from '../middleware/bearer-auth.js';
+import { registerDocsPage } from './docs-page.js';
 import { registerEvents } from './events.js';
 import { registerExports } from './exports.js';
 import { registerLedger } from './ledger.js';
@@ -26,7 +27,9 @@ export function createAdminApp(deps: ApiDeps): OpenAPIHono {
     security: [{ bearer: [] }],
   });
   admin.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
-  admin.use('*', async (c, next) => (c.req.path.endsWith('/openapi.json') ? next() : bearerAuth(deps.env.ADMIN_TOKEN)(c, next)));
+  // The API's description and its viewer (C9) are public; everything else needs the bearer token.
+  const isPublic = (path: string) => path.endsWith('/openapi.json') || path.endsWith('/admin/v1/docs');
+  admin.use('*', async (c, next) => (isPublic(c.req.path) ? next() : bearerAuth(deps.env.ADMIN_TOKEN)(c, next)));
   admin.onError(handleError);
   // Resource modules register themselves here, one line each:
   registerWebhookEndpoints(admin, deps);
@@ -35,5 +38,6 @@ export function createAdminApp(deps: ApiDeps): OpenAPIHono {
   registerReconciliations(admin, deps);
   registerExports(admin, deps);
   registerLedger(admin, deps);
+  registerDocsPage(admin);
   return admin;
 }

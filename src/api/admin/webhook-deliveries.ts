@@ -15,7 +15,7 @@ import {
   errorResponses,
   idParam,
 } from './outbound-schemas.js';
-import { decodeCursor, listEnvelope, page, paginationQuery } from './pagination.js';
+import { decodeCursor, listEnvelope, listWindow, page, paginationQuery } from './pagination.js';
 
 const tags = ['Webhook deliveries'];
 const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
@@ -29,9 +29,9 @@ const listDeliveries = createRoute({
   method: 'get',
   path: '/webhook-deliveries',
   tags,
-  summary: 'List deliveries by status, endpoint and event, ordered by id, with cursor pagination (O11)',
+  summary: 'List deliveries by status, endpoint, event and creation time, ordered by id (asc or desc), with cursor pagination (O11, C9)',
   request: {
-    query: z.object({
+    query: z.strictObject({
       status: deliveryStatusSchema.optional(),
       endpoint_id: z.string().regex(/^we_[0-9a-z]+$/, 'must be a we_… id').optional(),
       event_id: z.string().regex(/^evt_[A-Za-z0-9_]{1,200}$/, 'must be an evt_… id').optional(),
@@ -104,6 +104,7 @@ export function registerWebhookDeliveries(admin: AdminApp, deps: ApiDeps): void 
     const q = c.req.valid('query');
     const rows = await service.list({
       limit: q.limit,
+      ...listWindow(q),
       ...(q.status !== undefined ? { status: q.status } : {}),
       ...(q.endpoint_id !== undefined ? { endpointId: q.endpoint_id } : {}),
       ...(q.event_id !== undefined ? { eventId: q.event_id } : {}),
