@@ -11,7 +11,6 @@ import { buildPosting, type PostingKind } from '../ledger/postings.js';
 import { postTransaction } from '../ledger/store.js';
 import {
   ackToLedgerLag,
-  bindReconciliationGauges,
   ledgerMutations,
   manualReviewEntered,
   reconciliationTransitions as transitionsMetric,
@@ -72,7 +71,6 @@ export interface ResolutionRecord {
 
 export function createReconciliationActivities(deps: ReconciliationActivityDeps) {
   const { db, profile, logger } = deps;
-  bindReconciliationGauges(db);
 
   return {
     /**

@@ -33,7 +33,7 @@ export function createDeliveryAdmin(deps: DeliveryAdminDeps) {
   const now = deps.now ?? (() => new Date());
 
   /** FAILED → PENDING (only from FAILED, so a concurrent attempt's outcome is never overwritten), then the signal. */
-  async function requeue(delivery: Pick<Delivery, 'id' | 'status'>, request: RetryRequest): Promise<void> {
+  async function requeue(delivery: Pick<Delivery, 'id' | 'status' | 'endpointId'>, request: RetryRequest): Promise<void> {
     if (delivery.status === 'FAILED') {
       await db
         .update(deliveries)
@@ -44,6 +44,7 @@ export function createDeliveryAdmin(deps: DeliveryAdminDeps) {
       client: deps.temporal,
       taskQueue: deps.taskQueue,
       deliveryId: delivery.id,
+      endpointId: delivery.endpointId,
       retryScheduleMs: deps.retryScheduleMs,
       ...(deps.reviewWindowMs !== undefined ? { reviewWindowMs: deps.reviewWindowMs } : {}),
       request,

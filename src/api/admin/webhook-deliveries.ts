@@ -2,6 +2,7 @@
 // bulk recovery of an endpoint's FAILED deliveries (O13).
 import { createRoute, z } from '@hono/zod-openapi';
 import { createDeliveryAdmin, DeliveryConflictError } from '../../outbound/delivery-admin.js';
+import { bindOutboundBacklogGauges } from '../../metrics/outbound-backlog.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import type { AdminApp } from './index.js';
@@ -94,6 +95,8 @@ export function registerWebhookDeliveries(admin: AdminApp, deps: ApiDeps): void 
     reviewWindowMs: deps.profile.outbound.review_window,
     ...(deps.now ? { now: deps.now } : {}),
   });
+  // C7: the outbound backlog and endpoint health gauges are the API process's (one figure per metric).
+  bindOutboundBacklogGauges(deps.db);
   const logger = deps.logger.child({ resource: 'webhook_delivery' });
   const conflict = (error: unknown): never => {
     if (error instanceof DeliveryConflictError) throw new ApiError('conflict', error.message);
