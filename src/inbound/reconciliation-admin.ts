@@ -3,7 +3,7 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
-import { and, asc, eq, gt, type SQL } from 'drizzle-orm';
+import { and, asc, eq, type SQL } from 'drizzle-orm';
 import { timeWindow, type ListWindow } from '../db/list-window.js';
 import type { Db } from '../db/client.js';
 import { operatorResolutions, reconciliations, reconciliationTransitions } from '../db/schema/index.js';

@@ -1,7 +1,7 @@
 // Operator queries and commands on deliveries (O11, O12, O13 recover): list, get with attempts, retry, recover,
 // and an event with its deliveries. The workflow does the attempts; this only reads rows and asks it to retry.
 import type { Client } from '@temporalio/client';
-import { and, asc, eq, gt, gte, inArray, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, type SQL } from 'drizzle-orm';
 import { idWindow, type ListWindow } from '../db/list-window.js';
 import type { Db } from '../db/client.js';
 import { deliveries, deliveryAttempts, events, webhookEndpoints } from '../db/schema/index.js';

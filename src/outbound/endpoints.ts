@@ -1,7 +1,7 @@
 // Webhook endpoint service (requirements §4): create with a secret shown once, read, list, update, disable/enable, delete.
 // Deletion is soft (deleted_at + disabled): deliveries keep referencing the endpoint, so their history stays
 // queryable, no new delivery is fanned out to it and no attempt is sent; its secrets are destroyed.
-import { and, asc, eq, gt, isNull, type SQL } from 'drizzle-orm';
+import { and, eq, isNull, type SQL } from 'drizzle-orm';
 import { idWindow, type ListWindow } from '../db/list-window.js';
 import type { Db } from '../db/client.js';
 import { endpointSecrets, webhookEndpoints } from '../db/schema/index.js';
