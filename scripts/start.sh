@@ -13,11 +13,13 @@ cd "$ROOT"
 bash scripts/stack.sh up
 load_dev_env
 export APIPAY_PROFILE="${APIPAY_PROFILE:-config/demo.yaml}"
-export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:${PGPORT:-5433}/apipay}"
+# A6: migrations (and the grants to the application role) as the owner; the processes as apipay_app.
+export MIGRATION_DATABASE_URL="${MIGRATION_DATABASE_URL:-postgres://postgres@127.0.0.1:${PGPORT:-5433}/apipay}"
+export DATABASE_URL="${DATABASE_URL:-postgres://apipay_app@127.0.0.1:${PGPORT:-5433}/apipay}"
 export TEMPORAL_ADDRESS="${TEMPORAL_ADDRESS:-127.0.0.1:${TEMPORAL_PORT:-7233}}"
 export TEMPORAL_UI_URL="${TEMPORAL_UI_URL:-http://127.0.0.1:${TEMPORAL_UI_PORT:-8233}}"
 export KAFKA_BROKERS="${KAFKA_BROKERS:-127.0.0.1:${KAFKA_PORT:-9092}}"
-npx tsx src/db/migrate.ts "$DATABASE_URL"
+npx tsx src/db/migrate.ts "$MIGRATION_DATABASE_URL"
 
 bash scripts/stop-app.sh >/dev/null 2>&1 || true
 started=()

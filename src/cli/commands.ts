@@ -30,7 +30,8 @@ export class UsageError extends Error {
 }
 
 const str = { type: 'string' } as const;
-const page = { cursor: str, limit: str, order: str, since: str, until: str } as const;
+const cursorPage = { cursor: str, limit: str } as const;
+const page = { ...cursorPage, order: str, since: str, until: str } as const;
 const PAGE_HELP = '[--order asc|desc] [--since DATE] [--until DATE] [--limit N] [--cursor C]';
 const operator = { operator: str, reason: str } as const;
 const seg = encodeURIComponent;
@@ -213,6 +214,28 @@ export const COMMANDS: Command[] = [
     summary: '[--provider NAME] [--from DATE] [--to DATE]   (exit 1 and the violations when the ledger is not right)',
     build: (v) => ({ method: 'GET', path: '/ledger/check', query: { provider: optional(v, 'provider'), from: date(v, 'from'), to: date(v, 'to') } }),
     exitCode: (body) => ((body as { ok?: unknown }).ok === false ? 1 : 0),
+  },
+  {
+    words: ['keys', 'create'],
+    options: { role: str, name: str, merchant: str },
+    summary: '--role viewer|operator|admin|merchant --name WHO [--merchant ACCT]   (prints the key once; --merchant only for role merchant)',
+    build: (v) => ({ method: 'POST', path: '/api-keys', body: defined({ name: required(v, 'name'), role: required(v, 'role'), merchant_account: optional(v, 'merchant') }) }),
+  },
+  {
+    words: ['keys', 'list'],
+    options: { 'include-revoked': { type: 'boolean' }, ...cursorPage },
+    summary: '[--include-revoked] [--cursor C] [--limit N]',
+    build: (v) => ({
+      method: 'GET',
+      path: '/api-keys',
+      query: { include_revoked: v['include-revoked'] === true ? 'true' : undefined, cursor: optional(v, 'cursor'), limit: optional(v, 'limit') },
+    }),
+  },
+  { words: ['keys', 'revoke'], args: ['apk_id'], summary: 'APK_ID   (the key stops working at once)', build: (_v, [id]) => ({ method: 'POST', path: `/api-keys/${seg(id!)}/revoke` }) },
+  {
+    words: ['secrets', 'reencrypt'],
+    summary: '  (A8: every endpoint secret re-sealed with the current master key; then the previous keys can go)',
+    build: () => ({ method: 'POST', path: '/secrets/reencrypt' }),
   },
   {
     words: ['exports', 'resolutions'],

@@ -57,8 +57,8 @@ const page = `<!doctype html>
 <p>Every operation of the admin API, read from <a href="openapi.json">openapi.json</a>. Requests need <code>Authorization: Bearer …</code>.</p>
 <div id="ops">loading…</div><script>${script}</script></body></html>`;
 
-/** Mounted on the admin app before its auth: the document is public, like openapi.json (no data in it). */
-export function registerDocsPage(admin: OpenAPIHono): void {
+/** Public, like openapi.json (PUBLIC_ROUTES in ./access.ts): the page holds no data, only the viewer. */
+export function registerDocsPage(admin: OpenAPIHono<any>): void {
   admin.get('/docs', (c) => {
     c.header('Content-Security-Policy', csp);
     c.header('X-Content-Type-Options', 'nosniff');

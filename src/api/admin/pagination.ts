@@ -1,4 +1,5 @@
-// Cursor pagination shared by every admin list: ids are ULID-ordered, the cursor is the last id returned (opaque).
+// Cursor pagination shared by every admin list: ids are ULID-ordered, the cursor is the last id returned, as
+// base64url (opaque, and safe in a query string whatever the id holds: A9).
 // C9: every list also takes order (asc|desc) and a from/to window on the creation time.
 import { z } from '@hono/zod-openapi';
 import { OPERATOR_DATE_HINT, parseOperatorDate } from '../../shared/operator-date.js';
@@ -14,6 +15,10 @@ const operatorDate = (description: string) =>
 export const paginationQuery = {
   cursor: z.string().optional().openapi({ description: 'next_cursor of the previous page' }),
   limit: z.coerce.number().int().min(1).max(100).default(20).openapi({ description: '1–100, default 20' }),
+};
+
+/** C9: the lists of deliveries, endpoints and reconciliations also take a direction and a creation-time window. */
+export const windowQuery = {
   order: z.enum(['asc', 'desc']).default('asc').openapi({ description: 'asc (oldest first, the default) or desc (newest first)' }),
   from: operatorDate('created at or after (inclusive): a date 2026-12-01 or an ISO date-time'),
   to: operatorDate('created before (exclusive): a date 2026-12-01 or an ISO date-time'),
@@ -29,7 +34,9 @@ export const encodeCursor = (lastId: string) => Buffer.from(lastId, 'utf8').toSt
 export function decodeCursor(cursor: string | undefined): string | undefined {
   if (cursor === undefined) return undefined;
   const id = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!/^[\w:.-]{1,200}$/.test(id)) throw new ApiError('validation_failed', 'cursor: not a cursor returned by this API');
+  // Node decodes leniently (skips foreign characters): only a cursor that re-encodes to itself is one of ours.
+  // Ids are printable ASCII; reconciliation ids carry a provider event id of up to 200 characters (A9).
+  if (encodeCursor(id) !== cursor || !/^[\x21-\x7e]{1,400}$/.test(id)) throw new ApiError('validation_failed', 'cursor: not a cursor returned by this API');
   return id;
 }
 
