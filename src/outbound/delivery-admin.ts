@@ -115,7 +115,7 @@ export function createDeliveryAdmin(deps: DeliveryAdminDeps) {
       if (!endpoint || endpoint.deletedAt) return undefined;
       if (endpoint.status === 'disabled') throw new DeliveryConflictError(`endpoint ${endpointId} is disabled; enable it before recovering its deliveries`);
       const failed = await db
-        .select({ id: deliveries.id, status: deliveries.status })
+        .select({ id: deliveries.id, status: deliveries.status, endpointId: deliveries.endpointId })
         .from(deliveries)
         .where(and(eq(deliveries.endpointId, endpointId), eq(deliveries.status, 'FAILED'), gte(deliveries.createdAt, since)))
         .orderBy(asc(deliveries.id));
