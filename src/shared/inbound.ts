@@ -23,6 +23,11 @@ export interface NormalizedProviderEvent {
   currency: string;
   /** ISO 8601: when the provider says it happened (I10 ordering). */
   effectiveAt: string;
+  /**
+   * L1: the provider's own id of the refund, dispute or reversal a refund/chargeback/reversal event is about
+   * (re_…, dp_…); absent for payment events and where the provider sends none.
+   */
+  providerObjectId?: string;
 }
 
 export interface ReconciliationInput {
@@ -76,8 +81,16 @@ export interface ProviderPayment {
   status: 'succeeded' | 'failed' | 'pending' | 'refunded' | 'disputed';
   amountMinor: string;
   currency: string;
-  /** Refunds/chargebacks the provider knows of, for reversal events. */
-  refunds?: { id: string; amountMinor: string }[];
+  /** L1: the provider's objects that give money back, each with its own id, matched one for one to events. */
+  refunds?: ProviderItem[];
+  disputes?: ProviderItem[];
+  reversals?: ProviderItem[];
+}
+
+/** One refund, dispute (chargeback) or reversal as the provider lists it, in the payment's currency. */
+export interface ProviderItem {
+  id: string;
+  amountMinor: string;
 }
 
 /** I7: the state machine of config/reconciliation-states.yaml as plain data (the workflow cannot read files). */
