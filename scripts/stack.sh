@@ -164,7 +164,8 @@ start_temporal() {
   mkdir -p "$DATA/temporal"
   local attrs=()
   for a in "${SEARCH_ATTRIBUTES[@]}"; do attrs+=(--search-attribute "$a"); done
-  nohup "$TEMPORAL_BIN" server start-dev --ip 127.0.0.1 --port "$TEMPORAL_PORT" --ui-port "$TEMPORAL_UI_PORT" \
+  # setsid: its own session, so a Ctrl-C in the terminal of npm start stops the apps, never the stack (C10).
+  nohup setsid "$TEMPORAL_BIN" server start-dev --ip 127.0.0.1 --port "$TEMPORAL_PORT" --ui-port "$TEMPORAL_UI_PORT" \
     --db-filename "$DATA/temporal/temporal.db" --sqlite-pragma journal_mode=wal --sqlite-pragma synchronous=normal \
     --namespace default --log-level warn "${attrs[@]}" >"$log" 2>&1 </dev/null &
   echo $! >"$PIDS/temporal.pid"
@@ -205,7 +206,8 @@ EOF
       -t "$(java -cp "$KAFKA_LIB/*" kafka.tools.StorageTool random-uuid 2>/dev/null)" \
       -c "$dir/server.properties" >"$log" 2>&1 || { log_tail "$log"; fail "kafka: storage format failed; log: $log"; }
   fi
-  nohup java "${java_opts[@]}" -cp "$KAFKA_LIB/*" kafka.Kafka "$dir/server.properties" >>"$log" 2>&1 </dev/null &
+  # setsid: see temporal above (C10).
+  nohup setsid java "${java_opts[@]}" -cp "$KAFKA_LIB/*" kafka.Kafka "$dir/server.properties" >>"$log" 2>&1 </dev/null &
   echo $! >"$PIDS/kafka.pid"
   wait_for kafka "$log" 60 port_open "$KAFKA_PORT"
   say "kafka: up (port $KAFKA_PORT)"

@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
 # npm start: installs what is missing, starts the stack, migrates, runs the API, worker and dispatcher with the
 # demo (provider sandbox, merchant receiver, sample traffic), prints the URLs and follows the logs.
-# Ctrl-C stops the processes it started; `npm run stop` also stops the stack.
+# Ctrl-C stops the processes it started (and the log follower) and leaves none behind; `npm run stop` also stops
+# the stack. Ports and the data directory come from the environment (API_PORT, WORKER_METRICS_PORT,
+# DISPATCHER_METRICS_PORT, DEMO_RECEIVER_PORT, SANDBOX_PORT, APIPAY_DATA and the stack's PGPORT, TEMPORAL_PORT, …),
+# so a second copy can run beside the first.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 cd "$ROOT"
 
-ensure_node_deps
+[ "${APIPAY_SKIP_DEPS:-}" = 1 ] || ensure_node_deps   # set by a copy that shares node_modules
 bash scripts/stack.sh up
 load_dev_env
 export APIPAY_PROFILE="${APIPAY_PROFILE:-config/demo.yaml}"
 # A6: migrations (and the grants to the application role) as the owner; the processes as apipay_app.
-export MIGRATION_DATABASE_URL="${MIGRATION_DATABASE_URL:-postgres://postgres@127.0.0.1:5433/apipay}"
-export DATABASE_URL="${DATABASE_URL:-postgres://apipay_app@127.0.0.1:5433/apipay}"
+export MIGRATION_DATABASE_URL="${MIGRATION_DATABASE_URL:-postgres://postgres@127.0.0.1:${PGPORT:-5433}/apipay}"
+export DATABASE_URL="${DATABASE_URL:-postgres://apipay_app@127.0.0.1:${PGPORT:-5433}/apipay}"
+export TEMPORAL_ADDRESS="${TEMPORAL_ADDRESS:-127.0.0.1:${TEMPORAL_PORT:-7233}}"
+export TEMPORAL_UI_URL="${TEMPORAL_UI_URL:-http://127.0.0.1:${TEMPORAL_UI_PORT:-8233}}"
+export KAFKA_BROKERS="${KAFKA_BROKERS:-127.0.0.1:${KAFKA_PORT:-9092}}"
 npx tsx src/db/migrate.ts "$MIGRATION_DATABASE_URL"
 
 bash scripts/stop-app.sh >/dev/null 2>&1 || true
@@ -25,35 +31,54 @@ launch() { # launch NAME FILE: runs a TypeScript entry point in the background, 
   echo $! >"$DATA/pids/app-$name.pid"
   started+=("$name")
 }
-stop_started() { bash scripts/stop-app.sh; exit 0; }
-trap stop_started INT TERM
+follower=""
+stop_started() {
+  trap - INT TERM EXIT
+  set +e # stop everything even when one step fails
+  # A background job of a non-interactive shell ignores SIGINT, so the log follower is stopped by its pid.
+  if [ -n "$follower" ]; then kill "$follower" 2>/dev/null; wait "$follower" 2>/dev/null; fi
+  bash scripts/stop-app.sh
+  exit "${1:-0}"
+}
+trap 'stop_started 0' INT TERM
+trap 'stop_started $?' EXIT
 
 launch api src/processes/api.ts
 launch worker src/processes/worker.ts
 launch dispatcher src/processes/dispatcher.ts
 
 API="http://${API_HOST:-127.0.0.1}:${API_PORT:-3000}"
-for _ in $(seq 1 120); do
-  curl -fsS "$API/readyz" >/dev/null 2>&1 && break
-  kill -0 "$(cat "$DATA/pids/app-api.pid")" 2>/dev/null || { tail -n 20 "$DATA/logs/api.log"; echo "[start] FAILED api; log: $DATA/logs/api.log" >&2; exit 1; }
-  sleep 0.5
-done
-curl -fsS "$API/readyz" >/dev/null || { echo "[start] FAILED api not ready: $(curl -s "$API/readyz"); log: $DATA/logs/api.log" >&2; exit 1; }
+WORKER_METRICS="http://127.0.0.1:${WORKER_METRICS_PORT:-9464}"
+DISPATCHER_METRICS="http://127.0.0.1:${DISPATCHER_METRICS_PORT:-9465}"
+wait_ready() { # wait_ready NAME URL: until URL/readyz answers 200, or the process died, or 60 s passed
+  local name="$1" url="$2"
+  for _ in $(seq 1 120); do
+    curl -fsS "$url/readyz" >/dev/null 2>&1 && return 0
+    kill -0 "$(cat "$DATA/pids/app-$name.pid")" 2>/dev/null || { tail -n 20 "$DATA/logs/$name.log"; echo "[start] FAILED $name exited; log: $DATA/logs/$name.log" >&2; exit 1; }
+    sleep 0.5
+  done
+  echo "[start] FAILED $name not ready: $(curl -s "$url/readyz"); log: $DATA/logs/$name.log" >&2
+  exit 1
+}
+wait_ready api "$API"
 
 # The demo: the provider sandbox (payments API + signed webhooks: applied, rejected, parked for review) and the
 # outbound demo (merchant receiver + sample events: delivered, retrying, failed).
 export SANDBOX_DEMO="${SANDBOX_DEMO:-1}"
 launch sandbox src/sandbox/cli.ts
 launch demo-outbound scripts/demo/outbound.ts
+# C10: the URLs are printed once every process answers its /readyz, not just the API.
+wait_ready worker "$WORKER_METRICS"
+wait_ready dispatcher "$DISPATCHER_METRICS"
 
 cat <<INFO
 
   ApiPay is running (profile $APIPAY_PROFILE)
     API           $API   (/healthz, /readyz, /metrics, POST /webhooks/{provider})
-    Admin API     $API/admin/v1   OpenAPI: $API/admin/v1/openapi.json
-                  token: ADMIN_TOKEN in .data/dev.env  (e.g. npm run apipay -- deliveries list)
-    Temporal UI   http://127.0.0.1:8233
-    Metrics       worker http://127.0.0.1:${WORKER_METRICS_PORT:-9464}/metrics   dispatcher http://127.0.0.1:${DISPATCHER_METRICS_PORT:-9465}/metrics
+    Admin API     $API/admin/v1   docs: $API/admin/v1/docs   OpenAPI: $API/admin/v1/openapi.json
+                  token: ADMIN_TOKEN in $DATA/dev.env  (e.g. npm run apipay -- deliveries list)
+    Temporal UI   $TEMPORAL_UI_URL
+    Metrics       worker $WORKER_METRICS/metrics   dispatcher $DISPATCHER_METRICS/metrics
     Processes     ${started[*]}
     Logs          $DATA/logs/   (stack: npm run stack -- logs)
 
@@ -61,4 +86,5 @@ cat <<INFO
 
 INFO
 tail -q -n 0 -F $(for n in "${started[@]}"; do echo "$DATA/logs/$n.log"; done) &
-wait
+follower=$!
+wait "$follower"

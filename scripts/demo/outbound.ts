@@ -46,8 +46,9 @@ const server = createServer((req, res) => {
     const event = JSON.parse(raw.toString('utf8')) as { id: string; type: string; data: { object: { sequence: number } } };
     const attempt = (attemptsSeen.get(`${path} ${event.id}`) ?? 0) + 1;
     attemptsSeen.set(`${path} ${event.id}`, attempt);
-    // /shop is flaky for every third event (two failures, then success); /legacy is down for good.
-    const fail = path === '/legacy' || (event.data.object.sequence % 3 === 0 && attempt <= 2);
+    // /shop is flaky for every third event (two failures, then success); /always-503 is down for good, as its
+    // name says: it shows FAILED deliveries and, after its failure streak, the endpoint auto-disabled (O13).
+    const fail = path === '/always-503' || (event.data.object.sequence % 3 === 0 && attempt <= 2);
     const status = fail ? 503 : 200;
     say(`${fail ? '✗' : '✓'} ${path} ${event.type} ${event.id} attempt ${attempt}: signature ${verified ? 'verified' : 'unchecked'}, answering ${status}`);
     res.writeHead(status, { 'content-type': 'text/plain' }).end(fail ? 'temporarily unavailable' : 'ok');
@@ -62,14 +63,14 @@ const existing = await admin<{ data: EndpointJson[] }>('GET', `/webhook-endpoint
 for (const endpoint of existing.data) await admin('DELETE', `/webhook-endpoints/${endpoint.id}`); // secrets are shown once: start fresh
 for (const [path, eventTypes] of [
   ['/shop', ['*']],
-  ['/legacy', ['payment.failed']],
+  ['/always-503', ['payment.failed']],
 ] as const) {
   const created = await admin<EndpointJson>('POST', '/webhook-endpoints', {
     merchant_account: MERCHANT,
     url: `http://127.0.0.1:${RECEIVER_PORT}${path}`,
     event_types: eventTypes,
     livemode: false,
-    description: `demo endpoint ${path}`,
+    description: path === '/always-503' ? 'demo endpoint that always answers 503 (never recovers)' : `demo endpoint ${path}`,
   });
   secrets.set(path, created.secret!);
   say(`registered ${created.id} → ${created.url} for ${eventTypes.join(', ')}`);
@@ -78,7 +79,7 @@ for (const [path, eventTypes] of [
 // --- the business service: events to Kafka --------------------------------------------------------------------
 const { topic } = profile.outbound.kafka;
 const kafkaAdmin = createKafkaAdmin({ brokers: env.KAFKA_BROKERS, clientId: 'demo-outbound' });
-await kafkaAdmin.createTopic(topic, 3).catch(() => {}); // usually created by scripts/stack.sh
+await kafkaAdmin.createTopic(topic, 3).catch(() => {}); // usually created by scripts/stack.sh (then a no-op)
 await kafkaAdmin.close();
 const producer = await createProducer({ brokers: env.KAFKA_BROKERS, clientId: 'demo-outbound' });
 const types = ['payment.succeeded', 'payment.failed', 'refund.created'];

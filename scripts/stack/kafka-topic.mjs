@@ -1,4 +1,6 @@
-// Creates the outbound topic idempotently (called by scripts/stack.sh up once Kafka answers).
+// Creates the outbound topic idempotently (called by scripts/stack.sh up once Kafka answers), then waits for the
+// group and producer-id coordinators of a fresh broker to be ready, so the apps' first connect does not log an
+// ERROR about a coordinator that is not available yet (C10). Quiet: kafkajs's own logging is off here.
 import kafkajs from 'kafkajs';
 
 const [topic, partitions] = process.argv.slice(2);
@@ -16,6 +18,12 @@ try {
     await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: Number(partitions), replicationFactor: 1 }] });
     console.log(`created topic ${topic} with ${partitions} partitions`);
   }
+  // FindCoordinator creates __consumer_offsets on a fresh broker; kafkajs retries until it is loaded.
+  await admin.describeGroups(['apipay-stack-warmup']);
 } finally {
   await admin.disconnect();
 }
+// An idempotent producer's connect asks for a producer id (InitProducerId), as the apps' producers do.
+const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+await producer.connect();
+await producer.disconnect();

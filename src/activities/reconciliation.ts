@@ -12,7 +12,6 @@ import { postProviderObject, postTransaction, type PostedTransaction } from '../
 import type { Discrepancy, ItemMatch } from '../inbound/verdict.js';
 import {
   ackToLedgerLag,
-  bindReconciliationGauges,
   ledgerMutations,
   manualReviewEntered,
   reconciliationTransitions as transitionsMetric,
@@ -80,7 +79,6 @@ export interface ResolutionRecord {
 
 export function createReconciliationActivities(deps: ReconciliationActivityDeps) {
   const { db, profile, logger } = deps;
-  bindReconciliationGauges(db);
 
   return {
     /**

@@ -1,6 +1,7 @@
 // The CLI's commands: each maps its arguments to one admin API request (requirements §4: the same operations as the API).
 import type { ParseArgsConfig } from 'node:util';
-import { CURRENCY, OPERATOR_MAX, REASON_MAX, resolutionInputProblem, textProblem } from '../shared/operator-input.js';
+import { OPERATOR_DATE_HINT, parseOperatorDate } from '../shared/operator-date.js';
+import { AMOUNT_MINOR, CURRENCY, OPERATOR_MAX, REASON_MAX, resolutionInputProblem, textProblem } from '../shared/operator-input.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 type Values = Record<string, string | boolean | undefined>;
@@ -29,7 +30,9 @@ export class UsageError extends Error {
 }
 
 const str = { type: 'string' } as const;
-const page = { cursor: str, limit: str } as const;
+const cursorPage = { cursor: str, limit: str } as const;
+const page = { ...cursorPage, order: str, since: str, until: str } as const;
+const PAGE_HELP = '[--order asc|desc] [--since DATE] [--until DATE] [--limit N] [--cursor C]';
 const operator = { operator: str, reason: str } as const;
 const seg = encodeURIComponent;
 
@@ -46,6 +49,31 @@ function operatorText(values: Values, name: 'operator' | 'reason'): string {
   if (problem) throw new UsageError(`--${name} ${problem}`);
   return value;
 }
+/** C9: a plain day (2026-12-01, sent as midnight UTC) or a full ISO date-time (sent as typed). */
+function date(values: Values, name: string): string | undefined {
+  const text = optional(values, name)?.trim();
+  if (text === undefined) return undefined;
+  if (!parseOperatorDate(text)) throw new UsageError(`--${name} ${OPERATOR_DATE_HINT}`);
+  return text.includes('T') || text.includes('t') ? text : `${text}T00:00:00Z`;
+}
+/** C9: a closed set of words accepted in any case, sent in the API's spelling. */
+function oneOf(values: Values, name: string, allowed: readonly string[]): string | undefined {
+  const text = optional(values, name);
+  if (text === undefined) return undefined;
+  const found = allowed.find((a) => a.toLowerCase() === text.trim().toLowerCase());
+  if (!found) throw new UsageError(`--${name} must be one of ${allowed.join(', ')} (any case)`);
+  return found;
+}
+/** The query every list shares: cursor, limit, order and the creation-time window (since inclusive, until exclusive). */
+const pageQuery = (v: Values) => ({
+  cursor: optional(v, 'cursor'),
+  limit: optional(v, 'limit'),
+  order: oneOf(v, 'order', ['asc', 'desc']),
+  from: date(v, 'since'),
+  to: date(v, 'until'),
+});
+const DELIVERY_STATUSES = ['PENDING', 'RETRYING', 'DELIVERED', 'FAILED'] as const;
+const RECONCILIATION_STATES = ['received', 'reconciling', 'applied', 'rejected', 'manual_review'] as const;
 const list = (text: string) => text.split(',').map((s) => s.trim()).filter(Boolean);
 /** Only the fields the operator gave, so PATCH changes nothing else. */
 const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
@@ -70,8 +98,8 @@ export const COMMANDS: Command[] = [
   {
     words: ['endpoints', 'list'],
     options: { merchant: str, ...page },
-    summary: '[--merchant ACCT] [--cursor C] [--limit N]',
-    build: (v) => ({ method: 'GET', path: '/webhook-endpoints', query: { merchant_account: optional(v, 'merchant'), cursor: optional(v, 'cursor'), limit: optional(v, 'limit') } }),
+    summary: `[--merchant ACCT] ${PAGE_HELP}`,
+    build: (v) => ({ method: 'GET', path: '/webhook-endpoints', query: { merchant_account: optional(v, 'merchant'), ...pageQuery(v) } }),
   },
   { words: ['endpoints', 'get'], args: ['we_id'], summary: 'WE_ID', build: (_v, [id]) => ({ method: 'GET', path: `/webhook-endpoints/${seg(id!)}` }) },
   {
@@ -103,18 +131,18 @@ export const COMMANDS: Command[] = [
     words: ['endpoints', 'recover'],
     args: ['we_id'],
     options: { since: str, ...operator },
-    summary: "WE_ID --since ISO_TIME [--operator WHO] [--reason TEXT]   (re-queues FAILED deliveries since then)",
-    build: (v, [id]) => ({ method: 'POST', path: `/webhook-endpoints/${seg(id!)}/recover`, body: defined({ since: required(v, 'since'), operator: optional(v, 'operator'), reason: optional(v, 'reason') }) }),
+    summary: "WE_ID --since DATE [--operator WHO] [--reason TEXT]   (re-queues FAILED deliveries since then)",
+    build: (v, [id]) => ({ method: 'POST', path: `/webhook-endpoints/${seg(id!)}/recover`, body: defined({ since: (required(v, 'since'), date(v, 'since')), operator: optional(v, 'operator'), reason: optional(v, 'reason') }) }),
   },
   { words: ['endpoints', 'delete'], args: ['we_id'], summary: 'WE_ID', build: (_v, [id]) => ({ method: 'DELETE', path: `/webhook-endpoints/${seg(id!)}` }) },
   {
     words: ['deliveries', 'list'],
     options: { status: str, endpoint: str, event: str, ...page },
-    summary: '[--status PENDING|RETRYING|DELIVERED|FAILED] [--endpoint WE_ID] [--event EVT_ID] [--cursor C] [--limit N]',
+    summary: `[--status pending|retrying|delivered|failed] [--endpoint WE_ID] [--event EVT_ID] ${PAGE_HELP}`,
     build: (v) => ({
       method: 'GET',
       path: '/webhook-deliveries',
-      query: { status: optional(v, 'status'), endpoint_id: optional(v, 'endpoint'), event_id: optional(v, 'event'), cursor: optional(v, 'cursor'), limit: optional(v, 'limit') },
+      query: { status: oneOf(v, 'status', DELIVERY_STATUSES), endpoint_id: optional(v, 'endpoint'), event_id: optional(v, 'event'), ...pageQuery(v) },
     }),
   },
   { words: ['deliveries', 'get'], args: ['whd_id'], summary: 'WHD_ID   (with every attempt)', build: (_v, [id]) => ({ method: 'GET', path: `/webhook-deliveries/${seg(id!)}` }) },
@@ -129,8 +157,8 @@ export const COMMANDS: Command[] = [
   {
     words: ['reconciliations', 'list'],
     options: { state: str, provider: str, ...page },
-    summary: '[--state received|reconciling|applied|rejected|manual_review] [--provider NAME] [--cursor C] [--limit N]',
-    build: (v) => ({ method: 'GET', path: '/reconciliations', query: { state: optional(v, 'state'), provider: optional(v, 'provider'), cursor: optional(v, 'cursor'), limit: optional(v, 'limit') } }),
+    summary: `[--state received|reconciling|applied|rejected|manual_review] [--provider NAME] ${PAGE_HELP}`,
+    build: (v) => ({ method: 'GET', path: '/reconciliations', query: { state: oneOf(v, 'state', RECONCILIATION_STATES), provider: optional(v, 'provider'), ...pageQuery(v) } }),
   },
   { words: ['reconciliations', 'get'], args: ['id'], summary: 'ID', build: (_v, [id]) => ({ method: 'GET', path: `/reconciliations/${seg(id!)}` }) },
   {
@@ -140,7 +168,7 @@ export const COMMANDS: Command[] = [
     summary:
       'ID --decision applied|acknowledged|rejected --operator WHO --reason TEXT [--post provider|webhook | --amount MINOR --currency CUR]',
     build: (v, [id]) => {
-      const decision = required(v, 'decision');
+      const decision = required(v, 'decision').toLowerCase();
       const amount = optional(v, 'amount');
       const currency = optional(v, 'currency');
       const postWord = optional(v, 'post');
@@ -183,8 +211,8 @@ export const COMMANDS: Command[] = [
   {
     words: ['ledger', 'check'],
     options: { provider: str, from: str, to: str },
-    summary: '[--provider NAME] [--from ISO_TIME] [--to ISO_TIME]   (exit 1 and the violations when the ledger is not right)',
-    build: (v) => ({ method: 'GET', path: '/ledger/check', query: { provider: optional(v, 'provider'), from: optional(v, 'from'), to: optional(v, 'to') } }),
+    summary: '[--provider NAME] [--from DATE] [--to DATE]   (exit 1 and the violations when the ledger is not right)',
+    build: (v) => ({ method: 'GET', path: '/ledger/check', query: { provider: optional(v, 'provider'), from: date(v, 'from'), to: date(v, 'to') } }),
     exitCode: (body) => ((body as { ok?: unknown }).ok === false ? 1 : 0),
   },
   {
@@ -195,7 +223,7 @@ export const COMMANDS: Command[] = [
   },
   {
     words: ['keys', 'list'],
-    options: { 'include-revoked': { type: 'boolean' }, ...page },
+    options: { 'include-revoked': { type: 'boolean' }, ...cursorPage },
     summary: '[--include-revoked] [--cursor C] [--limit N]',
     build: (v) => ({
       method: 'GET',
@@ -212,13 +240,13 @@ export const COMMANDS: Command[] = [
   {
     words: ['exports', 'resolutions'],
     options: { from: str, to: str, provider: str },
-    summary: '[--from ISO_TIME] [--to ISO_TIME] [--provider NAME]   (operator resolutions as CSV; default: everything until now)',
-    build: (v) => ({ method: 'GET', path: '/exports/operator-resolutions.csv', query: { from: optional(v, 'from'), to: optional(v, 'to'), provider: optional(v, 'provider') }, raw: true }),
+    summary: '[--from DATE] [--to DATE] [--provider NAME]   (operator resolutions as CSV; default: everything until now)',
+    build: (v) => ({ method: 'GET', path: '/exports/operator-resolutions.csv', query: { from: date(v, 'from'), to: date(v, 'to'), provider: optional(v, 'provider') }, raw: true }),
   },
   {
     words: ['exports', 'ledger'],
     options: { from: str, to: str, provider: str },
-    summary: '[--from ISO_TIME] [--to ISO_TIME] [--provider NAME]   (every ledger entry of the period as CSV)',
-    build: (v) => ({ method: 'GET', path: '/exports/ledger.csv', query: { from: optional(v, 'from'), to: optional(v, 'to'), provider: optional(v, 'provider') }, raw: true }),
+    summary: '[--from DATE] [--to DATE] [--provider NAME]   (every ledger entry of the period as CSV)',
+    build: (v) => ({ method: 'GET', path: '/exports/ledger.csv', query: { from: date(v, 'from'), to: date(v, 'to'), provider: optional(v, 'provider') }, raw: true }),
   },
 ];

@@ -22,6 +22,9 @@ export function helpText(): string {
     ...lines,
     '  apipay help',
     '',
+    '`show` is the same as `get`. Statuses, states and --order are accepted in any case. DATE is a day',
+    '(2026-12-01, midnight UTC) or an ISO 8601 date-time with offset; --since is inclusive, --until exclusive.',
+    '',
     `environment: APIPAY_API_URL (default ${DEFAULT_API_URL}), APIPAY_API_KEY (an apk_… key; or ADMIN_TOKEN, the bootstrap admin)`,
     '',
   ].join('\n');
@@ -32,8 +35,13 @@ const fail = (io: CliIo, code: string, message: string): number => {
   return 1;
 };
 
+/** C9: `show` reads like `get`; group and command words in any case. */
+const ALIASES: Record<string, string> = { show: 'get' };
+
 function buildRequest(argv: string[]): { request: ApiRequest; command: Command } {
-  const [group, name, ...rest] = argv;
+  const [groupWord, nameWord, ...rest] = argv;
+  const group = groupWord?.toLowerCase();
+  const name = nameWord === undefined ? undefined : (ALIASES[nameWord.toLowerCase()] ?? nameWord.toLowerCase());
   const command = COMMANDS.find((c) => c.words[0] === group && c.words[1] === name);
   if (!command) {
     const known = [...new Set(COMMANDS.map((c) => c.words[0]))].join(', ');

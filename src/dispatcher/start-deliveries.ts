@@ -5,6 +5,7 @@ import type { Profile } from '../config/profile.js';
 import { deliveryWorkflowId } from '../shared/ids.js';
 import { DELIVERY_WORKFLOW, type DeliveryWorkflowInput } from '../shared/outbound.js';
 import { SA } from '../shared/search-attributes.js';
+import { deliverySummary } from '../shared/workflow-summary.js';
 
 export interface DeliveryToStart {
   deliveryId: string;
@@ -49,6 +50,7 @@ export async function startDeliveryWorkflows(options: StartOptions, deliveries: 
           // A duplicate event must never restart a delivery whose workflow already closed (DELIVERED, or FAILED
           // past its review window); operator retries of closed ones go through signalWithStart instead.
           workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+          staticSummary: deliverySummary({ ...delivery, note: 'attempt 1' }), // C5: readable in the Temporal UI list
           typedSearchAttributes: [
             { key: SA.deliveryStatus, value: 'PENDING' },
             { key: SA.endpointId, value: delivery.endpointId },

@@ -3,7 +3,8 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
-import { and, asc, eq, gt, type SQL } from 'drizzle-orm';
+import { and, asc, eq, type SQL } from 'drizzle-orm';
+import { timeWindow, type ListWindow } from '../db/list-window.js';
 import type { Db } from '../db/client.js';
 import { operatorResolutions, reconciliations, reconciliationTransitions } from '../db/schema/index.js';
 import { resolveUpdate, type OperatorResolution, type ReconciliationState } from '../shared/inbound.js';
@@ -37,12 +38,13 @@ export function createReconciliationAdmin({ db, temporal, answerWithinMs = 10_00
   }
 
   return {
-    async list(q: { state?: ReconciliationState; provider?: string; afterId?: string; limit: number }): Promise<ReconciliationRow[]> {
-      const where: SQL[] = [];
+    /** C9: ordered by creation time (ids name the provider's event, not a time), oldest first unless desc. */
+    async list(q: { state?: ReconciliationState; provider?: string; after?: { at: Date; id: string }; limit: number } & ListWindow): Promise<ReconciliationRow[]> {
+      const window = timeWindow(reconciliations.id, reconciliations.createdAt, q);
+      const where: SQL[] = window.where;
       if (q.state) where.push(eq(reconciliations.state, q.state));
       if (q.provider) where.push(eq(reconciliations.provider, q.provider));
-      if (q.afterId) where.push(gt(reconciliations.id, q.afterId));
-      return db.select().from(reconciliations).where(and(...where)).orderBy(asc(reconciliations.id)).limit(q.limit + 1);
+      return db.select().from(reconciliations).where(and(...where)).orderBy(...window.orderBy).limit(q.limit + 1);
     },
 
     get,

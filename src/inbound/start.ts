@@ -11,6 +11,8 @@ import {
   type ReconciliationWorkflowInput,
 } from '../shared/inbound.js';
 import { SA } from '../shared/search-attributes.js';
+import { reconciliationSummary } from '../shared/workflow-summary.js';
+import { minorToDecimal } from './csv.js';
 import { loadReconciliationRules } from './load-rules.js';
 
 export function reconciliationSettings(profile: Profile): ReconciliationSettings {
@@ -50,6 +52,14 @@ export function buildReconciliationStart(
     workflowId: reconciliationWorkflowId(input.provider, input.event.providerEventId),
     taskQueue,
     args: [args],
+    // C5: what an operator reads in the Temporal UI's list.
+    staticSummary: reconciliationSummary({
+      currency: input.event.currency,
+      amount: minorToDecimal(input.event.amountMinor, input.event.currency),
+      paymentReference: input.event.paymentReference,
+      provider: input.provider,
+      eventType: input.event.type,
+    }),
     typedSearchAttributes: [
       { key: SA.reconciliationState, value: args.rules.initial },
       { key: SA.provider, value: input.provider },

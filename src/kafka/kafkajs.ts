@@ -121,8 +121,10 @@ export function createKafkaAdmin(settings: KafkaSettings) {
       const [entry] = await admin.fetchOffsets({ groupId, topics: [topic] });
       return new Map((entry?.partitions ?? []).map((p) => [p.partition, p.offset]));
     },
+    /** Idempotent and quiet: asking the broker to create an existing topic makes kafkajs log an ERROR (C10). */
     async createTopic(topic: string, numPartitions: number): Promise<void> {
       await connect();
+      if ((await admin.listTopics()).includes(topic)) return;
       await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions, replicationFactor: 1 }] });
     },
     async close() {

@@ -53,9 +53,10 @@ interface Snapshot {
   depth: number;
   inReview: number;
   reviewRate: number;
+  oldestReviewSeconds: number;
 }
 
-/** Gauges read from PostgreSQL, so every process reports the same numbers. Call with the process's db. */
+/** Gauges read from PostgreSQL that describe the whole system: C7, only the API process binds them. */
 export function bindReconciliationGauges(db: Db): void {
   if (depthSource === db) return;
   depthSource = db;
@@ -78,9 +79,10 @@ function startTimer(): void {
 }
 
 async function query(db: Db): Promise<Snapshot> {
-  const [row] = await db.execute<{ depth: string; in_review: string; ever_review: string; decided: string }>(sql`
+  const [row] = await db.execute<{ depth: string; in_review: string; oldest_review: string | null; ever_review: string; decided: string }>(sql`
     select count(*) filter (where state not in ('applied', 'rejected')) as depth,
            count(*) filter (where state = 'manual_review') as in_review,
+           extract(epoch from now() - min(updated_at) filter (where state = 'manual_review')) as oldest_review,
            (select count(*) from reconciliation_transitions where to_state = 'manual_review') as ever_review,
            (select count(*) from reconciliation_transitions where from_state = 'reconciling') as decided
       from reconciliations`);
@@ -89,6 +91,7 @@ async function query(db: Db): Promise<Snapshot> {
     depth: Number(row?.depth ?? 0),
     inReview: Number(row?.in_review ?? 0),
     reviewRate: decided === 0 ? 0 : Number(row?.ever_review ?? 0) / decided,
+    oldestReviewSeconds: Math.max(0, Number(row?.oldest_review ?? 0)),
   };
 }
 
@@ -127,6 +130,11 @@ const gauge = (name: string, help: string, pick: (s: Snapshot) => number) =>
 
 export const queueDepth = gauge('apipay_reconciliation_queue_depth', 'Reconciliations not yet applied or rejected (received, reconciling, manual_review)', (s) => s.depth);
 export const manualReviewOpen = gauge('apipay_reconciliation_manual_review_open', 'Reconciliations waiting in manual_review now', (s) => s.inReview);
+export const manualReviewOldest = gauge(
+  'apipay_reconciliation_manual_review_oldest_age_seconds',
+  'How long the oldest reconciliation in manual_review has waited (0 when none)',
+  (s) => s.oldestReviewSeconds,
+);
 export const manualReviewRate = gauge(
   'apipay_reconciliation_manual_review_rate',
   'Share of reconciliations decided by the workflow that went to manual_review (0–1)',

@@ -2,9 +2,10 @@
 // and an event with its deliveries. The workflow does the attempts; this only reads rows and asks it to retry.
 // Every method takes the acting principal (A1): for a merchant key, other accounts' rows do not exist.
 import type { Client } from '@temporalio/client';
-import { and, asc, eq, gt, gte, inArray, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, type SQL } from 'drizzle-orm';
 import pLimit from 'p-limit';
 import { scopeOf, type Principal } from '../access/roles.js';
+import { idWindow, type ListWindow } from '../db/list-window.js';
 import type { Db } from '../db/client.js';
 import { deliveries, deliveryAttempts, events, webhookEndpoints } from '../db/schema/index.js';
 import type { DeliveryStatus, RetryRequest } from '../shared/outbound.js';
@@ -35,7 +36,7 @@ export function createDeliveryAdmin(deps: DeliveryAdminDeps) {
   const now = deps.now ?? (() => new Date());
 
   /** FAILED → PENDING (only from FAILED, so a concurrent attempt's outcome is never overwritten), then the signal. */
-  async function requeue(delivery: Pick<Delivery, 'id' | 'status'>, request: RetryRequest): Promise<void> {
+  async function requeue(delivery: Pick<Delivery, 'id' | 'status' | 'endpointId'>, request: RetryRequest): Promise<void> {
     if (delivery.status === 'FAILED') {
       await db
         .update(deliveries)
@@ -46,6 +47,7 @@ export function createDeliveryAdmin(deps: DeliveryAdminDeps) {
       client: deps.temporal,
       taskQueue: deps.taskQueue,
       deliveryId: delivery.id,
+      endpointId: delivery.endpointId,
       retryScheduleMs: deps.retryScheduleMs,
       ...(deps.reviewWindowMs !== undefined ? { reviewWindowMs: deps.reviewWindowMs } : {}),
       request,
@@ -71,20 +73,20 @@ export function createDeliveryAdmin(deps: DeliveryAdminDeps) {
   }
 
   return {
-    /** O11: ordered by id (ULID, so creation order); the cursor is the last id of the previous page. */
-    async list(principal: Principal, filter: { status?: DeliveryStatus; endpointId?: string; eventId?: string; afterId?: string; limit: number }): Promise<Delivery[]> {
-      const where: SQL[] = [];
+    /** O11, C9: ordered by id (ULID, so creation order) either way, within from/to; the cursor is the last id of the previous page. */
+    async list(principal: Principal, filter: { status?: DeliveryStatus; endpointId?: string; eventId?: string; afterId?: string; limit: number } & ListWindow): Promise<Delivery[]> {
+      const window = idWindow(deliveries.id, deliveries.createdAt, filter);
+      const where: SQL[] = window.where;
       const account = scopeOf(principal);
       if (account !== undefined) where.push(eq(deliveries.merchantAccount, account));
       if (filter.status !== undefined) where.push(eq(deliveries.status, filter.status));
       if (filter.endpointId !== undefined) where.push(eq(deliveries.endpointId, filter.endpointId));
       if (filter.eventId !== undefined) where.push(eq(deliveries.eventPublicId, filter.eventId));
-      if (filter.afterId !== undefined) where.push(gt(deliveries.id, filter.afterId));
       return db
         .select()
         .from(deliveries)
         .where(where.length ? and(...where) : undefined)
-        .orderBy(asc(deliveries.id))
+        .orderBy(...window.orderBy)
         .limit(filter.limit + 1);
     },
 
@@ -114,7 +116,7 @@ export function createDeliveryAdmin(deps: DeliveryAdminDeps) {
       if (!endpoint || endpoint.deletedAt) return undefined;
       if (endpoint.status === 'disabled') throw new DeliveryConflictError(`endpoint ${endpointId} is disabled; enable it before recovering its deliveries`);
       const failed = await db
-        .select({ id: deliveries.id, status: deliveries.status })
+        .select({ id: deliveries.id, status: deliveries.status, endpointId: deliveries.endpointId })
         .from(deliveries)
         .where(and(eq(deliveries.endpointId, endpointId), eq(deliveries.status, 'FAILED'), gte(deliveries.createdAt, since)))
         .orderBy(asc(deliveries.id));

@@ -3,8 +3,9 @@
 // queryable, no new delivery is fanned out to it and no attempt is sent; its secrets are destroyed.
 // Every method takes the acting principal (A1): a merchant key sees its own account's endpoints only, so another
 // account's endpoint is not found.
-import { and, asc, eq, gt, isNull, type SQL } from 'drizzle-orm';
+import { and, eq, isNull, type SQL } from 'drizzle-orm';
 import { scopeOf, type Principal } from '../access/roles.js';
+import { idWindow, type ListWindow } from '../db/list-window.js';
 import type { Db } from '../db/client.js';
 import { endpointSecrets, webhookEndpoints } from '../db/schema/index.js';
 import { newId } from '../shared/ids.js';
@@ -94,14 +95,14 @@ export function createEndpointService(deps: EndpointServiceDeps) {
       return { endpoint, secret };
     },
 
-    async list(principal: Principal, filter: { merchantAccount?: string; afterId?: string; limit: number }): Promise<Endpoint[]> {
-      const where: SQL[] = [isNull(webhookEndpoints.deletedAt)];
+    async list(principal: Principal, filter: { merchantAccount?: string; afterId?: string; limit: number } & ListWindow): Promise<Endpoint[]> {
+      const window = idWindow(webhookEndpoints.id, webhookEndpoints.createdAt, filter);
+      const where: SQL[] = [isNull(webhookEndpoints.deletedAt), ...window.where];
       const account = scopeOf(principal);
       if (account !== undefined) where.push(eq(webhookEndpoints.merchantAccount, account));
       if (filter.merchantAccount !== undefined) where.push(eq(webhookEndpoints.merchantAccount, filter.merchantAccount));
-      if (filter.afterId !== undefined) where.push(gt(webhookEndpoints.id, filter.afterId));
       // limit + 1 tells the caller whether another page exists (see api/admin/pagination.ts).
-      return db.select().from(webhookEndpoints).where(and(...where)).orderBy(asc(webhookEndpoints.id)).limit(filter.limit + 1);
+      return db.select().from(webhookEndpoints).where(and(...where)).orderBy(...window.orderBy).limit(filter.limit + 1);
     },
 
     async update(principal: Principal, id: string, input: UpdateEndpointInput): Promise<Endpoint> {

@@ -4,6 +4,7 @@ import type { Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import { deliveryWorkflowId } from '../shared/ids.js';
 import { DELIVERY_WORKFLOW, retryNowSignal, type DeliveryWorkflowInput, type RetryRequest } from '../shared/outbound.js';
+import { deliverySummary } from '../shared/workflow-summary.js';
 
 export interface DeliveryRetryOptions {
   client: Client;
@@ -13,6 +14,8 @@ export interface DeliveryRetryOptions {
   /** Profile outbound.review_window, passed on to a new run. */
   reviewWindowMs?: number;
   request: RetryRequest;
+  /** Named in the summary the Temporal UI list shows for a new run (C5). */
+  endpointId?: string;
 }
 
 /** Returns the run id that received the signal (a new one when the previous run had closed). */
@@ -32,6 +35,8 @@ export async function requestDeliveryRetry(options: DeliveryRetryOptions): Promi
     signalArgs: [options.request],
     // Any closed run (completed, failed, terminated) may be followed by a new one; a running one is only signalled.
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+    // C5: applies when this starts a new run (a running one keeps the summary it was started with).
+    staticSummary: deliverySummary({ deliveryId: options.deliveryId, ...(options.endpointId ? { endpointId: options.endpointId } : {}), note: 'operator retry' }),
   });
   return { runId: handle.signaledRunId };
 }

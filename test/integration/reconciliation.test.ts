@@ -12,6 +12,7 @@ import { accounts } from '../../src/ledger/postings.js';
 import { settledAmount } from '../../src/ledger/store.js';
 import { operatorResolutionSignal, reconciliationStateQuery, resolveUpdate } from '../../src/shared/inbound.js';
 import { SA } from '../../src/shared/search-attributes.js';
+import { bindReconciliationGauges } from '../../src/metrics/inbound-ledger.js';
 import { registry } from '../../src/metrics/registry.js';
 import { TEST_DATABASE_URL, TEST_SECRETS_KEY, WORKFLOW_BUNDLE_PATH } from '../helpers/env.js';
 import { testProfile } from '../helpers/profile.js';
@@ -297,6 +298,8 @@ describe('I11 manual review', () => {
 
 describe('I13 ledger metrics', () => {
   it('I13 a posting counts a ledger mutation and observes the ack-to-ledger lag; depth and review gauges read PostgreSQL', async () => {
+    // C7: the system-wide gauges are bound by the API process only; this in-process registry binds them here.
+    bindReconciliationGauges(database.db);
     const value = async (name: string, labels: Record<string, string> = {}) => {
       const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name);
       const sample = (metric?.values ?? []).find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l));
@@ -317,6 +320,7 @@ describe('I13 ledger metrics', () => {
     expect(await value('apipay_reconciliation_queue_depth')).toBeGreaterThanOrEqual(Math.min(1, counts!.depth));
     const text = await registry.metrics();
     expect(text).toMatch(/apipay_reconciliation_manual_review_open \d+/);
+    expect(text).toMatch(/apipay_reconciliation_manual_review_oldest_age_seconds [\d.]+/);
     expect(text).toMatch(/apipay_reconciliation_manual_review_rate [\d.]+/);
     expect(text).toMatch(/# TYPE apipay_reconciliation_rejected_total counter/);
   });

@@ -127,6 +127,21 @@ describe('R2 refusals and answers', () => {
     await waitFor(async () => (await handle.query(reconciliationStateQuery)).state === 'rejected', 20_000, 'rejected');
   });
 
+  it('C6 a signal with a decision that does not exist ({"decision":"approve"}) leaves its refusal and why in the state query', async () => {
+    const event = providerEvent({ amountMinor: '1500' });
+    const handle = await parked(event, succeeded(event, { amountMinor: '1400' }));
+    // What an operator types in the Temporal UI's signal form: JSON, unchecked by TypeScript.
+    await handle.signal(operatorResolutionSignal, { decision: 'approve' } as never);
+    const progress = await waitFor(async () => {
+      const p = await handle.query(reconciliationStateQuery);
+      return (p.refusedResolutions?.length ?? 0) >= 1 && p;
+    }, 20_000, 'the refusal');
+    expect(progress.state).toBe('manual_review');
+    expect(progress.refusedResolutions).toEqual([{ operator: null, problem: 'decision must be one of applied, rejected, acknowledged', via: 'signal' }]);
+    expect(await ledgerRowsFor(database.db, event.paymentReference)).toEqual([]);
+    await handle.terminate('test done');
+  });
+
   it('R2 when the database refuses the audit row, nothing of the resolution is written (ledger, audit, state)', async () => {
     const event = providerEvent({ amountMinor: '1500' });
     const handle = await parked(event, succeeded(event, { amountMinor: '1400' }));

@@ -61,6 +61,17 @@ const cases: Array<[string[], string, string, Record<string, string>, unknown]> 
   [['reconciliations', 'resolve', 'r1', '--decision', 'acknowledged', '--operator', 'ana', '--reason', 'adjusted'], 'POST', '/admin/v1/reconciliations/r1/resolution', {}, { decision: 'acknowledged', operator: 'ana', reason: 'adjusted' }],
   [['ledger', 'adjust', '--provider', 'p', '--payment', 'pay_1', '--amount=-50', '--currency', 'EUR', '--operator', 'ana', '--reason', 'fee', '--reconciliation', 'reconcile:p:e'], 'POST', '/admin/v1/ledger/adjustments', {}, { provider: 'p', payment_reference: 'pay_1', amount_minor: '-50', currency: 'EUR', operator: 'ana', reason: 'fee', reconciliation_id: 'reconcile:p:e' }],
   [['ledger', 'check', '--provider', 'p'], 'GET', '/admin/v1/ledger/check', { provider: 'p' }, undefined],
+  // C9: any case for statuses and states, `show` for `get`, plain dates, order/since/until/limit on every list.
+  [['deliveries', 'list', '--status', 'failed', '--order', 'DESC', '--since', '2026-12-01', '--until', '2026-12-02T06:00:00+01:00', '--limit', '5'], 'GET', '/admin/v1/webhook-deliveries', { status: 'FAILED', order: 'desc', from: '2026-12-01T00:00:00Z', to: '2026-12-02T06:00:00+01:00', limit: '5' }, undefined],
+  [['reconciliations', 'list', '--state', 'MANUAL_REVIEW', '--order', 'desc', '--since', '2026-11-30'], 'GET', '/admin/v1/reconciliations', { state: 'manual_review', order: 'desc', from: '2026-11-30T00:00:00Z' }, undefined],
+  [['endpoints', 'list', '--order', 'asc', '--until', '2026-12-01', '--limit', '3'], 'GET', '/admin/v1/webhook-endpoints', { order: 'asc', to: '2026-12-01T00:00:00Z', limit: '3' }, undefined],
+  [['deliveries', 'show', 'whd_1'], 'GET', '/admin/v1/webhook-deliveries/whd_1', {}, undefined],
+  [['Endpoints', 'SHOW', 'we_1'], 'GET', '/admin/v1/webhook-endpoints/we_1', {}, undefined],
+  [['reconciliations', 'show', 'r1'], 'GET', '/admin/v1/reconciliations/r1', {}, undefined],
+  [['events', 'show', 'evt_1'], 'GET', '/admin/v1/events/evt_1', {}, undefined],
+  [['endpoints', 'recover', 'we_1', '--since', '2026-12-01'], 'POST', '/admin/v1/webhook-endpoints/we_1/recover', {}, { since: '2026-12-01T00:00:00Z' }],
+  [['ledger', 'check', '--from', '2026-11-01', '--to', '2026-12-01'], 'GET', '/admin/v1/ledger/check', { from: '2026-11-01T00:00:00Z', to: '2026-12-01T00:00:00Z' }, undefined],
+  [['reconciliations', 'resolve', 'r1', '--decision', 'Applied', '--operator', 'ana', '--reason', 'ok'], 'POST', '/admin/v1/reconciliations/r1/resolution', {}, { decision: 'applied', operator: 'ana', reason: 'ok' }],
 ];
 
 describe('apipay CLI', () => {
@@ -149,6 +160,13 @@ describe('apipay CLI', () => {
     [['ledger', 'adjust', '--provider', 'p', '--payment', 'x', '--amount', '0', '--currency', 'EUR', '--operator', 'a', '--reason', 'b'], '--amount must be non-zero'],
     [['reconciliations', 'resolve', 'r1', '--decision', 'applied', '--reason', 'b'], '--operator is required'],
     [['exports', 'resolutions', '--since', '2026-01-01'], 'since'],
+    [['deliveries', 'list', '--status', 'lost'], '--status must be one of PENDING, RETRYING, DELIVERED, FAILED'],
+    [['reconciliations', 'list', '--state', 'open'], '--state must be one of'],
+    [['endpoints', 'list', '--order', 'newest'], '--order must be one of asc, desc'],
+    [['deliveries', 'list', '--since', '01/12/2026'], '--since must be a date (2026-12-01)'],
+    [['deliveries', 'list', '--until', '2026-02-30'], '--until must be a date'],
+    [['endpoints', 'recover', 'we_1', '--since', 'yesterday'], '--since must be a date'],
+    [['exports', 'ledger', '--from', '2026-11-01T00:00'], '--from must be a date'],
   ])('§7 usage error for %j: %s, exit 1, nothing sent', async (argv, message) => {
     const h = harness();
     expect(await runCli(argv, h.io)).toBe(1);
@@ -181,6 +199,10 @@ describe('apipay CLI', () => {
   it('§4 help lists every command group and command', async () => {
     const h = harness();
     expect(await runCli(['help'], h.io)).toBe(0);
+    for (const list of ['endpoints list', 'deliveries list', 'reconciliations list']) {
+      expect(h.out()).toMatch(new RegExp(`apipay ${list} .*--order asc\\|desc\\] \\[--since DATE\\] \\[--until DATE\\] \\[--limit N\\]`));
+    }
+    expect(h.out()).toContain('`show` is the same as `get`');
     for (const line of ['endpoints create', 'endpoints rotate-secret', 'endpoints recover', 'deliveries retry', 'events get', 'reconciliations resolve', 'exports resolutions', 'exports ledger', 'ledger adjust', 'ledger check', 'keys create', 'keys list', 'keys revoke', 'secrets reencrypt']) {
       expect(h.out()).toContain(`apipay ${line}`);
     }

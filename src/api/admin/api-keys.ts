@@ -61,7 +61,7 @@ const listKeys = adminRoute(admin, {
   path: '/api-keys',
   tags,
   summary: 'List API keys (never their secrets), ordered by id, with cursor pagination',
-  request: { query: z.object({ include_revoked: z.enum(['true', 'false']).default('false'), ...paginationQuery }) },
+  request: { query: z.strictObject({ include_revoked: z.enum(['true', 'false']).default('false'), ...paginationQuery }) },
   responses: { 200: json(listEnvelope(apiKeySchema), 'A page of API keys'), ...errorResponses },
 });
 

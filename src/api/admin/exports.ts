@@ -31,7 +31,7 @@ const RESOLUTION_TEXT = textColumns(RESOLUTION_CSV_COLUMNS, ['provider_event_id'
 const LEDGER_TEXT = textColumns(LEDGER_COLUMNS, ['idempotency_key', 'kind', 'payment_reference', 'actor', 'reconciliation_id', 'account']);
 
 const datetime = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' });
-const periodQuery = z.object({
+const periodQuery = z.strictObject({
   from: datetime.optional().openapi({ description: 'inclusive; default: the beginning' }),
   to: datetime.optional().openapi({ description: 'exclusive; default: now' }),
   provider: z.string().regex(/^[a-z0-9-]+$/).optional(),

@@ -12,6 +12,7 @@ import { handleError, validationError } from '../errors.js';
 import { authenticate } from '../middleware/authenticate.js';
 import { accessRules, PUBLIC_ROUTES } from './access.js';
 import { registerApiKeys } from './api-keys.js';
+import { registerDocsPage } from './docs-page.js';
 import { registerEvents } from './events.js';
 import { registerExports } from './exports.js';
 import { registerLedger } from './ledger.js';
@@ -62,5 +63,6 @@ export function createAdminApp(deps: ApiDeps, services: ApiServices): AdminApp {
   registerLedger(admin, deps);
   registerApiKeys(admin, keys);
   registerSecrets(admin, deps);
+  registerDocsPage(admin); // C9: the viewer of /openapi.json, public like it
   return admin;
 }

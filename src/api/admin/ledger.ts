@@ -83,7 +83,7 @@ const listAdjustmentsRoute = adminRoute({ role: 'viewer', merchant: false }, {
   path: '/ledger/adjustments',
   tags,
   summary: 'The adjustments of one payment, oldest first',
-  request: { query: z.object({ provider: providerName, payment_reference: z.string().min(1).max(200) }) },
+  request: { query: z.strictObject({ provider: providerName, payment_reference: z.string().min(1).max(200) }) },
   responses: { 200: json(z.object({ data: z.array(adjustmentSchema) }), 'Adjustments'), ...errorResponses },
 });
 
@@ -94,7 +94,7 @@ const checkRoute = adminRoute({ role: 'viewer', merchant: false }, {
   path: '/ledger/check',
   tags,
   summary: 'L6: balanced transactions, payment accounts within what the provider settled, provider objects once, export = ledger',
-  request: { query: z.object({ provider: providerName.optional(), from: datetime.optional(), to: datetime.optional() }) },
+  request: { query: z.strictObject({ provider: providerName.optional(), from: datetime.optional(), to: datetime.optional() }) },
   responses: {
     200: json(
       z.object({ ok: z.boolean(), violations: z.array(violationSchema), checked: z.object({ transactions: z.number(), payment_accounts: z.number(), resolutions: z.number() }) }).openapi('LedgerCheck'),

@@ -17,7 +17,8 @@ import { ApiError } from '../errors.js';
 import { adminRoute } from './access.js';
 import type { AdminApp } from './app.js';
 import { conflictResponse, errorResponses } from './outbound-schemas.js';
-import { decodeCursor, listEnvelope, page, paginationQuery } from './pagination.js';
+import { decodeCursor, listEnvelope, listWindow, page, paginationQuery, windowQuery } from './pagination.js';
+import { parseTimeCursor, timeCursor } from '../../db/list-window.js';
 
 const tags = ['Reconciliations'];
 const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
@@ -181,8 +182,8 @@ const listRoute = adminRoute({ role: 'viewer', merchant: false }, {
   method: 'get',
   path: '/reconciliations',
   tags,
-  summary: 'List reconciliations by state and provider, ordered by id, with cursor pagination',
-  request: { query: z.object({ state: stateSchema.optional(), provider: z.string().regex(/^[a-z0-9-]+$/).optional(), ...paginationQuery }) },
+  summary: 'List reconciliations by state, provider and creation time, oldest first (or desc), with cursor pagination (C9)',
+  request: { query: z.strictObject({ state: stateSchema.optional(), provider: z.string().regex(/^[a-z0-9-]+$/).optional(), ...paginationQuery, ...windowQuery }) },
   responses: { 200: json(listEnvelope(reconciliationSchema), 'A page of reconciliations'), ...errorResponses },
 });
 
@@ -223,13 +224,16 @@ export function registerReconciliations(admin: AdminApp, deps: ApiDeps): void {
 
   admin.openapi(listRoute, async (c) => {
     const q = c.req.valid('query');
+    const after = q.cursor === undefined ? undefined : parseTimeCursor(decodeCursor(q.cursor)!);
+    if (q.cursor !== undefined && !after) throw new ApiError('validation_failed', 'cursor: not a cursor returned by this API');
     const rows = await service.list({
       limit: q.limit,
+      ...listWindow(q),
       ...(q.state ? { state: q.state } : {}),
       ...(q.provider ? { provider: q.provider } : {}),
-      ...(q.cursor !== undefined ? { afterId: decodeCursor(q.cursor)! } : {}),
+      ...(after ? { after } : {}),
     });
-    const result = page(rows, q.limit, (r) => r.id);
+    const result = page(rows, q.limit, (r) => timeCursor(r.createdAt, r.id));
     return c.json({ ...result, data: result.data.map(reconciliationJson) }, 200);
   });
 

@@ -3,6 +3,7 @@
 import { z } from '@hono/zod-openapi';
 import { seesRawBodies } from '../../access/roles.js';
 import { DeliveryConflictError, type DeliveryAdmin } from '../../outbound/delivery-admin.js';
+import { bindOutboundBacklogGauges } from '../../metrics/outbound-backlog.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { adminRoute } from './access.js';
@@ -17,7 +18,7 @@ import {
   errorResponses,
   idParam,
 } from './outbound-schemas.js';
-import { decodeCursor, listEnvelope, page, paginationQuery } from './pagination.js';
+import { decodeCursor, listEnvelope, listWindow, page, paginationQuery, windowQuery } from './pagination.js';
 
 const tags = ['Webhook deliveries'];
 const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
@@ -31,13 +32,14 @@ const listDeliveries = adminRoute({ role: 'viewer', merchant: true }, {
   method: 'get',
   path: '/webhook-deliveries',
   tags,
-  summary: 'List deliveries by status, endpoint and event, ordered by id, with cursor pagination (O11)',
+  summary: 'List deliveries by status, endpoint, event and creation time, ordered by id (asc or desc), with cursor pagination (O11, C9)',
   request: {
-    query: z.object({
+    query: z.strictObject({
       status: deliveryStatusSchema.optional(),
       endpoint_id: z.string().regex(/^we_[0-9a-z]+$/, 'must be a we_… id').optional(),
       event_id: z.string().regex(/^evt_[A-Za-z0-9_]{1,200}$/, 'must be an evt_… id').optional(),
       ...paginationQuery,
+      ...windowQuery,
     }),
   },
   responses: { 200: json(listEnvelope(deliverySchema), 'A page of deliveries'), ...errorResponses },
@@ -88,6 +90,8 @@ const recoverEndpoint = adminRoute({ role: 'operator', merchant: false }, {
 });
 
 export function registerWebhookDeliveries(admin: AdminApp, deps: ApiDeps, service: DeliveryAdmin): void {
+  // C7: the outbound backlog and endpoint health gauges are the API process's (one figure per metric).
+  bindOutboundBacklogGauges(deps.db);
   const logger = deps.logger.child({ resource: 'webhook_delivery' });
   const conflict = (error: unknown): never => {
     if (error instanceof DeliveryConflictError) throw new ApiError('conflict', error.message);
@@ -98,6 +102,7 @@ export function registerWebhookDeliveries(admin: AdminApp, deps: ApiDeps, servic
     const q = c.req.valid('query');
     const rows = await service.list(c.get('principal'), {
       limit: q.limit,
+      ...listWindow(q),
       ...(q.status !== undefined ? { status: q.status } : {}),
       ...(q.endpoint_id !== undefined ? { endpointId: q.endpoint_id } : {}),
       ...(q.event_id !== undefined ? { eventId: q.event_id } : {}),

@@ -9,7 +9,7 @@ import { ApiError } from '../errors.js';
 import { adminRoute } from './access.js';
 import type { AdminApp } from './app.js';
 import { endpointJson, endpointSchema, endpointWithSecretSchema, errorResponses, idParam } from './outbound-schemas.js';
-import { decodeCursor, listEnvelope, page, paginationQuery } from './pagination.js';
+import { decodeCursor, listEnvelope, listWindow, page, paginationQuery, windowQuery } from './pagination.js';
 
 const tags = ['Webhook endpoints'];
 const params = idParam('we', 'we_01jd2m3k4n5p6q7r8s9t0v1w2x');
@@ -53,8 +53,8 @@ const listEndpoints = adminRoute({ role: 'viewer', merchant: true }, {
   method: 'get',
   path: '/webhook-endpoints',
   tags,
-  summary: 'List endpoints, ordered by id, with cursor pagination',
-  request: { query: z.object({ merchant_account: z.string().min(1).optional(), ...paginationQuery }) },
+  summary: 'List endpoints, ordered by id (asc or desc), within a creation-time window, with cursor pagination (C9)',
+  request: { query: z.strictObject({ merchant_account: z.string().min(1).optional(), ...paginationQuery, ...windowQuery }) },
   responses: { 200: json(listEnvelope(endpointSchema), 'A page of endpoints'), ...errorResponses },
 });
 
@@ -153,6 +153,7 @@ export function registerWebhookEndpoints(admin: AdminApp, deps: ApiDeps): void {
     const query = c.req.valid('query');
     const rows = await service.list(c.get('principal'), {
       limit: query.limit,
+      ...listWindow(query),
       ...(query.merchant_account !== undefined ? { merchantAccount: query.merchant_account } : {}),
       ...(query.cursor !== undefined ? { afterId: decodeCursor(query.cursor)! } : {}),
     });
