@@ -1,7 +1,7 @@
 // The CLI's commands: each maps its arguments to one admin API request (requirements §4: the same operations as the API).
 import type { ParseArgsConfig } from 'node:util';
 import { OPERATOR_DATE_HINT, parseOperatorDate } from '../shared/operator-date.js';
-import { AMOUNT_MINOR, CURRENCY, OPERATOR_MAX, REASON_MAX, resolutionInputProblem, textProblem } from '../shared/operator-input.js';
+import { CURRENCY, OPERATOR_MAX, REASON_MAX, resolutionInputProblem, textProblem } from '../shared/operator-input.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 type Values = Record<string, string | boolean | undefined>;
