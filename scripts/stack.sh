@@ -265,8 +265,8 @@ case "$cmd" in
     if pid_alive temporal && [ "$(cat "$PIDS/temporal.mode" 2>/dev/null || echo dev)" != "$TEMPORAL_MODE" ]; then
       fail "temporal: running in $(cat "$PIDS/temporal.mode" 2>/dev/null || echo dev) mode, APIPAY_TEMPORAL=$TEMPORAL_MODE asked; run scripts/stack.sh down first"
     fi
-    if [ "$TEMPORAL_MODE" = server ]; then start_temporal_server; else start_temporal; fi
     echo "$TEMPORAL_MODE" >"$PIDS/temporal.mode"
+    if [ "$TEMPORAL_MODE" = server ]; then start_temporal_server; else start_temporal; fi
     start_kafka
     ensure_topic
     install_test_server

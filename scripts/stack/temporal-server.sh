@@ -72,9 +72,7 @@ start_temporal_server() {
   local log="$LOGS/temporal.log" addr="127.0.0.1:$TEMPORAL_PORT"
   install_temporal
   install_temporal_server
-  if pid_alive temporal; then
-    say "temporal: up (server on PostgreSQL, port $TEMPORAL_PORT)"
-  else
+  if ! pid_alive temporal; then
     check_port_free temporal "$TEMPORAL_PORT"
     setup_temporal_db temporal temporal
     setup_temporal_db temporal_visibility visibility
@@ -84,19 +82,25 @@ start_temporal_server() {
       nohup "$TEMPORAL_SERVER_BIN" --root "$TEMPORAL_SERVER_CONF" --config config --env postgres --allow-no-auth start \
       >"$log" 2>&1 </dev/null &
     echo $! >"$PIDS/temporal.pid"
-    wait_for temporal "$log" 120 "$TEMPORAL_BIN" operator cluster health --address "$addr"
-    "$TEMPORAL_BIN" operator namespace describe --address "$addr" --namespace default >/dev/null 2>&1 \
-      || "$TEMPORAL_BIN" operator namespace create --address "$addr" --namespace default --retention 72h >>"$log" 2>&1 || true
-    wait_for temporal "$log" 60 "$TEMPORAL_BIN" operator namespace describe --address "$addr" --namespace default
-    local have; have="$("$TEMPORAL_BIN" operator search-attribute list --address "$addr" --namespace default 2>/dev/null || true)"
-    for a in "${SEARCH_ATTRIBUTES[@]}"; do
-      grep -qw "$a" <<<"$have" && continue
-      "$TEMPORAL_BIN" operator search-attribute create --address "$addr" --namespace default --name "$a" --type Keyword \
-        >>"$log" 2>&1 || { log_tail "$log"; fail "temporal: could not register search attribute $a; log: $log"; }
-    done
-    say "temporal: up (server $TEMPORAL_SERVER_VERSION on PostgreSQL :$PGPORT, $TEMPORAL_HISTORY_SHARDS history shards, port $TEMPORAL_PORT)"
   fi
+  wait_for temporal "$log" 120 "$TEMPORAL_BIN" operator cluster health --address "$addr"
+  "$TEMPORAL_BIN" operator namespace describe --address "$addr" --namespace default >/dev/null 2>&1 \
+    || "$TEMPORAL_BIN" operator namespace create --address "$addr" --namespace default --retention 72h >>"$log" 2>&1 || true
+  # A new namespace reaches the frontend's namespace cache within ~10 s; until then attribute calls fail.
+  wait_for temporal "$log" 60 register_search_attributes "$addr"
+  say "temporal: up (server $TEMPORAL_SERVER_VERSION on PostgreSQL :$PGPORT, $TEMPORAL_HISTORY_SHARDS history shards, port $TEMPORAL_PORT)"
   start_temporal_ui
+}
+
+# register_search_attributes ADDRESS: creates the missing ones (the dev server's --search-attribute set).
+register_search_attributes() {
+  local have a
+  have="$("$TEMPORAL_BIN" operator search-attribute list --address "$1" --namespace default 2>/dev/null)" || return 1
+  for a in "${SEARCH_ATTRIBUTES[@]}"; do
+    grep -qw "$a" <<<"$have" && continue
+    "$TEMPORAL_BIN" operator search-attribute create --address "$1" --namespace default --name "$a" --type Keyword \
+      >>"$LOGS/temporal.log" 2>&1 || return 1
+  done
 }
 
 start_temporal_ui() {
