@@ -1,4 +1,5 @@
-// Two projects: unit (no servers) and integration (the real PostgreSQL, Temporal and Kafka of scripts/stack.sh).
+// Three projects: unit (no servers), integration (the real PostgreSQL, Temporal and Kafka of scripts/stack.sh) and
+// fuzz (property tests over every external input, on the same stack).
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -17,6 +18,19 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           environment: 'node',
           // Temporal's native bridge wants real processes, not worker threads.
+          pool: 'forks',
+          globalSetup: ['test/helpers/global-setup.ts'],
+          setupFiles: ['test/helpers/setup-runtime.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        // R10 property tests (fixed seed, bounded runs; `npm run fuzz` for long runs) on the same real stack.
+        test: {
+          name: 'fuzz',
+          include: ['test/fuzz/**/*.test.ts'],
+          environment: 'node',
           pool: 'forks',
           globalSetup: ['test/helpers/global-setup.ts'],
           setupFiles: ['test/helpers/setup-runtime.ts'],

@@ -24,6 +24,7 @@ import { runDispatcher } from '../src/dispatcher/run.js';
 import { createBatchConsumer, createKafkaAdmin, createProducer } from '../src/kafka/kafkajs.js';
 import { createLogger } from '../src/lib/logger.js';
 import { createWorkers, WORKFLOWS_PATH } from '../src/lib/workers.js';
+import { BOOTSTRAP_PRINCIPAL } from '../src/access/roles.js';
 import { createEndpointService } from '../src/outbound/endpoints.js';
 import { measureBaselineRate, quietTemporalRuntime } from './lib/baseline.js';
 
@@ -92,9 +93,9 @@ const receiverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 
 const endpoints = createEndpointService({ db: database.db, secretsKey });
 const merchant = `acct_bench_${run}`;
-await endpoints.create({ merchantAccount: merchant, url: `${receiverUrl}/hook`, eventTypes: ['*'], livemode: false });
+await endpoints.create(BOOTSTRAP_PRINCIPAL, { merchantAccount: merchant, url: `${receiverUrl}/hook`, eventTypes: ['*'], livemode: false });
 const parkedMerchant = `acct_bench_parked_${run}`;
-await endpoints.create({ merchantAccount: parkedMerchant, url: `${receiverUrl}/parked`, eventTypes: ['*'], livemode: false });
+await endpoints.create(BOOTSTRAP_PRINCIPAL, { merchantAccount: parkedMerchant, url: `${receiverUrl}/parked`, eventTypes: ['*'], livemode: false });
 
 // --- worker and dispatcher in this process (sharing a NativeConnection makes eager start possible) --------------
 const native = await NativeConnection.connect({ address });

@@ -125,6 +125,7 @@ start_postgres() {
   local log="$LOGS/postgresql.log"
   install_apt_postgres
   if "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PGPORT" 2>/dev/null && [ -f "$PG_DATA/postmaster.pid" ]; then
+    ensure_app_role
     say "postgresql: up (port $PGPORT)"; return
   fi
   check_port_free postgresql "$PGPORT"
@@ -146,7 +147,17 @@ start_postgres() {
     "$PG_BIN/psql" -h 127.0.0.1 -p "$PGPORT" -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname='$db'" | grep -q 1 \
       || "$PG_BIN/psql" -h 127.0.0.1 -p "$PGPORT" -U postgres -qc "CREATE DATABASE $db" >/dev/null
   done
-  say "postgresql: up (port $PGPORT, databases apipay and apipay_test)"
+  ensure_app_role
+  say "postgresql: up (port $PGPORT, databases apipay and apipay_test, role $APP_ROLE)"
+}
+
+# A6: the processes' own login role (no superuser, owns nothing); its grants come with every migration
+# (src/db/grants.ts). Idempotent, and harmless to a running stack: it only creates the role when missing.
+APP_ROLE="${DATABASE_APP_ROLE:-apipay_app}"
+ensure_app_role() {
+  "$PG_BIN/psql" -h 127.0.0.1 -p "$PGPORT" -U postgres -qtAc \
+    "DO \$\$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$APP_ROLE') THEN CREATE ROLE $APP_ROLE LOGIN; END IF; END \$\$" >/dev/null \
+    || fail "postgresql: could not create role $APP_ROLE; log: $LOGS/postgresql.log"
 }
 
 start_temporal() {

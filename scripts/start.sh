@@ -10,8 +10,10 @@ ensure_node_deps
 bash scripts/stack.sh up
 load_dev_env
 export APIPAY_PROFILE="${APIPAY_PROFILE:-config/demo.yaml}"
-export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5433/apipay}"
-npx tsx src/db/migrate.ts "$DATABASE_URL"
+# A6: migrations (and the grants to the application role) as the owner; the processes as apipay_app.
+export MIGRATION_DATABASE_URL="${MIGRATION_DATABASE_URL:-postgres://postgres@127.0.0.1:5433/apipay}"
+export DATABASE_URL="${DATABASE_URL:-postgres://apipay_app@127.0.0.1:5433/apipay}"
+npx tsx src/db/migrate.ts "$MIGRATION_DATABASE_URL"
 
 bash scripts/stop-app.sh >/dev/null 2>&1 || true
 started=()

@@ -21,7 +21,9 @@ process.env.BENCH_STRIPE_WEBHOOK_SECRET = BENCH_SECRET;
 process.env.SANDBOX_STRIPE_WEBHOOK_SECRET ??= 'unused';
 process.env.SANDBOX_HMAC_WEBHOOK_SECRET ??= 'unused';
 const document = parse(readFileSync(new URL('../../config/example.yaml', import.meta.url), 'utf8')) as { inbound: { providers: Record<string, unknown> } };
-document.inbound.providers[BENCH_PROVIDER] = { scheme: 'stripe', secret_ref: 'env:BENCH_STRIPE_WEBHOOK_SECRET', tolerance_seconds: 300, api_base_url: 'http://127.0.0.1:4100/stripe' };
+document.inbound.providers[BENCH_PROVIDER] = { scheme: 'stripe', secret_ref: 'env:BENCH_STRIPE_WEBHOOK_SECRET', tolerance_seconds: 300, api_base_url: 'http://127.0.0.1:4100/stripe',
+  // The benchmark measures the ack path, not the A7 limiter.
+  rate_limit: { per_second: 1_000_000, burst: 1_000_000 } };
 const profile = parseProfile(document, 'bench profile');
 
 const database = createDatabase(process.env.BENCH_DATABASE_URL!, { max: Number(process.env.POOL_MAX ?? 20) });

@@ -9,6 +9,7 @@ import type { Logger } from '../lib/logger.js';
 import { attemptLatency, attemptsTotal, deliveriesFinished, endpointsDisabled, retriesScheduled } from '../metrics/outbound.js';
 import { AttemptNotRecordedError, sqlState, withoutDetails } from '../outbound/attempt-record.js';
 import { exchange } from '../outbound/exchange.js';
+import type { SecretKeys } from '../outbound/keyring.js';
 import { signingSecretsFor } from '../outbound/secrets.js';
 import { outboundAgents, type PinnedAgents } from '../outbound/pinned-agents.js';
 import { UnsafeUrlError, vetEndpointUrl, type LookupAll, type VettedAddress } from '../outbound/url-safety.js';
@@ -61,7 +62,7 @@ export interface DeliveryActivityDeps {
   db: Db;
   profile: Profile;
   logger: Logger;
-  secretsKey: Buffer;
+  secretsKey: SecretKeys;
   fetch?: typeof fetch;
   /** Resolver for the send-time URL check (O15), injectable for tests; default the system resolver. */
   lookup?: LookupAll;

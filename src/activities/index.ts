@@ -4,6 +4,7 @@ import type { Db } from '../db/client.js';
 import type { Profile } from '../config/profile.js';
 import type { Logger } from '../lib/logger.js';
 import { withClassifiedErrors } from '../lib/errors.js';
+import type { SecretKeys } from '../outbound/keyring.js';
 import { createSmokeActivities } from './smoke.js';
 import { createReconciliationActivities } from './reconciliation.js';
 import { createResolutionActivities } from './resolution.js';
@@ -13,8 +14,8 @@ export interface ActivityDeps {
   db: Db;
   profile: Profile;
   logger: Logger;
-  /** 32-byte key that decrypts endpoint secrets (SECRETS_ENCRYPTION_KEY). */
-  secretsKey: Buffer;
+  /** The master keys that decrypt endpoint secrets (SECRETS_ENCRYPTION_KEY…, A8); a bare 32-byte key is one key. */
+  secretsKey: SecretKeys;
   /** Injectable fetch for outbound HTTP (unit tests fake the peer). */
   fetch?: typeof fetch;
 }

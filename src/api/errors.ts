@@ -10,10 +10,12 @@ export const ERROR_STATUS = {
   invalid_payload: 400,
   unauthorized: 401,
   invalid_signature: 401,
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  rate_limited: 429,
   unavailable: 503,
   internal: 500,
 } as const satisfies Record<string, ContentfulStatusCode>;

@@ -188,6 +188,28 @@ export const COMMANDS: Command[] = [
     exitCode: (body) => ((body as { ok?: unknown }).ok === false ? 1 : 0),
   },
   {
+    words: ['keys', 'create'],
+    options: { role: str, name: str, merchant: str },
+    summary: '--role viewer|operator|admin|merchant --name WHO [--merchant ACCT]   (prints the key once; --merchant only for role merchant)',
+    build: (v) => ({ method: 'POST', path: '/api-keys', body: defined({ name: required(v, 'name'), role: required(v, 'role'), merchant_account: optional(v, 'merchant') }) }),
+  },
+  {
+    words: ['keys', 'list'],
+    options: { 'include-revoked': { type: 'boolean' }, ...page },
+    summary: '[--include-revoked] [--cursor C] [--limit N]',
+    build: (v) => ({
+      method: 'GET',
+      path: '/api-keys',
+      query: { include_revoked: v['include-revoked'] === true ? 'true' : undefined, cursor: optional(v, 'cursor'), limit: optional(v, 'limit') },
+    }),
+  },
+  { words: ['keys', 'revoke'], args: ['apk_id'], summary: 'APK_ID   (the key stops working at once)', build: (_v, [id]) => ({ method: 'POST', path: `/api-keys/${seg(id!)}/revoke` }) },
+  {
+    words: ['secrets', 'reencrypt'],
+    summary: '  (A8: every endpoint secret re-sealed with the current master key; then the previous keys can go)',
+    build: () => ({ method: 'POST', path: '/secrets/reencrypt' }),
+  },
+  {
     words: ['exports', 'resolutions'],
     options: { from: str, to: str, provider: str },
     summary: '[--from ISO_TIME] [--to ISO_TIME] [--provider NAME]   (operator resolutions as CSV; default: everything until now)',

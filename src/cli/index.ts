@@ -2,7 +2,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { runCli } from './run.js';
 
-/** On a developer's machine the token `npm start` generated lives in .data/dev.env; an exported ADMIN_TOKEN wins. */
+/** On a developer's machine the token `npm start` generated lives in .data/dev.env; an exported ADMIN_TOKEN wins,
+ * and an APIPAY_API_KEY (a person's own key, A1) is used ahead of both (src/cli/run.ts). */
 function localAdminToken(): string | undefined {
   const file = new URL('../../.data/dev.env', import.meta.url);
   if (!existsSync(file)) return undefined;

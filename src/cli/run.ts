@@ -22,7 +22,7 @@ export function helpText(): string {
     ...lines,
     '  apipay help',
     '',
-    `environment: APIPAY_API_URL (default ${DEFAULT_API_URL}), ADMIN_TOKEN (required)`,
+    `environment: APIPAY_API_URL (default ${DEFAULT_API_URL}), APIPAY_API_KEY (an apk_… key; or ADMIN_TOKEN, the bootstrap admin)`,
     '',
   ].join('\n');
 }
@@ -71,8 +71,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (error instanceof UsageError) return fail(io, 'usage', error.message);
     throw error;
   }
-  const token = io.env.ADMIN_TOKEN;
-  if (!token) return fail(io, 'usage', 'ADMIN_TOKEN is not set');
+  // A1: a person's own key first; the bootstrap ADMIN_TOKEN only when no key is given (a fresh install).
+  const token = io.env.APIPAY_API_KEY || io.env.ADMIN_TOKEN;
+  if (!token) return fail(io, 'usage', 'APIPAY_API_KEY (or ADMIN_TOKEN) is not set');
 
   const url = urlFor(io.env.APIPAY_API_URL || DEFAULT_API_URL, request);
   let response: Response;

@@ -4,7 +4,8 @@ import { z } from 'zod';
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5433/apipay'),
+  /** A6: the processes connect as the application role; migrations use MIGRATION_DATABASE_URL (the owner). */
+  DATABASE_URL: z.string().default('postgres://apipay_app@127.0.0.1:5433/apipay'),
   DATABASE_POOL_MAX: z.coerce.number().int().positive().default(20),
   /** R5: every connection's statement_timeout (0 = none): a stuck query ends instead of holding a connection. */
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
@@ -40,6 +41,10 @@ const envSchema = z.object({
   SECRETS_ENCRYPTION_KEY: z
     .string()
     .refine((v) => Buffer.from(v, 'base64').length === 32, 'SECRETS_ENCRYPTION_KEY must be 32 bytes, base64-encoded'),
+  /** A8: the id recorded with every secret SECRETS_ENCRYPTION_KEY seals; change it with the key. */
+  SECRETS_ENCRYPTION_KEY_ID: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'SECRETS_ENCRYPTION_KEY_ID must be 1–32 letters, digits, _ or -').default('k1'),
+  /** A8: earlier master keys, decrypt only, as id:base64,… — kept until `apipay secrets reencrypt` has run. */
+  SECRETS_ENCRYPTION_PREVIOUS_KEYS: z.string().optional(),
 });
 
 export type Env = z.output<typeof envSchema>;

@@ -28,8 +28,15 @@ const secretRef = z.string().transform((ref, ctx) => {
   return value;
 });
 
+/** A7: a token bucket, `per_second` refill up to `burst` requests at once. */
+const rateLimit = z.strictObject({ per_second: z.number().positive(), burst: z.number().int().min(1) });
+
 const providerBase = {
   secret_ref: secretRef,
+  /** A8: while the provider rotates its signing secret, signatures made with this one are accepted too. */
+  previous_secret_ref: secretRef.optional(),
+  /** A7: this provider's own bucket instead of inbound.rate_limit. */
+  rate_limit: rateLimit.optional(),
   api_base_url: z.url(),
   tolerance_seconds: z.number().int().positive().default(300),
 };
@@ -45,6 +52,8 @@ const provider = z.discriminatedUnion('scheme', [
 ]);
 
 export const profileSchema = z.strictObject({
+  /** The admin API (A7): every API key (and the bootstrap ADMIN_TOKEN) has its own bucket. */
+  admin: z.strictObject({ rate_limit: rateLimit.default({ per_second: 20, burst: 40 }) }).prefault({}),
   outbound: z.strictObject({
     kafka: z.strictObject({ topic: z.string().min(1), group: z.string().min(1) }),
     retry_schedule: z.array(duration).min(1),
@@ -79,6 +88,8 @@ export const profileSchema = z.strictObject({
     receipt_commit_deadline: duration.prefault('5s'),
     /** R5: the Retry-After of those 503s. */
     overload_retry_after: duration.prefault('5s'),
+    /** A7: each provider's own bucket on POST /webhooks/{provider}; past it 429 with Retry-After (providers retry). */
+    rate_limit: rateLimit.default({ per_second: 500, burst: 1000 }),
     providers: z.record(z.string().regex(/^[a-z0-9-]+$/, 'provider names are lowercase, digits and dashes'), provider),
   }),
 });

@@ -1,7 +1,9 @@
 // Operator queries and commands on deliveries (O11, O12, O13 recover): list, get with attempts, retry, recover,
 // and an event with its deliveries. The workflow does the attempts; this only reads rows and asks it to retry.
+// Every method takes the acting principal (A1): for a merchant key, other accounts' rows do not exist.
 import type { Client } from '@temporalio/client';
 import { and, asc, eq, gt, gte, inArray, type SQL } from 'drizzle-orm';
+import { scopeOf, type Principal } from '../access/roles.js';
 import type { Db } from '../db/client.js';
 import { deliveries, deliveryAttempts, events, webhookEndpoints } from '../db/schema/index.js';
 import type { DeliveryStatus, RetryRequest } from '../shared/outbound.js';
@@ -49,18 +51,30 @@ export function createDeliveryAdmin(deps: DeliveryAdminDeps) {
     });
   }
 
-  async function endpointStatus(endpointId: string) {
+  async function endpointStatus(principal: Principal, endpointId: string) {
+    const account = scopeOf(principal);
     const [row] = await db
       .select({ status: webhookEndpoints.status, deletedAt: webhookEndpoints.deletedAt })
       .from(webhookEndpoints)
-      .where(eq(webhookEndpoints.id, endpointId));
+      .where(and(eq(webhookEndpoints.id, endpointId), account === undefined ? undefined : eq(webhookEndpoints.merchantAccount, account)));
+    return row;
+  }
+
+  async function findDelivery(principal: Principal, id: string): Promise<Delivery | undefined> {
+    const account = scopeOf(principal);
+    const [row] = await db
+      .select()
+      .from(deliveries)
+      .where(and(eq(deliveries.id, id), account === undefined ? undefined : eq(deliveries.merchantAccount, account)));
     return row;
   }
 
   return {
     /** O11: ordered by id (ULID, so creation order); the cursor is the last id of the previous page. */
-    async list(filter: { status?: DeliveryStatus; endpointId?: string; eventId?: string; afterId?: string; limit: number }): Promise<Delivery[]> {
+    async list(principal: Principal, filter: { status?: DeliveryStatus; endpointId?: string; eventId?: string; afterId?: string; limit: number }): Promise<Delivery[]> {
       const where: SQL[] = [];
+      const account = scopeOf(principal);
+      if (account !== undefined) where.push(eq(deliveries.merchantAccount, account));
       if (filter.status !== undefined) where.push(eq(deliveries.status, filter.status));
       if (filter.endpointId !== undefined) where.push(eq(deliveries.endpointId, filter.endpointId));
       if (filter.eventId !== undefined) where.push(eq(deliveries.eventPublicId, filter.eventId));
@@ -73,19 +87,19 @@ export function createDeliveryAdmin(deps: DeliveryAdminDeps) {
         .limit(filter.limit + 1);
     },
 
-    async get(id: string): Promise<{ delivery: Delivery; attempts: Attempt[] } | undefined> {
-      const [delivery] = await db.select().from(deliveries).where(eq(deliveries.id, id));
+    async get(principal: Principal, id: string): Promise<{ delivery: Delivery; attempts: Attempt[] } | undefined> {
+      const delivery = await findDelivery(principal, id);
       if (!delivery) return undefined;
       const attempts = await db.select().from(deliveryAttempts).where(eq(deliveryAttempts.deliveryId, id)).orderBy(asc(deliveryAttempts.attemptNumber));
       return { delivery, attempts };
     },
 
     /** O12: DELIVERED is a conflict; FAILED goes back to PENDING and starts a new cycle; waiting ones attempt now. */
-    async retry(id: string, request: RetryRequest): Promise<Delivery | undefined> {
-      const [delivery] = await db.select().from(deliveries).where(eq(deliveries.id, id));
+    async retry(principal: Principal, id: string, request: RetryRequest): Promise<Delivery | undefined> {
+      const delivery = await findDelivery(principal, id);
       if (!delivery) return undefined;
       if (delivery.status === 'DELIVERED') throw new DeliveryConflictError(`delivery ${id} was already delivered; a retry would send it twice`);
-      const endpoint = await endpointStatus(delivery.endpointId);
+      const endpoint = await endpointStatus(principal, delivery.endpointId);
       if (endpoint?.deletedAt) throw new DeliveryConflictError(`endpoint ${delivery.endpointId} was deleted`);
       if (endpoint?.status === 'disabled') throw new DeliveryConflictError(`endpoint ${delivery.endpointId} is disabled; enable it first`);
       await requeue(delivery, request);
@@ -94,8 +108,8 @@ export function createDeliveryAdmin(deps: DeliveryAdminDeps) {
     },
 
     /** O13: after an outage (or re-enabling), re-queue the endpoint's FAILED deliveries created since `since`. */
-    async recover(endpointId: string, since: Date, request: RetryRequest): Promise<{ requeued: number; deliveryIds: string[] } | undefined> {
-      const endpoint = await endpointStatus(endpointId);
+    async recover(principal: Principal, endpointId: string, since: Date, request: RetryRequest): Promise<{ requeued: number; deliveryIds: string[] } | undefined> {
+      const endpoint = await endpointStatus(principal, endpointId);
       if (!endpoint || endpoint.deletedAt) return undefined;
       if (endpoint.status === 'disabled') throw new DeliveryConflictError(`endpoint ${endpointId} is disabled; enable it before recovering its deliveries`);
       const failed = await db
@@ -109,8 +123,12 @@ export function createDeliveryAdmin(deps: DeliveryAdminDeps) {
       return { requeued: failed.length, deliveryIds: failed.map((d) => d.id) };
     },
 
-    async event(eventId: string): Promise<{ event: EventRow; deliveries: Delivery[] } | undefined> {
-      const [event] = await db.select().from(events).where(eq(events.eventPublicId, eventId));
+    async event(principal: Principal, eventId: string): Promise<{ event: EventRow; deliveries: Delivery[] } | undefined> {
+      const account = scopeOf(principal);
+      const [event] = await db
+        .select()
+        .from(events)
+        .where(and(eq(events.eventPublicId, eventId), account === undefined ? undefined : eq(events.merchantAccount, account)));
       if (!event) return undefined;
       const rows = await db.select().from(deliveries).where(inArray(deliveries.eventPublicId, [eventId])).orderBy(asc(deliveries.id));
       return { event, deliveries: rows };

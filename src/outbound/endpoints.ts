@@ -1,17 +1,21 @@
 // Webhook endpoint service (requirements §4): create with a secret shown once, read, list, update, disable/enable, delete.
 // Deletion is soft (deleted_at + disabled): deliveries keep referencing the endpoint, so their history stays
 // queryable, no new delivery is fanned out to it and no attempt is sent; its secrets are destroyed.
+// Every method takes the acting principal (A1): a merchant key sees its own account's endpoints only, so another
+// account's endpoint is not found.
 import { and, asc, eq, gt, isNull, type SQL } from 'drizzle-orm';
+import { scopeOf, type Principal } from '../access/roles.js';
 import type { Db } from '../db/client.js';
 import { endpointSecrets, webhookEndpoints } from '../db/schema/index.js';
 import { newId } from '../shared/ids.js';
+import type { SecretKeys } from './keyring.js';
 import { generateEndpointSecret, insertEndpointSecret, rotateEndpointSecret } from './secrets.js';
 
 export type Endpoint = typeof webhookEndpoints.$inferSelect;
 
 export interface EndpointServiceDeps {
   db: Db;
-  secretsKey: Buffer;
+  secretsKey: SecretKeys;
   now?: () => Date;
 }
 
@@ -42,20 +46,24 @@ export function normalizeEventTypes(types: string[]): string[] {
   return unique.includes('*') ? ['*'] : unique;
 }
 
-const live = (id: string) => and(eq(webhookEndpoints.id, id), isNull(webhookEndpoints.deletedAt));
+/** Not deleted, and within the principal's account when it is a merchant key. */
+function live(principal: Principal, id: string): SQL {
+  const account = scopeOf(principal);
+  return and(eq(webhookEndpoints.id, id), isNull(webhookEndpoints.deletedAt), account === undefined ? undefined : eq(webhookEndpoints.merchantAccount, account))!;
+}
 
 export function createEndpointService(deps: EndpointServiceDeps) {
   const { db, secretsKey } = deps;
   const now = deps.now ?? (() => new Date());
 
-  async function get(id: string): Promise<Endpoint> {
-    const [row] = await db.select().from(webhookEndpoints).where(live(id));
+  async function get(principal: Principal, id: string): Promise<Endpoint> {
+    const [row] = await db.select().from(webhookEndpoints).where(live(principal, id));
     if (!row) throw new EndpointNotFoundError(id);
     return row;
   }
 
-  async function updateLive(id: string, values: Partial<typeof webhookEndpoints.$inferInsert>): Promise<Endpoint> {
-    const [row] = await db.update(webhookEndpoints).set({ ...values, updatedAt: now() }).where(live(id)).returning();
+  async function updateLive(principal: Principal, id: string, values: Partial<typeof webhookEndpoints.$inferInsert>): Promise<Endpoint> {
+    const [row] = await db.update(webhookEndpoints).set({ ...values, updatedAt: now() }).where(live(principal, id)).returning();
     if (!row) throw new EndpointNotFoundError(id);
     return row;
   }
@@ -64,7 +72,9 @@ export function createEndpointService(deps: EndpointServiceDeps) {
     get,
 
     /** The plain secret is returned here and at rotation only; at rest it is AES-256-GCM encrypted. */
-    async create(input: CreateEndpointInput): Promise<{ endpoint: Endpoint; secret: string }> {
+    async create(principal: Principal, input: CreateEndpointInput): Promise<{ endpoint: Endpoint; secret: string }> {
+      const account = scopeOf(principal);
+      if (account !== undefined && account !== input.merchantAccount) throw new Error('a merchant key creates endpoints of its own account only');
       const secret = generateEndpointSecret();
       const endpoint = await db.transaction(async (tx) => {
         const [row] = await tx
@@ -84,44 +94,46 @@ export function createEndpointService(deps: EndpointServiceDeps) {
       return { endpoint, secret };
     },
 
-    async list(filter: { merchantAccount?: string; afterId?: string; limit: number }): Promise<Endpoint[]> {
+    async list(principal: Principal, filter: { merchantAccount?: string; afterId?: string; limit: number }): Promise<Endpoint[]> {
       const where: SQL[] = [isNull(webhookEndpoints.deletedAt)];
+      const account = scopeOf(principal);
+      if (account !== undefined) where.push(eq(webhookEndpoints.merchantAccount, account));
       if (filter.merchantAccount !== undefined) where.push(eq(webhookEndpoints.merchantAccount, filter.merchantAccount));
       if (filter.afterId !== undefined) where.push(gt(webhookEndpoints.id, filter.afterId));
       // limit + 1 tells the caller whether another page exists (see api/admin/pagination.ts).
       return db.select().from(webhookEndpoints).where(and(...where)).orderBy(asc(webhookEndpoints.id)).limit(filter.limit + 1);
     },
 
-    async update(id: string, input: UpdateEndpointInput): Promise<Endpoint> {
+    async update(principal: Principal, id: string, input: UpdateEndpointInput): Promise<Endpoint> {
       const values: Partial<typeof webhookEndpoints.$inferInsert> = {};
       if (input.url !== undefined) values.url = input.url;
       if (input.description !== undefined) values.description = input.description;
       if (input.eventTypes !== undefined) values.eventTypes = normalizeEventTypes(input.eventTypes);
-      return updateLive(id, values);
+      return updateLive(principal, id, values);
     },
 
-    async disable(id: string, reason: string): Promise<Endpoint> {
-      return updateLive(id, { status: 'disabled', disabledReason: reason, disabledAt: now() });
+    async disable(principal: Principal, id: string, reason: string): Promise<Endpoint> {
+      return updateLive(principal, id, { status: 'disabled', disabledReason: reason, disabledAt: now() });
     },
 
     /** O13: enabling clears the failure streak, or the first failure after it would disable the endpoint again. */
-    async enable(id: string): Promise<Endpoint> {
-      return updateLive(id, { status: 'enabled', disabledReason: null, disabledAt: null, failingSince: null });
+    async enable(principal: Principal, id: string): Promise<Endpoint> {
+      return updateLive(principal, id, { status: 'enabled', disabledReason: null, disabledAt: null, failingSince: null });
     },
 
-    async rotateSecret(id: string, graceMs: number): Promise<{ endpoint: Endpoint; secret: string }> {
-      const endpoint = await get(id);
+    async rotateSecret(principal: Principal, id: string, graceMs: number): Promise<{ endpoint: Endpoint; secret: string }> {
+      const endpoint = await get(principal, id);
       const secret = await rotateEndpointSecret(db, id, secretsKey, graceMs, now());
       return { endpoint, secret };
     },
 
-    async remove(id: string): Promise<void> {
+    async remove(principal: Principal, id: string): Promise<void> {
       await db.transaction(async (tx) => {
         const at = now();
         const [row] = await tx
           .update(webhookEndpoints)
           .set({ deletedAt: at, status: 'disabled', disabledReason: 'deleted', disabledAt: at, updatedAt: at })
-          .where(live(id))
+          .where(live(principal, id))
           .returning({ id: webhookEndpoints.id });
         if (!row) throw new EndpointNotFoundError(id);
         await tx.delete(endpointSecrets).where(eq(endpointSecrets.endpointId, id));

@@ -19,6 +19,8 @@ export const HMAC_EVENT_TYPES: Readonly<Record<string, ProviderEventType>> = {
 export interface HmacAdapterOptions {
   provider: string;
   secret: string;
+  /** A8: a second secret accepted while the provider rotates. */
+  previousSecret?: string | undefined;
   header: string;
   encoding: 'hex' | 'base64';
 }
@@ -39,8 +41,10 @@ export function createHmacAdapter(options: HmacAdapterOptions): ProviderAdapter 
       if (!SIGNATURE_SHAPE[options.encoding].test(received)) {
         throw new SignatureError('malformed_signature', `${options.header} is not a ${options.encoding} HMAC-SHA256`);
       }
-      const expected = hmacSha256(options.secret, rawBody);
-      if (!safeEqual(expected, Buffer.from(received, options.encoding))) {
+      const signature = Buffer.from(received, options.encoding);
+      let matched = false;
+      for (const secret of [options.secret, options.previousSecret]) if (secret !== undefined) matched = safeEqual(hmacSha256(secret, rawBody), signature) || matched;
+      if (!matched) {
         throw new SignatureError('signature_mismatch', 'signature does not match');
       }
     },

@@ -12,8 +12,8 @@ export function createProviderRegistry(providers: Profile['inbound']['providers'
     registry.set(
       name,
       config.scheme === 'stripe'
-        ? createStripeAdapter({ provider: name, secret: config.secret_ref, toleranceSeconds: config.tolerance_seconds })
-        : createHmacAdapter({ provider: name, secret: config.secret_ref, header: config.header, encoding: config.encoding }),
+        ? createStripeAdapter({ provider: name, secret: config.secret_ref, previousSecret: config.previous_secret_ref, toleranceSeconds: config.tolerance_seconds })
+        : createHmacAdapter({ provider: name, secret: config.secret_ref, previousSecret: config.previous_secret_ref, header: config.header, encoding: config.encoding }),
     );
   }
   return registry;

@@ -23,6 +23,8 @@ const POINTS_AT_PAYMENT = new Set<ProviderEventType>(['refund.succeeded', 'charg
 export interface StripeAdapterOptions {
   provider: string;
   secret: string;
+  /** A8: a second secret accepted while the provider rotates. */
+  previousSecret?: string | undefined;
   toleranceSeconds: number;
 }
 
@@ -52,10 +54,10 @@ export function createStripeAdapter(options: StripeAdapterOptions): ProviderAdap
       const header = headers[STRIPE_SIGNATURE_HEADER];
       if (!header) throw new SignatureError('missing_signature', 'Stripe-Signature header is missing');
       const { timestamp, v1 } = parseStripeSignatureHeader(header);
-      const expected = hmacSha256(options.secret, `${timestamp}.`, rawBody);
-      // Check every candidate, not the first match only, so timing does not reveal which one matched.
+      const expected = [options.secret, options.previousSecret].filter((s) => s !== undefined).map((s) => hmacSha256(s, `${timestamp}.`, rawBody));
+      // Check every candidate against every secret, not the first match only, so timing does not reveal which matched.
       let matched = false;
-      for (const candidate of v1) matched = safeEqual(expected, Buffer.from(candidate, 'hex')) || matched;
+      for (const candidate of v1) for (const mac of expected) matched = safeEqual(mac, Buffer.from(candidate, 'hex')) || matched;
       if (!matched) throw new SignatureError('signature_mismatch', 'no v1 signature matches');
       const age = Math.floor(now.getTime() / 1000) - timestamp;
       if (age > options.toleranceSeconds) throw new SignatureError('stale_timestamp', 'signature timestamp is outside the tolerance');

@@ -4,6 +4,7 @@
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
+import { keyringFromEnv } from '../outbound/keyring.js';
 import { createDatabase, databaseOptions } from '../db/client.js';
 import { createOutboundBatchHandler } from '../dispatcher/outbound-handler.js';
 import { runDispatcher } from '../dispatcher/run.js';
@@ -36,7 +37,7 @@ const workers = env.DISPATCHER_DELIVERY_WORKER
       connection,
       namespace: env.TEMPORAL_NAMESPACE,
       taskQueues: { delivery, reconciliation: delivery, smoke: delivery }, // the delivery queue only
-      activities: createActivities({ db: database.db, profile, logger, secretsKey: Buffer.from(env.SECRETS_ENCRYPTION_KEY, 'base64') }),
+      activities: createActivities({ db: database.db, profile, logger, secretsKey: keyringFromEnv(env) }),
       tuning: workerTuning(env), // the same bounded cache and slots as the worker process
     })
   : [];

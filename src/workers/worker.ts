@@ -1,6 +1,7 @@
 // Temporal worker process: runs the delivery, reconciliation and smoke task queues, with /metrics.
 import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
+import { keyringFromEnv } from '../outbound/keyring.js';
 import { createDatabase, databaseOptions } from '../db/client.js';
 import { startInboundSweep } from '../inbound/sweep.js';
 import { createLogger } from '../lib/logger.js';
@@ -26,7 +27,7 @@ const activities = createActivities({
   db: database.db,
   profile,
   logger,
-  secretsKey: Buffer.from(env.SECRETS_ENCRYPTION_KEY, 'base64'),
+  secretsKey: keyringFromEnv(env),
 });
 const workers = await createWorkers({
   connection,

@@ -7,3 +7,10 @@ export const TEST_SERVER_PATH =
 export const WORKFLOW_BUNDLE_PATH = new URL('../../.data/test/workflow-bundle.js', import.meta.url).pathname;
 export const TEST_SECRETS_KEY = Buffer.alloc(32, 7);
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
+/** A6: the same test database as the application role (created by scripts/stack.sh and src/db/migrate.ts). */
+export const TEST_APP_DATABASE_URL = (() => {
+  const url = new URL(TEST_DATABASE_URL);
+  url.username = process.env.DATABASE_APP_ROLE ?? 'apipay_app';
+  url.password = '';
+  return url.toString();
+})();

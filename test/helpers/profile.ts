@@ -13,7 +13,8 @@ export function testProfile(overrides: Record<string, unknown> = {}): Profile {
   // Always the test values: a developer's .data/dev.env must not change what the tests sign with.
   for (const [name, value] of Object.entries(TEST_PROVIDER_SECRETS)) process.env[name] = value;
   const base = parse(readFileSync(new URL('../../config/example.yaml', import.meta.url), 'utf8')) as Record<string, unknown>;
-  const merged = merge(base, { outbound: { allow_insecure_urls: true } });
+  // A7's admin limit is per key; tests send many requests with one key, so only the rate-limit tests set it low.
+  const merged = merge(base, { outbound: { allow_insecure_urls: true }, admin: { rate_limit: { per_second: 100_000, burst: 100_000 } } });
   return parseProfile(merge(merged, overrides), 'test profile');
 }
 

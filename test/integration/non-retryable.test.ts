@@ -56,7 +56,11 @@ describe('R4 outbound: a non-retryable activity failure ends FAILED with its rea
       }, 20_000, 'FAILED');
       expect(row.failureReason).toBe(`MissingSigningSecretError: endpoint ${endpoint.id} has no active signing secret`);
       expect(row.failedAt).not.toBeNull();
-      const progress = await handle.query(deliveryStatusQuery);
+      // The row is written by the activity; the workflow's own state follows one workflow task later.
+      const progress = await waitFor(async () => {
+        const p = await handle.query(deliveryStatusQuery);
+        return p.status === 'FAILED' ? p : null;
+      }, 20_000, 'query FAILED');
       expect(progress).toMatchObject({ status: 'FAILED', reason: row.failureReason });
       expect((await handle.describe()).typedSearchAttributes.get(SA.deliveryStatus)).toBe('FAILED');
       expect((await handle.describe()).status.name).toBe('RUNNING'); // in its review window, like any FAILED delivery

@@ -50,6 +50,11 @@ const cases: Array<[string[], string, string, Record<string, string>, unknown]> 
   [['events', 'get', 'evt_1'], 'GET', '/admin/v1/events/evt_1', {}, undefined],
   [['reconciliations', 'list', '--state', 'manual_review', '--provider', 'sandbox-stripe'], 'GET', '/admin/v1/reconciliations', { state: 'manual_review', provider: 'sandbox-stripe' }, undefined],
   [['reconciliations', 'get', 'reconcile:sandbox-stripe:evt_9'], 'GET', '/admin/v1/reconciliations/reconcile%3Asandbox-stripe%3Aevt_9', {}, undefined],
+  [['keys', 'create', '--role', 'operator', '--name', 'alice'], 'POST', '/admin/v1/api-keys', {}, { name: 'alice', role: 'operator' }],
+  [['keys', 'create', '--role', 'merchant', '--name', 'shop', '--merchant', 'acct_1'], 'POST', '/admin/v1/api-keys', {}, { name: 'shop', role: 'merchant', merchant_account: 'acct_1' }],
+  [['keys', 'list', '--include-revoked', '--limit', '5'], 'GET', '/admin/v1/api-keys', { include_revoked: 'true', limit: '5' }, undefined],
+  [['keys', 'revoke', 'apk_01jd2m3k4n5p6q7r8s9t0v1w2x'], 'POST', '/admin/v1/api-keys/apk_01jd2m3k4n5p6q7r8s9t0v1w2x/revoke', {}, undefined],
+  [['secrets', 'reencrypt'], 'POST', '/admin/v1/secrets/reencrypt', {}, undefined],
   [['reconciliations', 'resolve', 'r1', '--decision', 'applied', '--operator', 'ana', '--reason', 'bank confirmed'], 'POST', '/admin/v1/reconciliations/r1/resolution', {}, { decision: 'applied', operator: 'ana', reason: 'bank confirmed' }],
   [['reconciliations', 'resolve', 'r1', '--decision', 'applied', '--operator', 'ana', '--reason', 'r', '--post', 'webhook'], 'POST', '/admin/v1/reconciliations/r1/resolution', {}, { decision: 'applied', operator: 'ana', reason: 'r', post: 'webhook' }],
   [['reconciliations', 'resolve', 'r1', '--decision', 'applied', '--operator', 'ana', '--reason', 'r', '--amount', '1400', '--currency', 'USD'], 'POST', '/admin/v1/reconciliations/r1/resolution', {}, { decision: 'applied', operator: 'ana', reason: 'r', post: { amount_minor: '1400', currency: 'USD' } }],
@@ -160,17 +165,23 @@ describe('apipay CLI', () => {
     expect(await runCli(['ledger', 'check'], harness(() => Response.json({ ok: true, violations: [] })).io)).toBe(0);
   });
 
-  it('§4 ADMIN_TOKEN is required', async () => {
+  it('§4 a credential is required: APIPAY_API_KEY or the bootstrap ADMIN_TOKEN', async () => {
     const h = harness();
     delete h.io.env.ADMIN_TOKEN;
     expect(await runCli(['endpoints', 'list'], h.io)).toBe(1);
-    expect(JSON.parse(h.err()).error.message).toBe('ADMIN_TOKEN is not set');
+    expect(JSON.parse(h.err()).error.message).toBe('APIPAY_API_KEY (or ADMIN_TOKEN) is not set');
+  });
+
+  it('A1 the CLI sends APIPAY_API_KEY when it is set, ahead of ADMIN_TOKEN', async () => {
+    const h = harness(undefined, { APIPAY_API_KEY: 'apk_personal' });
+    expect(await runCli(['keys', 'list'], h.io)).toBe(0);
+    expect(h.seen[0]!.headers.authorization).toBe('Bearer apk_personal');
   });
 
   it('§4 help lists every command group and command', async () => {
     const h = harness();
     expect(await runCli(['help'], h.io)).toBe(0);
-    for (const line of ['endpoints create', 'endpoints rotate-secret', 'endpoints recover', 'deliveries retry', 'events get', 'reconciliations resolve', 'exports resolutions', 'exports ledger', 'ledger adjust', 'ledger check']) {
+    for (const line of ['endpoints create', 'endpoints rotate-secret', 'endpoints recover', 'deliveries retry', 'events get', 'reconciliations resolve', 'exports resolutions', 'exports ledger', 'ledger adjust', 'ledger check', 'keys create', 'keys list', 'keys revoke', 'secrets reencrypt']) {
       expect(h.out()).toContain(`apipay ${line}`);
     }
     expect(h.out()).toBe(helpText());

@@ -79,7 +79,7 @@ describe('environment', () => {
   const valid = { ADMIN_TOKEN: 'x'.repeat(20), SECRETS_ENCRYPTION_KEY: Buffer.alloc(32).toString('base64') };
   it('defaults match the local stack', () => {
     const env = parseEnv(valid);
-    expect(env.DATABASE_URL).toBe('postgres://postgres@127.0.0.1:5433/apipay');
+    expect(env.DATABASE_URL).toBe('postgres://apipay_app@127.0.0.1:5433/apipay'); // A6: the application role
     expect(env.TEMPORAL_ADDRESS).toBe('127.0.0.1:7233');
     expect(env.KAFKA_BROKERS).toEqual(['127.0.0.1:9092']);
   });

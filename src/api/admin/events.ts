@@ -1,12 +1,14 @@
 // Admin route for one outbound event: its envelope fields, the exact body sent, and its deliveries (requirements §4).
-import { createRoute, z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
+import { seesRawBodies } from '../../access/roles.js';
 import { createDeliveryAdmin } from '../../outbound/delivery-admin.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
+import { adminRoute } from './access.js';
 import type { AdminApp } from './index.js';
 import { errorResponses, eventJson, eventSchema } from './outbound-schemas.js';
 
-const getEvent = createRoute({
+const getEvent = adminRoute({ role: 'viewer', merchant: true }, {
   method: 'get',
   path: '/events/{id}',
   tags: ['Events'],
@@ -26,8 +28,11 @@ export function registerEvents(admin: AdminApp, deps: ApiDeps): void {
   const service = createDeliveryAdmin({ db: deps.db, temporal: deps.temporal, taskQueue: deps.taskQueues.delivery, retryScheduleMs: deps.profile.outbound.retry_schedule });
   admin.openapi(getEvent, async (c) => {
     const { id } = c.req.valid('param');
-    const found = await service.event(id);
+    const principal = c.get('principal');
+    const found = await service.event(principal, id);
     if (!found) throw new ApiError('not_found', `event ${id} does not exist`);
-    return c.json(eventJson(found.event, found.deliveries), 200);
+    const event = eventJson(found.event, found.deliveries);
+    // A1: a viewer sees the envelope and deliveries, never the body (personal data lives there).
+    return c.json(seesRawBodies(principal) ? event : { ...event, body: undefined }, 200);
   });
 }

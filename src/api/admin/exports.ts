@@ -1,11 +1,12 @@
 // Finance exports (I11, L2, L4): operator resolutions in a time range as CSV, with the webhook's, the provider's
 // and the posted amounts each in its own currency and exponent, and the ledger columns of the transaction that
 // resolution posted (signed) — so the file sums to the ledger; and every ledger entry of a period.
-import { createRoute, z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import { csvLine, currencyExponent, minorToDecimal } from '../../inbound/csv.js';
 import { ledgerLines, resolutionLines } from '../../ledger/exports.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
+import { adminRoute } from './access.js';
 import type { AdminApp } from './index.js';
 import { errorResponses } from './outbound-schemas.js';
 
@@ -37,7 +38,7 @@ const periodQuery = z.object({
 });
 const csvResponse = { 200: { content: { 'text/csv': { schema: z.string() } }, description: 'RFC 4180 CSV with a header line' }, ...errorResponses };
 
-const resolutionsRoute = createRoute({
+const resolutionsRoute = adminRoute({ role: 'admin', merchant: false }, {
   method: 'get',
   path: '/exports/operator-resolutions.csv',
   tags: ['Exports'],
@@ -45,7 +46,7 @@ const resolutionsRoute = createRoute({
   request: { query: periodQuery },
   responses: csvResponse,
 });
-const ledgerRoute = createRoute({
+const ledgerRoute = adminRoute({ role: 'admin', merchant: false }, {
   method: 'get',
   path: '/exports/ledger.csv',
   tags: ['Exports'],

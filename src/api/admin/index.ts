@@ -1,32 +1,55 @@
-// The admin API under /admin/v1: bearer auth, zod-validated requests that name the bad field, one error shape,
-// and an OpenAPI document built from the same route definitions (/admin/v1/openapi.json).
+// The admin API under /admin/v1: authentication and role checks decided by route (A1, A9), a token bucket per key
+// (A7), zod-validated requests that name the bad field, one error shape, and an OpenAPI document built from the
+// same route definitions (/admin/v1/openapi.json, the one public route) stating the role each operation needs.
 import { OpenAPIHono } from '@hono/zod-openapi';
+import { createApiKeyService } from '../../access/api-keys.js';
+import { createRateLimiter } from '../../lib/token-bucket.js';
+import type { AdminEnv } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 import { handleError, validationError } from '../errors.js';
-import { bearerAuth } from '../middleware/bearer-auth.js';
+import { authenticate } from '../middleware/authenticate.js';
+import { accessRules, PUBLIC_ROUTES } from './access.js';
+import { registerApiKeys } from './api-keys.js';
 import { registerEvents } from './events.js';
 import { registerExports } from './exports.js';
 import { registerLedger } from './ledger.js';
 import { registerReconciliations } from './reconciliations.js';
+import { registerSecrets } from './secrets.js';
 import { registerWebhookDeliveries } from './webhook-deliveries.js';
 import { registerWebhookEndpoints } from './webhook-endpoints.js';
 
-export type AdminApp = OpenAPIHono;
+export type AdminApp = OpenAPIHono<AdminEnv>;
 
-export function createAdminApp(deps: ApiDeps): OpenAPIHono {
-  const admin = new OpenAPIHono({
+export function createAdminApp(deps: ApiDeps): AdminApp {
+  const admin = new OpenAPIHono<AdminEnv>({
     defaultHook: (result) => {
       if (!result.success) throw validationError(result.error, result.target);
     },
   });
+  const keys = createApiKeyService({ db: deps.db, ...(deps.now ? { now: deps.now } : {}) });
+  admin.use(
+    '*',
+    authenticate({
+      rules: () => accessRules(admin),
+      publicRoutes: PUBLIC_ROUTES,
+      bootstrapToken: deps.env.ADMIN_TOKEN,
+      keys,
+      limiter: createRateLimiter(deps.profile.admin.rate_limit),
+    }),
+  );
   admin.doc31('/openapi.json', {
     openapi: '3.1.0',
-    info: { title: 'ApiPay admin API', version: '1.0.0', description: 'Operator surface of the ApiPay webhook platform.' },
+    info: {
+      title: 'ApiPay admin API',
+      version: '1.0.0',
+      description:
+        'Operator surface of the ApiPay webhook platform. Every operation but this document needs `Authorization: Bearer <API key>`; ' +
+        'its description and `x-required-role` state the least role (viewer < operator < admin), `x-merchant-access: own` that a merchant key may call it for its own objects.',
+    },
     servers: [{ url: '/admin/v1' }],
     security: [{ bearer: [] }],
   });
   admin.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
-  admin.use('*', async (c, next) => (c.req.path.endsWith('/openapi.json') ? next() : bearerAuth(deps.env.ADMIN_TOKEN)(c, next)));
   admin.onError(handleError);
   // Resource modules register themselves here, one line each:
   registerWebhookEndpoints(admin, deps);
@@ -35,5 +58,7 @@ export function createAdminApp(deps: ApiDeps): OpenAPIHono {
   registerReconciliations(admin, deps);
   registerExports(admin, deps);
   registerLedger(admin, deps);
+  registerApiKeys(admin, keys);
+  registerSecrets(admin, deps);
   return admin;
 }

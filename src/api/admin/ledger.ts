@@ -1,11 +1,12 @@
 // Admin routes for the ledger (L3, L6): an operator's audited adjustment against a payment, the adjustments
 // of a payment, and the ledger check (`apipay ledger check`).
-import { createRoute, z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import { adjustmentsOf, AdjustmentRefusedError, postAdjustment, type AdjustmentRow } from '../../ledger/adjustments.js';
 import { checkLedger } from '../../ledger/check.js';
 import { CURRENCY, OPERATOR_MAX, REASON_MAX, textProblem } from '../../shared/operator-input.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
+import { adminRoute } from './access.js';
 import type { AdminApp } from './index.js';
 import { conflictResponse, errorResponses } from './outbound-schemas.js';
 
@@ -48,7 +49,7 @@ const adjustmentJson = (a: AdjustmentRow): z.infer<typeof adjustmentSchema> => (
   created_at: a.createdAt.toISOString(),
 });
 
-const createAdjustmentRoute = createRoute({
+const createAdjustmentRoute = adminRoute({ role: 'operator', merchant: false }, {
   method: 'post',
   path: '/ledger/adjustments',
   tags,
@@ -77,7 +78,7 @@ const createAdjustmentRoute = createRoute({
   responses: { 201: json(adjustmentSchema, 'Posted'), 200: json(adjustmentSchema, 'Already posted with this idempotency key'), ...errorResponses, ...conflictResponse },
 });
 
-const listAdjustmentsRoute = createRoute({
+const listAdjustmentsRoute = adminRoute({ role: 'viewer', merchant: false }, {
   method: 'get',
   path: '/ledger/adjustments',
   tags,
@@ -88,7 +89,7 @@ const listAdjustmentsRoute = createRoute({
 
 const violationSchema = z.object({ kind: z.enum(['unbalanced', 'past_settled', 'posted_twice', 'export_mismatch']), message: z.string(), ids: z.array(z.string()) });
 const datetime = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' });
-const checkRoute = createRoute({
+const checkRoute = adminRoute({ role: 'viewer', merchant: false }, {
   method: 'get',
   path: '/ledger/check',
   tags,

@@ -118,7 +118,7 @@ export const attemptSchema = z
     latency_ms: z.number().int(),
     error_kind: z.string().nullable(),
     error_message: z.string().nullable(),
-    response_excerpt: z.string().nullable(),
+    response_excerpt: z.string().nullable().optional().openapi({ description: 'absent for the viewer role (A1)' }),
   })
   .openapi('DeliveryAttempt');
 
@@ -146,7 +146,7 @@ export const eventSchema = z
     livemode: z.boolean(),
     merchant_account: z.string(),
     received_at: iso,
-    body: z.unknown().openapi({ description: 'the exact body every delivery sends, parsed as JSON' }),
+    body: z.unknown().openapi({ description: 'the exact body every delivery sends, parsed as JSON; absent for the viewer role (A1)' }),
     deliveries: z.array(deliverySchema),
   })
   .openapi('Event');

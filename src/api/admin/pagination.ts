@@ -1,4 +1,5 @@
-// Cursor pagination shared by every admin list: ids are ULID-ordered, the cursor is the last id returned (opaque).
+// Cursor pagination shared by every admin list: ids are ULID-ordered, the cursor is the last id returned, as
+// base64url (opaque, and safe in a query string whatever the id holds: A9).
 import { z } from '@hono/zod-openapi';
 import { ApiError } from '../errors.js';
 
@@ -12,7 +13,9 @@ export const encodeCursor = (lastId: string) => Buffer.from(lastId, 'utf8').toSt
 export function decodeCursor(cursor: string | undefined): string | undefined {
   if (cursor === undefined) return undefined;
   const id = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!/^[\w:.-]{1,200}$/.test(id)) throw new ApiError('validation_failed', 'cursor: not a cursor returned by this API');
+  // Node decodes leniently (skips foreign characters): only a cursor that re-encodes to itself is one of ours.
+  // Ids are printable ASCII; reconciliation ids carry a provider event id of up to 200 characters (A9).
+  if (encodeCursor(id) !== cursor || !/^[\x21-\x7e]{1,400}$/.test(id)) throw new ApiError('validation_failed', 'cursor: not a cursor returned by this API');
   return id;
 }
 

@@ -1,6 +1,6 @@
 // Admin routes for reconciliations (I7, I11): list by state and provider, one with its transitions and
 // resolution, and the operator resolution that runs the workflow's `resolve` update.
-import { createRoute, z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import {
   createReconciliationAdmin,
   ResolutionConflictError,
@@ -14,6 +14,7 @@ import { AMOUNT_MINOR, CURRENCY, OPERATOR_MAX, REASON_MAX, textProblem } from '.
 import { bindReconciliationGauges } from '../../metrics/inbound-ledger.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
+import { adminRoute } from './access.js';
 import type { AdminApp } from './index.js';
 import { conflictResponse, errorResponses } from './outbound-schemas.js';
 import { decodeCursor, listEnvelope, page, paginationQuery } from './pagination.js';
@@ -161,11 +162,12 @@ export function toOperatorResolution(body: z.infer<typeof resolutionRequestSchem
 const idParam = z.object({
   id: z
     .string()
-    .regex(/^reconcile:[a-z0-9-]+:[\w.:-]{1,200}$/, 'must be a reconcile:<provider>:<event id> id')
+    // A9: the provider event id is any printable ASCII up to 200 characters (src/providers/payload.ts), so is this.
+    .regex(/^reconcile:[a-z0-9-]+:[\x21-\x7e]{1,200}$/, 'must be a reconcile:<provider>:<event id> id')
     .openapi({ param: { name: 'id', in: 'path' }, example: 'reconcile:sandbox-stripe:evt_1Q2w3E' }),
 });
 
-const listRoute = createRoute({
+const listRoute = adminRoute({ role: 'viewer', merchant: false }, {
   method: 'get',
   path: '/reconciliations',
   tags,
@@ -174,7 +176,7 @@ const listRoute = createRoute({
   responses: { 200: json(listEnvelope(reconciliationSchema), 'A page of reconciliations'), ...errorResponses },
 });
 
-const getRoute = createRoute({
+const getRoute = adminRoute({ role: 'viewer', merchant: false }, {
   method: 'get',
   path: '/reconciliations/{id}',
   tags,
@@ -183,7 +185,7 @@ const getRoute = createRoute({
   responses: { 200: json(detailSchema, 'The reconciliation'), ...errorResponses },
 });
 
-const resolveRoute = createRoute({
+const resolveRoute = adminRoute({ role: 'operator', merchant: false }, {
   method: 'post',
   path: '/reconciliations/{id}/resolution',
   tags,

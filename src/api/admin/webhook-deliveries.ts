@@ -1,9 +1,11 @@
 // Admin routes for deliveries: list by status/endpoint/event (O11), get with attempts, manual retry (O12) and
 // bulk recovery of an endpoint's FAILED deliveries (O13).
-import { createRoute, z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
+import { seesRawBodies } from '../../access/roles.js';
 import { createDeliveryAdmin, DeliveryConflictError } from '../../outbound/delivery-admin.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
+import { adminRoute } from './access.js';
 import type { AdminApp } from './index.js';
 import {
   attemptJson,
@@ -25,7 +27,7 @@ const operatorFields = {
   reason: z.string().min(1).max(500).optional(),
 };
 
-const listDeliveries = createRoute({
+const listDeliveries = adminRoute({ role: 'viewer', merchant: true }, {
   method: 'get',
   path: '/webhook-deliveries',
   tags,
@@ -41,7 +43,7 @@ const listDeliveries = createRoute({
   responses: { 200: json(listEnvelope(deliverySchema), 'A page of deliveries'), ...errorResponses },
 });
 
-const getDelivery = createRoute({
+const getDelivery = adminRoute({ role: 'viewer', merchant: true }, {
   method: 'get',
   path: '/webhook-deliveries/{id}',
   tags,
@@ -50,7 +52,7 @@ const getDelivery = createRoute({
   responses: { 200: json(deliveryWithAttemptsSchema, 'The delivery and its attempts'), ...errorResponses },
 });
 
-const retryDelivery = createRoute({
+const retryDelivery = adminRoute({ role: 'operator', merchant: true }, {
   method: 'post',
   path: '/webhook-deliveries/{id}/retry',
   tags,
@@ -62,7 +64,7 @@ const retryDelivery = createRoute({
   responses: { 202: json(deliverySchema, 'Retry requested'), ...errorResponses, ...conflictResponse },
 });
 
-const recoverEndpoint = createRoute({
+const recoverEndpoint = adminRoute({ role: 'operator', merchant: false }, {
   method: 'post',
   path: '/webhook-endpoints/{id}/recover',
   tags,
@@ -102,7 +104,7 @@ export function registerWebhookDeliveries(admin: AdminApp, deps: ApiDeps): void 
 
   admin.openapi(listDeliveries, async (c) => {
     const q = c.req.valid('query');
-    const rows = await service.list({
+    const rows = await service.list(c.get('principal'), {
       limit: q.limit,
       ...(q.status !== undefined ? { status: q.status } : {}),
       ...(q.endpoint_id !== undefined ? { endpointId: q.endpoint_id } : {}),
@@ -115,16 +117,19 @@ export function registerWebhookDeliveries(admin: AdminApp, deps: ApiDeps): void 
 
   admin.openapi(getDelivery, async (c) => {
     const { id } = c.req.valid('param');
-    const found = await service.get(id);
+    const principal = c.get('principal');
+    const found = await service.get(principal, id);
     if (!found) throw new ApiError('not_found', `webhook delivery ${id} does not exist`);
-    return c.json({ ...deliveryJson(found.delivery), attempts: found.attempts.map(attemptJson) }, 200);
+    // A1: a viewer sees the attempts, not what the merchant's server answered.
+    const attempts = found.attempts.map(attemptJson).map((a) => (seesRawBodies(principal) ? a : { ...a, response_excerpt: undefined }));
+    return c.json({ ...deliveryJson(found.delivery), attempts }, 200);
   });
 
   admin.openapi(retryDelivery, async (c) => {
     const { id } = c.req.valid('param');
     // The body is optional: `curl -X POST …/retry` with no body is a valid retry.
     const body = c.req.header('content-type')?.includes('json') ? c.req.valid('json') : {};
-    const delivery = await service.retry(id, body).catch(conflict);
+    const delivery = await service.retry(c.get('principal'), id, body).catch(conflict);
     if (!delivery) throw new ApiError('not_found', `webhook delivery ${id} does not exist`);
     logger.info({ deliveryId: id, operator: body.operator, reason: body.reason }, 'manual retry requested (O12)');
     return c.json(deliveryJson(delivery), 202);
@@ -133,7 +138,7 @@ export function registerWebhookDeliveries(admin: AdminApp, deps: ApiDeps): void 
   admin.openapi(recoverEndpoint, async (c) => {
     const { id } = c.req.valid('param');
     const { since, ...request } = c.req.valid('json');
-    const result = await service.recover(id, new Date(since), request).catch(conflict);
+    const result = await service.recover(c.get('principal'), id, new Date(since), request).catch(conflict);
     if (!result) throw new ApiError('not_found', `webhook endpoint ${id} does not exist`);
     logger.info({ endpointId: id, since, requeued: result.requeued, operator: request.operator }, 'failed deliveries re-queued (O13)');
     return c.json({ requeued: result.requeued, delivery_ids: result.deliveryIds }, 202);

@@ -1,10 +1,12 @@
 // Admin routes for webhook endpoints: create (secret shown once), list, get, update, delete, rotate secret,
 // disable/enable (requirements §4, O9, O13, O15).
-import { createRoute, z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import { createEndpointService, EndpointNotFoundError } from '../../outbound/endpoints.js';
+import { keyringFromEnv } from '../../outbound/keyring.js';
 import { checkEndpointUrl, UnsafeUrlError } from '../../outbound/url-safety.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
+import { adminRoute } from './access.js';
 import type { AdminApp } from './index.js';
 import { endpointJson, endpointSchema, endpointWithSecretSchema, errorResponses, idParam } from './outbound-schemas.js';
 import { decodeCursor, listEnvelope, page, paginationQuery } from './pagination.js';
@@ -38,7 +40,7 @@ const updateBody = z
 const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
 const jsonBody = <T extends z.ZodTypeAny>(schema: T) => ({ body: { content: { 'application/json': { schema } }, required: true } });
 
-const createEndpoint = createRoute({
+const createEndpoint = adminRoute({ role: 'admin', merchant: false }, {
   method: 'post',
   path: '/webhook-endpoints',
   tags,
@@ -47,7 +49,7 @@ const createEndpoint = createRoute({
   responses: { 201: json(endpointWithSecretSchema, 'Created'), ...errorResponses },
 });
 
-const listEndpoints = createRoute({
+const listEndpoints = adminRoute({ role: 'viewer', merchant: true }, {
   method: 'get',
   path: '/webhook-endpoints',
   tags,
@@ -56,7 +58,7 @@ const listEndpoints = createRoute({
   responses: { 200: json(listEnvelope(endpointSchema), 'A page of endpoints'), ...errorResponses },
 });
 
-const getEndpoint = createRoute({
+const getEndpoint = adminRoute({ role: 'viewer', merchant: true }, {
   method: 'get',
   path: '/webhook-endpoints/{id}',
   tags,
@@ -65,7 +67,7 @@ const getEndpoint = createRoute({
   responses: { 200: json(endpointSchema, 'The endpoint'), ...errorResponses },
 });
 
-const updateEndpoint = createRoute({
+const updateEndpoint = adminRoute({ role: 'admin', merchant: false }, {
   method: 'patch',
   path: '/webhook-endpoints/{id}',
   tags,
@@ -74,7 +76,7 @@ const updateEndpoint = createRoute({
   responses: { 200: json(endpointSchema, 'The updated endpoint'), ...errorResponses },
 });
 
-const deleteEndpoint = createRoute({
+const deleteEndpoint = adminRoute({ role: 'admin', merchant: false }, {
   method: 'delete',
   path: '/webhook-endpoints/{id}',
   tags,
@@ -83,7 +85,7 @@ const deleteEndpoint = createRoute({
   responses: { 204: { description: 'Deleted' }, ...errorResponses },
 });
 
-const rotateSecret = createRoute({
+const rotateSecret = adminRoute({ role: 'admin', merchant: true }, {
   method: 'post',
   path: '/webhook-endpoints/{id}/secret/rotate',
   tags,
@@ -92,7 +94,7 @@ const rotateSecret = createRoute({
   responses: { 200: json(endpointWithSecretSchema, 'The endpoint with its new secret'), ...errorResponses },
 });
 
-const disableEndpoint = createRoute({
+const disableEndpoint = adminRoute({ role: 'admin', merchant: false }, {
   method: 'post',
   path: '/webhook-endpoints/{id}/disable',
   tags,
@@ -101,7 +103,7 @@ const disableEndpoint = createRoute({
   responses: { 200: json(endpointSchema, 'The disabled endpoint'), ...errorResponses },
 });
 
-const enableEndpoint = createRoute({
+const enableEndpoint = adminRoute({ role: 'admin', merchant: false }, {
   method: 'post',
   path: '/webhook-endpoints/{id}/enable',
   tags,
@@ -113,7 +115,7 @@ const enableEndpoint = createRoute({
 export function registerWebhookEndpoints(admin: AdminApp, deps: ApiDeps): void {
   const service = createEndpointService({
     db: deps.db,
-    secretsKey: Buffer.from(deps.env.SECRETS_ENCRYPTION_KEY, 'base64'),
+    secretsKey: keyringFromEnv(deps.env),
     ...(deps.now ? { now: deps.now } : {}),
   });
   const logger = deps.logger.child({ resource: 'webhook_endpoint' });
@@ -136,7 +138,7 @@ export function registerWebhookEndpoints(admin: AdminApp, deps: ApiDeps): void {
   admin.openapi(createEndpoint, async (c) => {
     const body = c.req.valid('json');
     await checkUrl(body.url);
-    const { endpoint, secret } = await service.create({
+    const { endpoint, secret } = await service.create(c.get('principal'), {
       merchantAccount: body.merchant_account,
       url: body.url,
       eventTypes: body.event_types,
@@ -149,7 +151,7 @@ export function registerWebhookEndpoints(admin: AdminApp, deps: ApiDeps): void {
 
   admin.openapi(listEndpoints, async (c) => {
     const query = c.req.valid('query');
-    const rows = await service.list({
+    const rows = await service.list(c.get('principal'), {
       limit: query.limit,
       ...(query.merchant_account !== undefined ? { merchantAccount: query.merchant_account } : {}),
       ...(query.cursor !== undefined ? { afterId: decodeCursor(query.cursor)! } : {}),
@@ -159,17 +161,17 @@ export function registerWebhookEndpoints(admin: AdminApp, deps: ApiDeps): void {
   });
 
   admin.openapi(getEndpoint, async (c) => {
-    const endpoint = await service.get(c.req.valid('param').id).catch(notFound);
+    const endpoint = await service.get(c.get('principal'), c.req.valid('param').id).catch(notFound);
     return c.json(endpointJson(endpoint), 200);
   });
 
   admin.openapi(updateEndpoint, async (c) => {
     const { id } = c.req.valid('param');
     const body = c.req.valid('json');
-    await service.get(id).catch(notFound); // 404 before a URL check a caller cannot act on
+    await service.get(c.get('principal'), id).catch(notFound); // 404 before a URL check a caller cannot act on
     if (body.url !== undefined) await checkUrl(body.url);
     const endpoint = await service
-      .update(id, {
+      .update(c.get('principal'), id, {
         ...(body.url !== undefined ? { url: body.url } : {}),
         ...(body.event_types !== undefined ? { eventTypes: body.event_types } : {}),
         ...(body.description !== undefined ? { description: body.description } : {}),
@@ -181,14 +183,14 @@ export function registerWebhookEndpoints(admin: AdminApp, deps: ApiDeps): void {
 
   admin.openapi(deleteEndpoint, async (c) => {
     const { id } = c.req.valid('param');
-    await service.remove(id).catch(notFound);
+    await service.remove(c.get('principal'), id).catch(notFound);
     logger.info({ endpointId: id }, 'webhook endpoint deleted');
     return c.body(null, 204);
   });
 
   admin.openapi(rotateSecret, async (c) => {
     const { id } = c.req.valid('param');
-    const { endpoint, secret } = await service.rotateSecret(id, deps.profile.outbound.secret_rotation_grace).catch(notFound);
+    const { endpoint, secret } = await service.rotateSecret(c.get('principal'), id, deps.profile.outbound.secret_rotation_grace).catch(notFound);
     logger.info({ endpointId: id, graceMs: deps.profile.outbound.secret_rotation_grace }, 'webhook endpoint secret rotated');
     return c.json({ ...endpointJson(endpoint), secret }, 200);
   });
@@ -196,14 +198,14 @@ export function registerWebhookEndpoints(admin: AdminApp, deps: ApiDeps): void {
   admin.openapi(disableEndpoint, async (c) => {
     const { id } = c.req.valid('param');
     const { reason } = c.req.valid('json');
-    const endpoint = await service.disable(id, reason).catch(notFound);
+    const endpoint = await service.disable(c.get('principal'), id, reason).catch(notFound);
     logger.info({ endpointId: id, reason }, 'webhook endpoint disabled by operator');
     return c.json(endpointJson(endpoint), 200);
   });
 
   admin.openapi(enableEndpoint, async (c) => {
     const { id } = c.req.valid('param');
-    const endpoint = await service.enable(id).catch(notFound);
+    const endpoint = await service.enable(c.get('principal'), id).catch(notFound);
     logger.info({ endpointId: id }, 'webhook endpoint enabled');
     return c.json(endpointJson(endpoint), 200);
   });

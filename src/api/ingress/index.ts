@@ -1,7 +1,9 @@
 // POST /webhooks/{provider} (I1–I6): raw bytes first, verify, extract, then one durable commit of registry row and
-// receipt, and only then 200. Order of refusals: 404 unknown provider, 415 not JSON, 413 too large, 401 bad
+// receipt, and only then 200. Order of refusals: 404 unknown provider, 429 that provider's rate limit (A7, its own
+// token bucket, so one provider's flood never takes another's share), 415 not JSON, 413 too large, 401 bad
 // signature (nothing stored), 400 unreadable payload (nothing stored). Duplicates answer 200 and change nothing.
 import type { Hono } from 'hono';
+import { createRateLimiter } from '../../lib/token-bucket.js';
 import { ingressMetrics as metrics } from '../../metrics/inbound-ingress.js';
 import { ReceiptWriterOverloadedError } from '../../inbound/receipt-writer.js';
 import { PayloadError, SignatureError } from '../../providers/index.js';
@@ -17,6 +19,7 @@ export function registerIngress(app: Hono, deps: ApiDeps): IngressServices {
   const services = createIngressServices(deps);
   const limit = deps.profile.inbound.max_body_bytes;
   const now = deps.now ?? (() => new Date());
+  const limiter = createRateLimiter(deps.profile.inbound.rate_limit);
   const retryAfterSeconds = deps.profile.inbound.overload_retry_after / 1000;
 
   app.post('/webhooks/:provider', async (c) => {
@@ -26,6 +29,11 @@ export function registerIngress(app: Hono, deps: ApiDeps): IngressServices {
     if (!adapter) {
       metrics.rejected.inc({ provider: 'unknown', reason: 'unknown_provider' });
       throw new ApiError('not_found', `unknown provider ${JSON.stringify(provider.slice(0, 64))}`);
+    }
+    const taken = limiter.take(provider, deps.profile.inbound.providers[provider]?.rate_limit);
+    if (!taken.allowed) {
+      metrics.rejected.inc({ provider, reason: 'rate_limited' });
+      throw new ApiError('rate_limited', `rate limit of provider ${provider} exceeded; retry later`, undefined, taken.retryAfterMs / 1000);
     }
     const incoming = nodeIncoming(c.env);
     const headers = incoming ? nodeHeaders(incoming) : c.req.header();

@@ -48,8 +48,10 @@ export const endpointSecrets = pgTable(
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
     endpointId: text('endpoint_id').notNull().references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
-    /** AES-256-GCM of the whsec_… string: iv(12) | tag(16) | ciphertext. */
+    /** AES-256-GCM of the whsec_… string: iv(12) | tag(16) | ciphertext; associated data: the endpoint id (A8). */
     ciphertext: bytea('ciphertext').notNull(),
+    /** A8: id of the master key that sealed it; null for rows from before key ids (no associated data). */
+    keyId: text('key_id'),
     createdAt: createdAt(),
     /** null while active; a rotated-out secret is still signed with until this time (O9). */
     expiresAt: timestamp('expires_at', { withTimezone: true }),

@@ -1,0 +1,114 @@
+// `npm run soak -- --minutes M --seed S` (R11): a seeded fault-injection soak on its own stack. Mixed inbound and
+// outbound traffic while one of api, worker, dispatcher, Kafka, PostgreSQL or Temporal is killed every 30 s; then a
+// settle period and the end-state invariants (bench/soak/invariants.ts). Exit 1 if one fails. docs/reliability.md.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { createDatabase } from '../../src/db/client.js';
+import { superviseApps } from './apps.js';
+import { parseSoakArgs, SKIPPABLE } from './args.js';
+import { runKillSchedule } from './faults.js';
+import { startInboundTraffic } from './inbound.js';
+import { inboundChecks, ledgerChecks, outboundChecks, quarantineChecks, type Check } from './invariants.js';
+import { startMerchants } from './merchants.js';
+import { registerEndpoints, startOutboundTraffic } from './outbound.js';
+import { soakSecrets, writeSoakProfile } from './profile.js';
+import { killSchedule, seeded } from './random.js';
+import { ROOT, soakPorts, soakStack, wipeSoakData } from './stack.js';
+import { waitReady, waitSettled } from './wait.js';
+
+process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
+const say = (line: string) => console.log(`[soak] ${line}`);
+const args = parseSoakArgs(process.argv.slice(2));
+const kills = killSchedule(args.seed, args.minutes);
+say(`seed ${args.seed}, ${args.minutes} min, ${args.webhookRate} webhooks/s, ${args.eventRate} events/s, settle ≤ ${args.settleMinutes} min`);
+say(`kill schedule (seed ${args.seed}): ${kills.map((k) => `${k.atS}s ${k.target}${k.downS && !['api', 'worker', 'dispatcher'].includes(k.target) ? `(${k.downS}s down)` : ''}`).join(', ') || 'none'}`);
+if (args.skip.size) say(`left out (open defects): ${[...args.skip].map((s) => SKIPPABLE[s]).join('; ')}`);
+
+const ports = soakPorts(args.portBase);
+const stack = soakStack(ports);
+wipeSoakData(stack);
+say(`stack: PostgreSQL ${ports.pg}, Temporal ${ports.temporal}, Kafka ${ports.kafka}, API ${ports.api}; data ${stack.data}`);
+const startedUp = Date.now();
+await stack.up();
+say(`stack up in ${((Date.now() - startedUp) / 1000).toFixed(0)}s`);
+
+const secrets = soakSecrets();
+Object.assign(process.env, secrets);
+const { path: profilePath, profile } = writeSoakProfile(stack.data, ports.sandbox);
+await promisify(execFile)(process.execPath, ['--import', 'tsx', join(ROOT, 'src/db/migrate.ts'), stack.databaseUrl], { cwd: ROOT });
+
+const random = seeded(args.seed);
+const merchants = await startMerchants({ port: ports.merchants, random, slowMs: 3_000 });
+const apiUrl = `http://127.0.0.1:${ports.api}`;
+const apps = superviseApps({
+  logs: join(stack.data, 'logs'),
+  env: {
+    ...secrets,
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'warn',
+    APIPAY_PROFILE: profilePath,
+    DATABASE_URL: stack.databaseUrl,
+    DATABASE_POOL_MAX: '10',
+    TEMPORAL_ADDRESS: `127.0.0.1:${ports.temporal}`,
+    TEMPORAL_UI_URL: `http://127.0.0.1:${ports.temporalUi}`,
+    KAFKA_BROKERS: `127.0.0.1:${ports.kafka}`,
+    API_HOST: '127.0.0.1',
+    API_PORT: String(ports.api),
+    WORKER_METRICS_PORT: String(ports.workerMetrics),
+    DISPATCHER_METRICS_PORT: String(ports.dispatcherMetrics),
+  },
+});
+const database = createDatabase(stack.databaseUrl, { max: 2 });
+let exitCode = 1;
+try {
+  apps.start();
+  await waitReady(`${apiUrl}/readyz`, 180_000);
+  const merchant = `acct_soak_${args.seed}`;
+  const endpoints = await registerEndpoints({ apiUrl, adminToken: secrets.ADMIN_TOKEN, merchantsUrl: merchants.url, merchant });
+  say(`apps ready; endpoints ${endpoints.map((e) => e.path).join(', ')}`);
+
+  const inbound = await startInboundTraffic({ profile, port: ports.sandbox, ingressUrl: apiUrl, ratePerS: args.webhookRate, random, seed: args.seed });
+  const outbound = await startOutboundTraffic({
+    brokers: [`127.0.0.1:${ports.kafka}`], topic: profile.outbound.kafka.topic, merchant, ratePerS: args.eventRate, random, seed: args.seed,
+    nulPoison: !args.skip.has('R1'),
+  });
+  const faults = runKillSchedule({ kills, apps, stack, say });
+  await new Promise((r) => setTimeout(r, args.minutes * 60_000));
+  await faults.stop();
+  say('traffic stopping (resending what was not acknowledged)');
+  await Promise.all([inbound.stop(), outbound.stop()]);
+  say(`traffic stopped: ${inbound.acked.length}/${inbound.sent} webhooks acknowledged, ${outbound.acked.length} events and ${outbound.poisonAcked} poison messages acknowledged by Kafka (${outbound.sent} sent); settling`);
+  const settled = await waitSettled(database.sql, inbound.acked, outbound.acked, args.settleMinutes * 60_000);
+  say(`settle: ${settled}`);
+  await apps.stop(); // nothing moves while the checks read
+
+  const checks: Check[] = [
+    ...(await inboundChecks(database.sql, inbound.acked)),
+    ...(await ledgerChecks(database.sql)),
+    ...(await outboundChecks(database.sql, outbound.acked, endpoints, merchants.posts, faults.faults)),
+    ...(await quarantineChecks(database.sql, outbound.poisonAcked)),
+    {
+      name: 'every killed service restarted',
+      ok: faults.restartFailures.length === 0,
+      detail: faults.restartFailures.join('; ') || `${faults.faults.length} kills made`,
+    },
+  ];
+  const unplanned = apps.exits.filter((e) => !e.planned && !e.signal);
+  say(`unplanned app exits (respawned): ${unplanned.length}${unplanned.length ? ` (${unplanned.map((e) => `${e.app} code ${e.code}`).join(', ')})` : ''}`);
+  say(`provider modes: ${inbound.modes.join(', ')}; payments API requests ${inbound.sandbox.stats.apiRequests}, 503s ${inbound.sandbox.stats.apiErrors}`);
+  say(`never acknowledged within 60 s of resends: ${inbound.unacked.length} webhooks, ${outbound.unacked.length} events (not part of the invariants)`);
+  for (const check of checks) say(`${check.ok ? 'PASS' : 'FAIL'} ${check.name}: ${check.detail}`);
+  exitCode = checks.every((c) => c.ok) ? 0 : 1;
+  say(exitCode === 0 ? 'every invariant held' : `FAILED: ${checks.filter((c) => !c.ok).length} invariant(s); logs in ${join(stack.data, 'logs')}`);
+  await inbound.sandbox.close();
+} catch (error) {
+  say(`FAILED: ${(error as Error).stack ?? error}`);
+} finally {
+  await apps.stop();
+  await merchants.close();
+  await database.close();
+  if (!args.keep) await stack.down();
+  else say(`stack kept running (--keep): APIPAY_DATA=${stack.data} PGPORT=${ports.pg} TEMPORAL_PORT=${ports.temporal} KAFKA_PORT=${ports.kafka}`);
+}
+process.exit(exitCode);

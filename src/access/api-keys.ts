@@ -1,0 +1,93 @@
+// API keys (A1): `apk_<ulid>_<secret>`. The apk_<ulid> part is the key's public id (lookup by primary key); the
+// secret is 32 random bytes, base64url. Only SHA-256(secret) is stored and compared in constant time.
+//
+// Why a plain SHA-256 and not bcrypt/argon2: those slow hashes exist to make guessing a low-entropy password
+// expensive. A 256-bit random secret cannot be guessed whatever the hash costs, so a fast hash loses nothing and
+// keeps every admin request cheap; a stolen table of hashes does not give back a usable key.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { and, asc, eq, gt, isNull, type SQL } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
+import { apiKeys } from '../db/schema/index.js';
+import { newId } from '../shared/ids.js';
+import type { Principal, Role } from './roles.js';
+
+export type ApiKeyRow = typeof apiKeys.$inferSelect;
+
+const TOKEN_PATTERN = /^(apk_[0-9a-z]{26})_([A-Za-z0-9_-]{43})$/;
+export const KEY_ID_PATTERN = /^apk_[0-9a-z]{26}$/;
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+
+/** A new key: its id and the full token, which the caller shows once and never stores. */
+export function generateApiKey(): { id: string; token: string; secretHash: Buffer } {
+  const id = newId('apk');
+  const secret = randomBytes(32).toString('base64url');
+  return { id, token: `${id}_${secret}`, secretHash: sha256(secret) };
+}
+
+/** Splits a presented token; undefined when it is not shaped like one of ours (so it may be the bootstrap token). */
+export function parseApiKey(token: string): { id: string; secret: string } | undefined {
+  const match = TOKEN_PATTERN.exec(token);
+  return match ? { id: match[1]!, secret: match[2]! } : undefined;
+}
+
+export class ApiKeyNotFoundError extends Error {
+  override name = 'ApiKeyNotFoundError';
+  constructor(readonly keyId: string) {
+    super(`api key ${keyId} does not exist`);
+  }
+}
+
+export interface CreateApiKeyInput {
+  name: string;
+  role: Role;
+  merchantAccount: string | null;
+}
+
+export function createApiKeyService(deps: { db: Db; now?: () => Date }) {
+  const { db } = deps;
+  const now = deps.now ?? (() => new Date());
+
+  return {
+    /** The principal a token stands for, or undefined (unknown, revoked, or a wrong secret: the caller cannot tell). */
+    async authenticate(token: string): Promise<Principal | undefined> {
+      const parsed = parseApiKey(token);
+      if (!parsed) return undefined;
+      const [row] = await db.select().from(apiKeys).where(eq(apiKeys.id, parsed.id));
+      if (!row || row.revokedAt !== null) return undefined;
+      if (!timingSafeEqual(sha256(parsed.secret), row.secretHash)) return undefined;
+      return { keyId: row.id, name: row.name, role: row.role as Role, merchantAccount: row.merchantAccount };
+    },
+
+    async create(actor: Principal, input: CreateApiKeyInput): Promise<{ key: ApiKeyRow; token: string }> {
+      const { id, token, secretHash } = generateApiKey();
+      const [key] = await db
+        .insert(apiKeys)
+        .values({ id, name: input.name, role: input.role, merchantAccount: input.merchantAccount, secretHash, createdBy: actor.keyId, createdAt: now() })
+        .returning();
+      return { key: key!, token };
+    },
+
+    async list(filter: { afterId?: string; limit: number; includeRevoked: boolean }): Promise<ApiKeyRow[]> {
+      const where: SQL[] = [];
+      if (!filter.includeRevoked) where.push(isNull(apiKeys.revokedAt));
+      if (filter.afterId !== undefined) where.push(gt(apiKeys.id, filter.afterId));
+      return db.select().from(apiKeys).where(and(...where)).orderBy(asc(apiKeys.id)).limit(filter.limit + 1);
+    },
+
+    /** Idempotent: revoking a revoked key returns it unchanged (first revocation's time and author). */
+    async revoke(actor: Principal, id: string): Promise<ApiKeyRow> {
+      const [revoked] = await db
+        .update(apiKeys)
+        .set({ revokedAt: now(), revokedBy: actor.keyId })
+        .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+        .returning();
+      if (revoked) return revoked;
+      const [existing] = await db.select().from(apiKeys).where(eq(apiKeys.id, id));
+      if (!existing) throw new ApiKeyNotFoundError(id);
+      return existing;
+    },
+  };
+}
+
+export type ApiKeyService = ReturnType<typeof createApiKeyService>;

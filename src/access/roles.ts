@@ -1,0 +1,42 @@
+// Who may do what on the admin API (A1): four roles, the principal a credential stands for, and the access rule
+// every admin route declares. Pure: no framework, no database.
+
+/** viewer < operator < admin are staff roles, each including the one before; merchant is one account's own key. */
+export const ROLES = ['viewer', 'operator', 'admin', 'merchant'] as const;
+export type Role = (typeof ROLES)[number];
+export type StaffRole = Exclude<Role, 'merchant'>;
+
+const STAFF_RANK: Record<StaffRole, number> = { viewer: 0, operator: 1, admin: 2 };
+
+/** The authenticated caller, set on the request context and handed to services explicitly. */
+export interface Principal {
+  /** apk_… of an API key, or `bootstrap` for the ADMIN_TOKEN. */
+  keyId: string;
+  name: string;
+  role: Role;
+  /** Set exactly when role is merchant: the one account whose objects exist for this principal. */
+  merchantAccount: string | null;
+}
+
+export const BOOTSTRAP_KEY_ID = 'bootstrap';
+export const BOOTSTRAP_PRINCIPAL: Principal = Object.freeze({ keyId: BOOTSTRAP_KEY_ID, name: 'ADMIN_TOKEN', role: 'admin', merchantAccount: null });
+
+/**
+ * What one route needs: the least staff role, and whether a merchant key may call it (on its own objects only:
+ * another merchant's ids answer 404, because for that key they do not exist).
+ */
+export interface Access {
+  role: StaffRole;
+  merchant: boolean;
+}
+
+export function allows(access: Access, principal: Principal): boolean {
+  if (principal.role === 'merchant') return access.merchant;
+  return STAFF_RANK[principal.role] >= STAFF_RANK[access.role];
+}
+
+/** Raw bodies (event bodies, merchant response excerpts) are hidden from viewers; everyone else may see them. */
+export const seesRawBodies = (principal: Principal) => principal.role !== 'viewer';
+
+/** The account a principal is confined to, or undefined for staff (every account). */
+export const scopeOf = (principal: Principal): string | undefined => (principal.role === 'merchant' ? principal.merchantAccount! : undefined);

@@ -1,0 +1,13 @@
+// The typed variables of a request's Hono context: set by middleware, read by routes without casts.
+import type { Principal } from '../access/roles.js';
+import type { Logger } from '../lib/logger.js';
+
+/** Every request: its id (X-Request-Id) and the process logger (set by src/api/app.ts and middleware/request-id.ts). */
+export interface AppEnv {
+  Variables: { requestId: string; logger: Logger };
+}
+
+/** Admin API requests, once authenticated: the principal the credential stands for (A1). */
+export interface AdminEnv {
+  Variables: AppEnv['Variables'] & { principal: Principal };
+}

@@ -1,0 +1,64 @@
+// Admin authentication and authorization (A1, A7, A9), decided by the route that will answer: the middleware asks
+// the router which route matched and looks up that route's declared access rule. Public routes are listed by
+// method and path; a route without a rule is refused (fail closed). Then: bearer credential (an API key, or the
+// bootstrap ADMIN_TOKEN) → 401; the key's token bucket → 429; the role against the rule → 403.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createMiddleware } from 'hono/factory';
+import { matchedRoutes, routePath } from 'hono/route';
+import type { ApiKeyService } from '../../access/api-keys.js';
+import { allows, BOOTSTRAP_PRINCIPAL, type Access, type Principal } from '../../access/roles.js';
+import type { RateLimiter } from '../../lib/token-bucket.js';
+import type { AdminEnv } from '../context.js';
+import { ApiError } from '../errors.js';
+import { routeKey } from '../admin/access.js';
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+export interface AuthenticateOptions {
+  /** Built lazily on the first request, once every route is registered. */
+  rules: () => Map<string, Access>;
+  publicRoutes: Set<string>;
+  bootstrapToken: string;
+  keys: ApiKeyService;
+  limiter: RateLimiter;
+}
+
+export const authenticate = (options: AuthenticateOptions) => {
+  const bootstrap = digest(options.bootstrapToken);
+  let rules: Map<string, Access> | undefined;
+
+  async function principalOf(header: string | undefined): Promise<Principal | undefined> {
+    const match = /^Bearer ([\x21-\x7e]{1,512})$/i.exec(header ?? '');
+    if (!match) return undefined;
+    const token = match[1]!;
+    if (token.startsWith('apk_')) return options.keys.authenticate(token);
+    // Hashing first gives equal-length buffers, so the comparison time does not depend on the guess.
+    return timingSafeEqual(digest(token), bootstrap) ? BOOTSTRAP_PRINCIPAL : undefined;
+  }
+
+  return createMiddleware<AdminEnv>(async (c, next) => {
+    // The path this middleware was mounted under ('/admin/v1/*' → '/admin/v1'), so route paths compare as declared.
+    const base = routePath(c).replace(/\/?\*$/, '');
+    const target = matchedRoutes(c).find((r) => r.method !== 'ALL');
+    const key = target ? routeKey(target.method, target.path.slice(base.length) || '/') : undefined;
+    if (key && options.publicRoutes.has(key)) return next();
+
+    const principal = await principalOf(c.req.header('authorization'));
+    if (!principal) {
+      c.header('WWW-Authenticate', 'Bearer realm="apipay-admin"');
+      throw new ApiError('unauthorized', 'a valid bearer token (API key) is required');
+    }
+    const taken = options.limiter.take(principal.keyId);
+    if (!taken.allowed) throw new ApiError('rate_limited', 'rate limit of this API key exceeded; retry later', undefined, taken.retryAfterMs / 1000);
+    c.set('principal', principal);
+    if (!key) return next(); // no such route: the 404 goes to an authenticated caller only
+
+    rules ??= options.rules();
+    const rule = rules.get(key);
+    if (!rule) throw new Error(`admin route ${key} declares no access rule`); // a programming error: refuse, 500
+    if (!allows(rule, principal)) {
+      throw new ApiError('forbidden', `role ${principal.role} may not call ${key} (requires ${rule.role}${rule.merchant ? ' or a merchant key' : ''})`);
+    }
+    return next();
+  });
+};

@@ -1,0 +1,74 @@
+// A6 least privilege: what the application role may do to each table, applied after every migration by the
+// owner (src/db/migrate.ts). The processes connect as that role (DATABASE_URL); migrations as the owner
+// (MIGRATION_DATABASE_URL). No table gets TRUNCATE, REFERENCES or TRIGGER; the append-only ones get no UPDATE or
+// DELETE (beyond the triggers of migrations 0001 and 0009, which stop the owner too), except the one column a
+// process must set. Re-running converges: everything is revoked and granted again in one transaction.
+import type postgres from 'postgres';
+
+export const DEFAULT_APP_ROLE = 'apipay_app';
+
+const READ_APPEND = 'SELECT, INSERT';
+const READ_WRITE = 'SELECT, INSERT, UPDATE';
+
+/** Every table of the schema, by name. A table missing here gets READ_WRITE + DELETE and fails test/integration/db-roles. */
+export const TABLE_GRANTS: Record<string, string> = {
+  // Immutable: the registry (I5), receipts (I2; only the sweep's marker changes), the ledger (I9), the audit rows.
+  provider_event_registry: READ_APPEND,
+  webhook_receipts: `${READ_APPEND}, UPDATE (workflow_started_at)`,
+  ledger_transactions: READ_APPEND,
+  ledger_entries: READ_APPEND,
+  operator_resolutions: READ_APPEND,
+  ledger_adjustments: READ_APPEND, // L3: an operator's correction is audited like a resolution
+  reconciliation_transitions: READ_APPEND,
+  api_keys: `${READ_APPEND}, UPDATE (revoked_at, revoked_by)`,
+  events: READ_APPEND,
+  quarantined_messages: READ_APPEND,
+  // Mutable projections and state.
+  reconciliations: READ_WRITE,
+  webhook_endpoints: READ_WRITE, // deleted softly: no DELETE
+  endpoint_secrets: `${READ_WRITE}, DELETE`, // a deleted endpoint's secrets are destroyed
+  deliveries: READ_WRITE,
+  delivery_attempts: READ_WRITE,
+  smoke_runs: READ_WRITE,
+};
+
+/** The tables test/integration/db-roles.test.ts proves refuse UPDATE, DELETE and TRUNCATE by the application role. */
+export const IMMUTABLE_TABLES = ['provider_event_registry', 'webhook_receipts', 'ledger_transactions', 'ledger_entries', 'operator_resolutions', 'reconciliation_transitions', 'ledger_adjustments'] as const;
+
+const UNLISTED = `${READ_WRITE}, DELETE`;
+const ident = (name: string) => {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new Error(`not a plain SQL identifier: ${JSON.stringify(name)}`);
+  return `"${name}"`;
+};
+
+/** Creates the login role if missing (harmless when it exists or another migration created it meanwhile). */
+export async function ensureRole(sql: postgres.Sql, role: string): Promise<void> {
+  const [exists] = await sql`select 1 from pg_roles where rolname = ${role}`;
+  if (exists) return;
+  try {
+    await sql.unsafe(`CREATE ROLE ${ident(role)} LOGIN`);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === '42710' || code === '23505') return; // created concurrently
+    if (code === '42501') throw new Error(`role ${role} does not exist and this user may not create it: run "CREATE ROLE ${role} LOGIN PASSWORD '…'" as a superuser`);
+    throw error;
+  }
+}
+
+/** Applies TABLE_GRANTS to `role`; returns the tables that had no entry. Refuses the connecting user and superusers. */
+export async function applyGrants(sql: postgres.Sql, role: string): Promise<{ unlisted: string[] }> {
+  const [target] = await sql<{ rolsuper: boolean; me: boolean }[]>`select rolsuper, rolname = current_user as me from pg_roles where rolname = ${role}`;
+  if (!target) throw new Error(`role ${role} does not exist`);
+  if (target.rolsuper || target.me) throw new Error(`refusing to restrict ${role}: it is a superuser or the migration user itself; the processes need a role of their own`);
+  const tables = (await sql<{ tablename: string }[]>`select tablename from pg_tables where schemaname = 'public' order by tablename`).map((r) => r.tablename);
+  const unlisted = tables.filter((t) => !(t in TABLE_GRANTS));
+  const r = ident(role);
+  await sql.begin(async (tx) => {
+    await tx.unsafe(`REVOKE ALL ON ALL TABLES IN SCHEMA public FROM ${r}`);
+    await tx.unsafe(`REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM ${r}`);
+    await tx.unsafe(`GRANT USAGE ON SCHEMA public TO ${r}`);
+    for (const table of tables) await tx.unsafe(`GRANT ${TABLE_GRANTS[table] ?? UNLISTED} ON TABLE public.${ident(table)} TO ${r}`);
+    await tx.unsafe(`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO ${r}`);
+  });
+  return { unlisted };
+}

@@ -1,0 +1,184 @@
+// A1 on the real PostgreSQL and Temporal dev server: one table per role of every admin operation, built from the
+// route list of the OpenAPI document (a new route without a role rule, or without a row here, fails). Allowed →
+// its 2xx (or its normal 4xx for a deliberately bad body), not allowed → 403, another merchant's object → 404.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Role, StaffRole } from '../../src/access/roles.js';
+import { createDatabase, type Database } from '../../src/db/client.js';
+import { deliveries, deliveryAttempts, events, reconciliations } from '../../src/db/schema/index.js';
+import { newId, reconciliationWorkflowId } from '../../src/shared/ids.js';
+import { callAs, createKey, type Caller } from '../helpers/access.js';
+import { testApp } from '../helpers/app.js';
+import { TEST_DATABASE_URL } from '../helpers/env.js';
+import { insertEndpoint, uniqueMerchant } from '../helpers/outbound.js';
+import { connectDevServer, uniqueTaskQueues } from '../helpers/temporal.js';
+
+let database: Database;
+let temporal: Awaited<ReturnType<typeof connectDevServer>>;
+let app: ReturnType<typeof testApp>;
+const started = new Set<string>();
+const mine = uniqueMerchant('roles-a');
+const theirs = uniqueMerchant('roles-b');
+const provider = `roles-${randomUUID().slice(0, 8)}`;
+const callers = {} as Record<'viewer' | 'operator' | 'admin' | 'merchant', Caller>;
+
+/** Fresh objects of one account per call, so destructive operations never share a target. */
+async function objects(account: string) {
+  const endpoint = await insertEndpoint(database.db, { merchantAccount: account, url: 'http://127.0.0.1:4999/hook' });
+  const eventId = `evt_${randomUUID().replaceAll('-', '')}`;
+  await database.db.insert(events).values({ eventPublicId: eventId, merchantAccount: account, type: 'payment.succeeded', livemode: false, createdUnix: 1_780_000_000, body: Buffer.from('{"secret_field":"body-bytes"}') });
+  const deliveryId = newId('whd');
+  await database.db.insert(deliveries).values({ id: deliveryId, eventPublicId: eventId, endpointId: endpoint.id, merchantAccount: account, status: 'FAILED', attemptCount: 1, failedAt: new Date() });
+  await database.db.insert(deliveryAttempts).values({ deliveryId, attemptNumber: 1, startedAt: new Date(), responseStatus: 500, latencyMs: 3, succeeded: false, errorKind: 'server_error', responseExcerpt: 'merchant-said-this' });
+  const providerEventId = `evt_${randomUUID().slice(0, 12)}`;
+  const reconciliationId = reconciliationWorkflowId(provider, providerEventId);
+  await database.db.insert(reconciliations).values({ id: reconciliationId, provider, providerEventId, eventType: 'payment.succeeded', paymentReference: 'pi_x', amountMinor: 100n, currency: 'EUR', effectiveAt: new Date(), state: 'manual_review', acknowledgedAt: new Date() });
+  const key = await createKey(app, 'viewer', undefined, `victim-${account}`);
+  return { account, endpointId: endpoint.id, eventId, deliveryId, reconciliationId, keyId: key.id };
+}
+type Objects = Awaited<ReturnType<typeof objects>>;
+
+interface Row {
+  role: StaffRole;
+  merchant: boolean;
+  /** The request, built on fresh objects. */
+  request: (o: Objects) => { path: string; body?: unknown };
+  /** What an allowed caller gets (a 400 where the body is bad on purpose, to change nothing). */
+  ok: number;
+  /** For merchant routes: the id in the path belongs to an account, so another merchant's must be a 404. */
+  owned?: boolean;
+  /** For merchant list routes: the other account's object id must not be listed. */
+  lists?: (o: Objects) => string;
+}
+
+const enc = encodeURIComponent;
+const TABLE: Record<string, Row> = {
+  'GET /webhook-endpoints': { role: 'viewer', merchant: true, ok: 200, request: () => ({ path: '/webhook-endpoints?limit=100' }), lists: (o) => o.endpointId },
+  'POST /webhook-endpoints': {
+    role: 'admin',
+    merchant: false,
+    ok: 201,
+    request: (o) => ({ path: '/webhook-endpoints', body: { merchant_account: o.account, url: 'http://127.0.0.1:4999/new', event_types: ['*'], livemode: false } }),
+  },
+  'GET /webhook-endpoints/{id}': { role: 'viewer', merchant: true, ok: 200, owned: true, request: (o) => ({ path: `/webhook-endpoints/${o.endpointId}` }) },
+  'PATCH /webhook-endpoints/{id}': { role: 'admin', merchant: false, ok: 200, request: (o) => ({ path: `/webhook-endpoints/${o.endpointId}`, body: { description: 'changed' } }) },
+  'DELETE /webhook-endpoints/{id}': { role: 'admin', merchant: false, ok: 204, request: (o) => ({ path: `/webhook-endpoints/${o.endpointId}` }) },
+  'POST /webhook-endpoints/{id}/secret/rotate': { role: 'admin', merchant: true, ok: 200, owned: true, request: (o) => ({ path: `/webhook-endpoints/${o.endpointId}/secret/rotate` }) },
+  'POST /webhook-endpoints/{id}/disable': { role: 'admin', merchant: false, ok: 200, request: (o) => ({ path: `/webhook-endpoints/${o.endpointId}/disable`, body: { reason: 'table test' } }) },
+  'POST /webhook-endpoints/{id}/enable': { role: 'admin', merchant: false, ok: 200, request: (o) => ({ path: `/webhook-endpoints/${o.endpointId}/enable` }) },
+  'POST /webhook-endpoints/{id}/recover': {
+    role: 'operator',
+    merchant: false,
+    ok: 202,
+    request: (o) => ({ path: `/webhook-endpoints/${o.endpointId}/recover`, body: { since: new Date(Date.now() + 60_000).toISOString() } }),
+  },
+  'GET /webhook-deliveries': { role: 'viewer', merchant: true, ok: 200, request: () => ({ path: '/webhook-deliveries?status=FAILED&limit=100' }), lists: (o) => o.deliveryId },
+  'GET /webhook-deliveries/{id}': { role: 'viewer', merchant: true, ok: 200, owned: true, request: (o) => ({ path: `/webhook-deliveries/${o.deliveryId}` }) },
+  'POST /webhook-deliveries/{id}/retry': { role: 'operator', merchant: true, ok: 202, owned: true, request: (o) => ({ path: `/webhook-deliveries/${o.deliveryId}/retry` }) },
+  'GET /events/{id}': { role: 'viewer', merchant: true, ok: 200, owned: true, request: (o) => ({ path: `/events/${o.eventId}` }) },
+  'GET /reconciliations': { role: 'viewer', merchant: false, ok: 200, request: () => ({ path: `/reconciliations?provider=${provider}` }) },
+  'GET /reconciliations/{id}': { role: 'viewer', merchant: false, ok: 200, request: (o) => ({ path: `/reconciliations/${enc(o.reconciliationId)}` }) },
+  // An empty body is refused before anything reaches the workflow: the access check must come first.
+  'POST /reconciliations/{id}/resolution': { role: 'operator', merchant: false, ok: 400, request: (o) => ({ path: `/reconciliations/${enc(o.reconciliationId)}/resolution`, body: {} }) },
+  'GET /exports/operator-resolutions.csv': { role: 'admin', merchant: false, ok: 200, request: () => ({ path: '/exports/operator-resolutions.csv' }) },
+  'GET /exports/ledger.csv': { role: 'admin', merchant: false, ok: 200, request: () => ({ path: `/exports/ledger.csv?provider=${provider}` }) },
+  'POST /ledger/adjustments': { role: 'operator', merchant: false, ok: 400, request: () => ({ path: '/ledger/adjustments', body: {} }) },
+  'GET /ledger/adjustments': { role: 'viewer', merchant: false, ok: 200, request: () => ({ path: `/ledger/adjustments?provider=${provider}&payment_reference=pi_none` }) },
+  'GET /ledger/check': { role: 'viewer', merchant: false, ok: 200, request: () => ({ path: `/ledger/check?provider=${provider}` }) },
+  'POST /api-keys': { role: 'admin', merchant: false, ok: 201, request: () => ({ path: '/api-keys', body: { name: 'made-in-table', role: 'viewer' } }) },
+  'GET /api-keys': { role: 'admin', merchant: false, ok: 200, request: () => ({ path: '/api-keys' }) },
+  'POST /secrets/reencrypt': { role: 'admin', merchant: false, ok: 200, request: () => ({ path: '/secrets/reencrypt' }) },
+  'POST /api-keys/{id}/revoke': { role: 'admin', merchant: false, ok: 200, request: (o) => ({ path: `/api-keys/${o.keyId}/revoke` }) },
+};
+
+const RANK: Record<StaffRole, number> = { viewer: 0, operator: 1, admin: 2 };
+const expectedAllowed = (row: Row, role: Role) => (role === 'merchant' ? row.merchant : RANK[role] >= RANK[row.role]);
+
+let routes: Array<{ key: string; method: string; operation: Record<string, unknown> }> = [];
+
+beforeAll(async () => {
+  database = createDatabase(TEST_DATABASE_URL, { max: 4 });
+  temporal = await connectDevServer();
+  app = testApp({ db: database.db, temporal: temporal.client, taskQueues: uniqueTaskQueues('admin-roles') });
+  for (const role of ['viewer', 'operator', 'admin'] as const) callers[role] = await createKey(app, role);
+  callers.merchant = await createKey(app, 'merchant', mine);
+  const doc = (await callAs(app, undefined, 'GET', '/openapi.json')).json as { paths: Record<string, Record<string, Record<string, unknown>>> };
+  routes = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, operation]) => ({ key: `${method.toUpperCase()} ${path}`, method: method.toUpperCase(), operation })));
+});
+afterAll(async () => {
+  for (const id of started) await temporal.client.workflow.getHandle(id).terminate('test cleanup').catch(() => undefined);
+  await temporal?.close();
+  await database?.close();
+});
+
+describe('A1 every admin operation has a role rule, stated in the OpenAPI document', () => {
+  it('A1 each route of the document declares x-required-role and has a row in this table (and the table has no stale rows)', () => {
+    expect(routes.length).toBeGreaterThan(15);
+    for (const { key, operation } of routes) {
+      const row = TABLE[key];
+      expect(row, `${key}: add a row to TABLE in test/integration/admin-roles.test.ts`).toBeDefined();
+      expect(operation['x-required-role'], key).toBe(row!.role);
+      expect(operation['x-merchant-access'], key).toBe(row!.merchant ? 'own' : 'none');
+      expect(String(operation.description), key).toContain(`Required role: ${row!.role}`);
+      expect(Object.keys(operation.responses as object), key).toEqual(expect.arrayContaining(['401', '403', '429']));
+    }
+    expect(Object.keys(TABLE).sort()).toEqual(routes.map((r) => r.key).sort());
+  });
+});
+
+describe.each(['viewer', 'operator', 'admin', 'merchant'] as const)('A1 role %s', (role) => {
+  it(`A1 ${role}: every allowed operation answers its status, every other one 403`, async () => {
+    for (const { key, method } of routes) {
+      const row = TABLE[key]!;
+      const o = await objects(mine);
+      const { path, body } = row.request(o);
+      const res = await callAs(app, callers[role].token, method, path, body);
+      if (key === 'POST /webhook-deliveries/{id}/retry') started.add(o.deliveryId);
+      if (expectedAllowed(row, role)) {
+        expect(res.status, `${role} ${key}: ${res.text}`).toBe(row.ok);
+      } else {
+        expect(res.status, `${role} ${key}: ${res.text}`).toBe(403);
+        expect(res.json.error.code).toBe('forbidden');
+      }
+    }
+  });
+});
+
+describe('A1 merchant keys: another merchant’s objects do not exist', () => {
+  it('A1 every merchant operation on another account’s id answers 404, and lists never show it', async () => {
+    for (const [key, row] of Object.entries(TABLE).filter(([, r]) => r.merchant)) {
+      const other = await objects(theirs);
+      const { path, body } = row.request(other);
+      const method = key.split(' ')[0]!;
+      const res = await callAs(app, callers.merchant.token, method, path, body);
+      if (row.owned) {
+        expect(res.status, `${key}: ${res.text}`).toBe(404);
+        expect(res.json.error.code).toBe('not_found');
+      } else {
+        expect(res.status, key).toBe(200);
+        expect(res.text, key).not.toContain(row.lists!(other));
+      }
+    }
+    const filtered = await callAs(app, callers.merchant.token, 'GET', `/webhook-endpoints?merchant_account=${theirs}`);
+    expect(filtered.json.data).toEqual([]);
+    const own = await callAs(app, callers.merchant.token, 'GET', `/webhook-endpoints?limit=100`);
+    expect(own.json.data.length).toBeGreaterThan(0);
+    expect(own.json.data.every((e: { merchant_account: string }) => e.merchant_account === mine)).toBe(true);
+  });
+});
+
+describe('A1 raw bodies', () => {
+  it('A1 a viewer sees events and attempts without the body and the response excerpt; an operator and the merchant see them', async () => {
+    const o = await objects(mine);
+    const asViewer = await callAs(app, callers.viewer.token, 'GET', `/events/${o.eventId}`);
+    expect(asViewer.json).not.toHaveProperty('body');
+    expect(asViewer.text).not.toContain('body-bytes');
+    const attemptsViewer = await callAs(app, callers.viewer.token, 'GET', `/webhook-deliveries/${o.deliveryId}`);
+    expect(attemptsViewer.json.attempts[0]).not.toHaveProperty('response_excerpt');
+    expect(attemptsViewer.text).not.toContain('merchant-said-this');
+    for (const role of ['operator', 'merchant'] as const) {
+      expect((await callAs(app, callers[role].token, 'GET', `/events/${o.eventId}`)).json.body).toEqual({ secret_field: 'body-bytes' });
+      expect((await callAs(app, callers[role].token, 'GET', `/webhook-deliveries/${o.deliveryId}`)).json.attempts[0].response_excerpt).toBe('merchant-said-this');
+    }
+  });
+});

@@ -1,0 +1,30 @@
+// R11: the soak's kill schedule is a function of its seed (replayable), one kill every 30 s over the six targets.
+import { describe, expect, it } from 'vitest';
+import { parseSoakArgs } from '../../bench/soak/args.js';
+import { killSchedule, TARGETS } from '../../bench/soak/random.js';
+
+describe('R11 soak kill schedule', () => {
+  it('R11 the same seed gives the same schedule; another seed another one', () => {
+    expect(killSchedule(7, 10)).toEqual(killSchedule(7, 10));
+    expect(killSchedule(7, 10)).not.toEqual(killSchedule(8, 10));
+  });
+
+  it('R11 one kill every 30 s while traffic runs, each of a known target with a 1–5 s down time', () => {
+    const kills = killSchedule(1, 60);
+    expect(kills.map((k) => k.atS)).toEqual(Array.from({ length: 119 }, (_, i) => 30 * (i + 1)));
+    for (const kill of kills) {
+      expect(TARGETS).toContain(kill.target);
+      expect(kill.downS).toBeGreaterThanOrEqual(1);
+      expect(kill.downS).toBeLessThanOrEqual(5);
+    }
+    expect(new Set(kills.map((k) => k.target))).toEqual(new Set(TARGETS)); // an hour reaches every target
+  });
+
+  it('R11 the command line: defaults, named skips only, numbers checked', () => {
+    expect(parseSoakArgs(['--minutes', '2', '--seed', '1'])).toMatchObject({ minutes: 2, seed: 1, portBase: 25400 });
+    expect(parseSoakArgs(['--skip', 'R1']).skip).toEqual(new Set(['R1']));
+    expect(() => parseSoakArgs(['--skip', 'R9'])).toThrow(/known: R1/);
+    expect(() => parseSoakArgs(['--minutes', 'x'])).toThrow(/--minutes/);
+    expect(() => parseSoakArgs(['--bogus'])).toThrow();
+  });
+});
