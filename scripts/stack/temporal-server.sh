@@ -2,8 +2,8 @@
 # the production-shaped Temporal, the server 1.29.1 built from source with persistence and visibility on the
 # stack's PostgreSQL (databases temporal and temporal_visibility, schemas set up by the server's own SQL tool),
 # and the Temporal UI server beside it. Same ports as the dev-server mode: frontend $TEMPORAL_PORT, UI
-# $TEMPORAL_UI_PORT; the server's internal services take TEMPORAL_PORT+1/+2/+6 and membership TEMPORAL_PORT-300…
-# (see scripts/stack/temporal-server/config/postgres.yaml).
+# $TEMPORAL_UI_PORT; the server's internal services take eight free ports picked at each start, as the dev
+# server does (see scripts/stack/temporal-server/config/postgres.yaml).
 
 TEMPORAL_SERVER_VERSION="v1.29.1"
 TEMPORAL_UI_VERSION="v2.42.1"
@@ -46,6 +46,14 @@ install_temporal_server() {
   fi
 }
 
+# free_ports N: N distinct free loopback ports, space-separated (all held open until all are chosen).
+free_ports() {
+  node -e 'const net = require("node:net"); const n = Number(process.argv[1]); const held = [];
+    const next = () => { if (held.length === n) { console.log(held.map((s) => s.address().port).join(" ")); held.forEach((s) => s.close()); return; }
+      const s = net.createServer(); s.listen(0, "127.0.0.1", () => { held.push(s); next(); }); };
+    next();' "$1"
+}
+
 psql_q() { "$PG_BIN/psql" -h 127.0.0.1 -p "$PGPORT" -U postgres -tAc "$2" "$1" 2>/dev/null; }
 
 # setup_temporal_db DB SCHEMA_SUBDIR: create the database, the base schema and every versioned update (idempotent).
@@ -77,7 +85,9 @@ start_temporal_server() {
     setup_temporal_db temporal temporal
     setup_temporal_db temporal_visibility visibility
     check_shard_count
+    local internal; internal="$(free_ports 8)" || fail "temporal: could not pick free ports for its internal services"
     TEMPORAL_PORT="$TEMPORAL_PORT" PGPORT="$PGPORT" TEMPORAL_HISTORY_SHARDS="$TEMPORAL_HISTORY_SHARDS" \
+      TEMPORAL_INTERNAL_PORTS="$internal" \
       TEMPORAL_DYNAMIC_CONFIG="$TEMPORAL_SERVER_CONF/dynamicconfig.yaml" \
       nohup "$TEMPORAL_SERVER_BIN" --root "$TEMPORAL_SERVER_CONF" --config config --env postgres --allow-no-auth start \
       >"$log" 2>&1 </dev/null &
