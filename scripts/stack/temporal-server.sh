@@ -46,12 +46,16 @@ install_temporal_server() {
   fi
 }
 
-# free_ports N: N distinct free loopback ports, space-separated (all held open until all are chosen).
+# free_ports N FROM: the first N loopback ports from FROM up that can be bound (all held open until all are
+# chosen). Below 32768: Temporal stores membership ports as a PostgreSQL smallint, so ephemeral ports fail.
 free_ports() {
-  node -e 'const net = require("node:net"); const n = Number(process.argv[1]); const held = [];
-    const next = () => { if (held.length === n) { console.log(held.map((s) => s.address().port).join(" ")); held.forEach((s) => s.close()); return; }
-      const s = net.createServer(); s.listen(0, "127.0.0.1", () => { held.push(s); next(); }); };
-    next();' "$1"
+  node -e 'const net = require("node:net"); const n = Number(process.argv[1]); let port = Number(process.argv[2]); const held = [];
+    const next = () => {
+      if (held.length === n) { console.log(held.map((s) => s.address().port).join(" ")); held.forEach((s) => s.close()); return; }
+      if (port > 32767) { console.error("no free port below 32768"); process.exit(1); }
+      const s = net.createServer(); const p = port++;
+      s.once("error", next); s.listen(p, "127.0.0.1", () => { held.push(s); next(); }); };
+    next();' "$1" "$2"
 }
 
 psql_q() { "$PG_BIN/psql" -h 127.0.0.1 -p "$PGPORT" -U postgres -tAc "$2" "$1" 2>/dev/null; }
@@ -85,7 +89,8 @@ start_temporal_server() {
     setup_temporal_db temporal temporal
     setup_temporal_db temporal_visibility visibility
     check_shard_count
-    local internal; internal="$(free_ports 8)" || fail "temporal: could not pick free ports for its internal services"
+    # A window of ten ports per frontend port (mod 1000) keeps stacks on different ports apart.
+    local internal; internal="$(free_ports 8 $(( 20000 + (TEMPORAL_PORT % 1000) * 10 )))" || fail "temporal: could not pick free ports for its internal services"
     TEMPORAL_PORT="$TEMPORAL_PORT" PGPORT="$PGPORT" TEMPORAL_HISTORY_SHARDS="$TEMPORAL_HISTORY_SHARDS" \
       TEMPORAL_INTERNAL_PORTS="$internal" \
       TEMPORAL_DYNAMIC_CONFIG="$TEMPORAL_SERVER_CONF/dynamicconfig.yaml" \
