@@ -22,7 +22,8 @@ import { createLogger } from '../src/lib/logger.js';
 import { createWorkers, runWorkers } from '../src/lib/workers.js';
 import { createProviderRegistry } from '../src/providers/index.js';
 import { startProviderSandbox } from '../src/sandbox/provider.js';
-import { pool, quietTemporalRuntime } from './lib/baseline.js';
+import pLimit from 'p-limit';
+import { quietTemporalRuntime } from './lib/baseline.js';
 
 export interface DrillOptions {
   databaseUrl: string;
@@ -153,13 +154,13 @@ export async function runProviderOutageDrill(options: DrillOptions): Promise<Dri
     let acknowledged = 0;
     let duplicateAcks = 0;
     const refused: string[] = [];
-    await pool(references.length, options.concurrency, async (i) => {
+    await pLimit(options.concurrency).map(references, async (reference, i) => {
       const due = started + (i * options.loadMs) / references.length;
       if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
-      const result = await sandbox.sendWebhook(provider, { type: 'payment.succeeded', reference: references[i]! });
+      const result = await sandbox.sendWebhook(provider, { type: 'payment.succeeded', reference });
       const [first, ...again] = result.deliveries;
       if (first?.status === 200) acknowledged += 1;
-      else refused.push(`${references[i]}: ${first?.status} ${first?.body}`);
+      else refused.push(`${reference}: ${first?.status} ${first?.body}`);
       duplicateAcks += again.filter((d) => d.status === 200).length;
     });
     log(`drill ${run}: load done in ${((Date.now() - started) / 1000).toFixed(1)}s: ${acknowledged} acknowledged, ${refused.length} refused`);
@@ -214,8 +215,8 @@ export async function runProviderOutageDrill(options: DrillOptions): Promise<Dri
     // The parked workflows run on this drill's private task queue, which nobody polls after it: end them.
     const parked = await database.sql<{ id: string }[]>`
       select id from reconciliations where provider = ${provider} and payment_reference like ${like} and state <> 'applied' and state <> 'rejected'`;
-    await pool(parked.length, 16, async (i) => {
-      await temporal.workflow.getHandle(parked[i]!.id).terminate('provider-outage drill finished').catch(() => undefined);
+    await pLimit(16).map(parked, async ({ id }) => {
+      await temporal.workflow.getHandle(id).terminate('provider-outage drill finished').catch(() => undefined);
     });
     return result;
   } finally {

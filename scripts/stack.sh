@@ -28,8 +28,9 @@ KAFKA_PORT="${KAFKA_PORT:-9092}"
 KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-9093}"
 KAFKA_TOPIC="${KAFKA_TOPIC:-apipay.outbound-webhooks.v1}"
 KAFKA_PARTITIONS="${KAFKA_PARTITIONS:-6}"
-# Search attributes operators filter on in the Temporal UI (keep in step with src/shared/search-attributes.ts).
-SEARCH_ATTRIBUTES=(DeliveryStatus EndpointId MerchantAccount EventType ReconciliationState Provider)
+# Search attributes operators filter on in the Temporal UI, one Name=Type a line, generated from
+# src/shared/search-attributes.ts (npx tsx scripts/stack/search-attributes.ts; a unit test checks it is current).
+mapfile -t SEARCH_ATTRIBUTES <"$ROOT/scripts/stack/search-attributes.txt"
 
 TEMPORAL_BIN="$CACHE/bin/temporal-$TEMPORAL_CLI_VERSION"
 KAFKA_LIB="$CACHE/kafka-$KAFKA_VERSION/lib"
@@ -167,7 +168,7 @@ start_temporal() {
   check_port_free temporal "$TEMPORAL_PORT"; check_port_free temporal "$TEMPORAL_UI_PORT"
   mkdir -p "$DATA/temporal"
   local attrs=()
-  for a in "${SEARCH_ATTRIBUTES[@]}"; do attrs+=(--search-attribute "$a=Keyword"); done
+  for a in "${SEARCH_ATTRIBUTES[@]}"; do attrs+=(--search-attribute "$a"); done
   nohup "$TEMPORAL_BIN" server start-dev --ip 127.0.0.1 --port "$TEMPORAL_PORT" --ui-port "$TEMPORAL_UI_PORT" \
     --db-filename "$DATA/temporal/temporal.db" --sqlite-pragma journal_mode=wal --sqlite-pragma synchronous=normal \
     --namespace default --log-level warn "${attrs[@]}" >"$log" 2>&1 </dev/null &

@@ -28,9 +28,9 @@ launch() { # launch NAME FILE: runs a TypeScript entry point in the background, 
 stop_started() { bash scripts/stop-app.sh; exit 0; }
 trap stop_started INT TERM
 
-launch api src/workers/api.ts
-launch worker src/workers/worker.ts
-launch dispatcher src/workers/dispatcher.ts
+launch api src/processes/api.ts
+launch worker src/processes/worker.ts
+launch dispatcher src/processes/dispatcher.ts
 
 API="http://${API_HOST:-127.0.0.1}:${API_PORT:-3000}"
 for _ in $(seq 1 120); do

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import pLimit from 'p-limit';
 
 export interface BaselineOptions {
   count?: number;
@@ -27,16 +28,6 @@ export function quietTemporalRuntime(): void {
   } catch {
     // already installed by the caller
   }
-}
-
-/** Runs `task` over 0..count-1 with at most `concurrency` in flight. */
-export async function pool(count: number, concurrency: number, task: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, count) }, async () => {
-      while (next < count) await task(next++);
-    }),
-  );
 }
 
 export async function measureBaselineRate(options: BaselineOptions = {}): Promise<BaselineResult> {
@@ -63,7 +54,7 @@ export async function measureBaselineRate(options: BaselineOptions = {}): Promis
     // Warm-up: the first workflow pays for worker start and caches.
     await client.workflow.execute('baselineWorkflow', { taskQueue, workflowId: `${taskQueue}-warmup`, args: [0] });
     const started = performance.now();
-    await pool(count, concurrency, async (i) => {
+    await pLimit(concurrency).map(Array.from({ length: count }, (_, i) => i), async (i) => {
       await client.workflow.execute('baselineWorkflow', { taskQueue, workflowId: `${taskQueue}-${i}`, args: [i] });
     });
     const seconds = (performance.now() - started) / 1000;

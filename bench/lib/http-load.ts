@@ -1,6 +1,7 @@
 // A bounded closed-loop HTTP load generator (loopback only): N keep-alive connections, each sending its next
 // request when the previous answer arrived, for a fixed time; latencies of answers after the warm-up.
 import { Agent, request } from 'node:http';
+import { percentile } from './stats.js';
 
 export interface LoadOptions {
   url: string;
@@ -20,11 +21,6 @@ export interface LoadResult {
   p99Ms: number;
   maxMs: number;
   statuses: Record<string, number>;
-}
-
-function percentile(sorted: Float64Array, q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
 
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {

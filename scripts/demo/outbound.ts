@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { createKafkaAdmin, createProducer } from '../../src/kafka/kafkajs.js';
 import { loadSettings } from '../../src/lib/settings.js';
+import { DELIVERY_STATUSES } from '../../src/shared/outbound.js';
 import { SIGNATURE_HEADER, verify } from '../../src/signing/index.js';
 
 const { env, profile } = loadSettings('demo');
@@ -104,7 +105,7 @@ const timer = setInterval(() => void produce().catch((e) => say(`produce failed:
 const report = setInterval(async () => {
   try {
     const counts: string[] = [];
-    for (const status of ['PENDING', 'RETRYING', 'DELIVERED', 'FAILED']) {
+    for (const status of DELIVERY_STATUSES) {
       const page = await admin<{ data: unknown[]; has_more: boolean }>('GET', `/webhook-deliveries?status=${status}&limit=100`);
       counts.push(`${status} ${page.data.length}${page.has_more ? '+' : ''}`);
     }

@@ -9,6 +9,7 @@ import { createSmokeActivities } from './smoke.js';
 import { createReconciliationActivities } from './reconciliation.js';
 import { createResolutionActivities } from './resolution.js';
 import { createDeliveryActivities } from './delivery.js';
+import { createLedgerPositionActivities } from './ledger-position.js';
 
 export interface ActivityDeps {
   db: Db;
@@ -24,6 +25,7 @@ export function createActivities(deps: ActivityDeps) {
   return withClassifiedErrors({
     ...createSmokeActivities(deps),
     ...createReconciliationActivities(deps),
+    ...createLedgerPositionActivities(deps),
     ...createResolutionActivities(deps),
     ...createDeliveryActivities(deps),
   });

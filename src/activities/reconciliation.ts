@@ -7,8 +7,9 @@ import type { Logger } from '../lib/logger.js';
 import { operatorResolutions, reconciliations, reconciliationTransitions } from '../db/schema/index.js';
 import { fetchProviderPayment, ProviderApiError } from '../inbound/provider-client.js';
 import { CaptureNotPostedError, LedgerConflictError } from '../ledger/errors.js';
-import { buildPosting, type PostingKind } from '../ledger/postings.js';
-import { postTransaction } from '../ledger/store.js';
+import { buildPosting, REVERSAL_KINDS, type PostingKind } from '../ledger/postings.js';
+import { postProviderObject, postTransaction, type PostedTransaction } from '../ledger/store.js';
+import type { Discrepancy, ItemMatch } from '../inbound/verdict.js';
 import {
   ackToLedgerLag,
   bindReconciliationGauges,
@@ -40,6 +41,7 @@ export interface TransitionRecord {
   reason: string | null;
   providerPayment?: Pick<ProviderPayment, 'amountMinor' | 'currency'> | null;
   ledgerTransactionId?: string | null;
+  discrepancy?: Discrepancy | null;
 }
 
 export type ProviderQueryResult =
@@ -54,11 +56,17 @@ export interface LedgerPostingRequest {
   event: NormalizedProviderEvent;
   acknowledgedAt: string;
   actor: string;
+  /** L1: the provider objects a refund/chargeback/reversal may stand for (from the verdict); absent: keyed by event. */
+  match?: ItemMatch;
 }
 
 export type LedgerPostingResult =
-  | { status: 'posted' | 'replayed'; transactionId: string; postedAt: string; providerEventId: string }
-  | { status: 'awaiting_capture' };
+  | { status: 'posted' | 'replayed'; transactionId: string; postedAt: string; providerEventId: string; providerObjectId?: string }
+  | { status: 'awaiting_capture' }
+  /** L1: the object (or, for a payment, the capture) was already posted by another event: nothing new. */
+  | { status: 'duplicate'; transactionId: string; providerEventId: string; providerObjectId?: string }
+  /** L1: matched by amount, and every listed object of that amount is claimed by other events. */
+  | { status: 'no_unclaimed_item'; claimed: { providerObjectId: string; providerEventId: string }[] };
 
 export interface ResolutionRecord {
   reconciliationId: string;
@@ -100,6 +108,7 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
           providerAmountMinor: record.providerPayment ? BigInt(record.providerPayment.amountMinor) : null,
           providerCurrency: record.providerPayment?.currency ?? null,
           ledgerTransactionId: record.ledgerTransactionId ?? null,
+          discrepancy: record.discrepancy ?? null,
           updatedAt: new Date(),
         };
         await tx
@@ -113,6 +122,7 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
             amountMinor: BigInt(event.amountMinor),
             currency: event.currency,
             effectiveAt: new Date(event.effectiveAt),
+            providerObjectId: event.providerObjectId ?? null,
             acknowledgedAt: new Date(record.acknowledgedAt),
             ...projection,
           })
@@ -134,25 +144,49 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
       }
     },
 
-    /** I9/I10: one posting per idempotency key; a refund before its capture answers awaiting_capture. */
+    /**
+     * I9/I10: one posting per idempotency key; a refund before its capture answers awaiting_capture. L1: a
+     * refund, chargeback or reversal posts one provider object (claimed under the payment's lock); an object or
+     * capture already posted by another event is a duplicate.
+     */
     async postLedgerTransaction(request: LedgerPostingRequest): Promise<LedgerPostingResult> {
       const { event } = request;
-      const posting = buildPosting({
-        kind: request.kind,
-        provider: request.provider,
-        providerEventId: event.providerEventId,
-        paymentReference: event.paymentReference,
-        amountMinor: event.amountMinor,
-        currency: event.currency,
-      });
-      try {
-        const result = await postTransaction(db, posting, {
+      const posting = (providerObjectId?: string) =>
+        buildPosting({
+          kind: request.kind,
+          provider: request.provider,
           providerEventId: event.providerEventId,
-          reconciliationId: request.reconciliationId,
-          effectiveAt: event.effectiveAt,
-          actor: request.actor,
-          description: `${event.type} ${event.paymentReference}`,
+          providerObjectId,
+          paymentReference: event.paymentReference,
+          amountMinor: event.amountMinor,
+          currency: event.currency,
         });
+      const meta = {
+        providerEventId: event.providerEventId,
+        reconciliationId: request.reconciliationId,
+        effectiveAt: event.effectiveAt,
+        actor: request.actor,
+        description: `${event.type} ${event.paymentReference}`,
+      };
+      try {
+        let result: PostedTransaction;
+        let providerObjectId: string | undefined;
+        if (request.match && REVERSAL_KINDS.includes(request.kind)) {
+          const outcome = await postProviderObject(db, { candidates: request.match.candidates, matchedBy: request.match.matchedBy, posting }, { ...meta, providerObjectId: request.match.candidates[0], matchedBy: request.match.matchedBy });
+          if (outcome.outcome === 'duplicate') {
+            ledgerMutations.inc({ kind: request.kind, result: 'duplicate' });
+            return { status: 'duplicate', transactionId: outcome.transactionId, providerEventId: outcome.providerEventId, providerObjectId: outcome.providerObjectId };
+          }
+          if (outcome.outcome === 'no_unclaimed_item') return { status: 'no_unclaimed_item', claimed: outcome.claimed };
+          result = outcome;
+          providerObjectId = outcome.providerObjectId;
+        } else {
+          result = await postTransaction(db, posting(), meta);
+          if (result.replayed && result.providerEventId !== event.providerEventId) {
+            ledgerMutations.inc({ kind: request.kind, result: 'duplicate' });
+            return { status: 'duplicate', transactionId: result.transactionId, providerEventId: result.providerEventId };
+          }
+        }
         ledgerMutations.inc({ kind: request.kind, result: result.replayed ? 'replayed' : 'posted' });
         if (!result.replayed) {
           ackToLedgerLag.observe({ kind: request.kind }, Math.max(0, (result.postedAt.getTime() - Date.parse(request.acknowledgedAt)) / 1000));
@@ -162,6 +196,7 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
           transactionId: result.transactionId,
           postedAt: result.postedAt.toISOString(),
           providerEventId: result.providerEventId,
+          ...(providerObjectId ? { providerObjectId } : {}),
         };
       } catch (error) {
         if (error instanceof CaptureNotPostedError) {

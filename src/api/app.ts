@@ -8,6 +8,7 @@ import { registerHealth } from './health.js';
 import { registerIngress } from './ingress/index.js';
 import { registerMetrics } from './metrics.js';
 import { requestId } from './middleware/request-id.js';
+import { createApiServices } from './services.js';
 
 export function createApp(deps: ApiDeps): Hono {
   const app = new Hono();
@@ -19,7 +20,7 @@ export function createApp(deps: ApiDeps): Hono {
   registerHealth(app, deps);
   if (deps.metricsOnPublicListener !== false) registerMetrics(app);
   registerIngress(app, deps);
-  app.route('/admin/v1', createAdminApp(deps));
+  app.route('/admin/v1', createAdminApp(deps, createApiServices(deps)));
   app.notFound((c) => c.json(errorBody('not_found', `no route for ${c.req.method} ${c.req.path}`), 404));
   app.onError(handleError);
   return app;

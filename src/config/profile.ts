@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { parseDuration } from './duration.js';
+import { DEFAULT_REVIEW_WINDOW_MS } from '../shared/outbound.js';
+import { formatDuration, parseDuration } from './duration.js';
 
 const duration = z.string().transform((text, ctx) => {
   try {
@@ -64,7 +65,7 @@ export const profileSchema = z.strictObject({
     signature_tolerance_seconds: z.number().int().positive(),
     allow_insecure_urls: z.boolean(),
     /** O12: how long a FAILED delivery's workflow keeps waiting for an operator's retryNow before it closes. */
-    review_window: duration.prefault('30d'),
+    review_window: duration.prefault(formatDuration(DEFAULT_REVIEW_WINDOW_MS)),
   }),
   inbound: z.strictObject({
     max_body_bytes: z.number().int().positive(),

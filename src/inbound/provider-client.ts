@@ -3,12 +3,16 @@
 import { z } from 'zod';
 import type { ProviderPayment } from '../shared/inbound.js';
 
+const items = z.array(z.object({ id: z.string().min(1), amountMinor: z.string().regex(/^\d+$/) })).optional();
+
 const paymentSchema = z.object({
   reference: z.string(),
   status: z.enum(['succeeded', 'failed', 'pending', 'refunded', 'disputed']),
   amountMinor: z.string().regex(/^\d+$/),
   currency: z.string().regex(/^[A-Z]{3}$/),
-  refunds: z.array(z.object({ id: z.string(), amountMinor: z.string().regex(/^\d+$/) })).optional(),
+  refunds: items,
+  disputes: items,
+  reversals: items,
 });
 
 export class ProviderApiError extends Error {

@@ -6,9 +6,11 @@ import type { Db } from '../db/client.js';
 import { operatorResolutions, reconciliations, reconciliationTransitions } from '../db/schema/index.js';
 import { CaptureNotPostedError, LedgerConflictError, ReversalExceedsSettledError } from '../ledger/errors.js';
 import { buildPosting, LedgerValidationError, type PostingKind } from '../ledger/postings.js';
+import { correctSettlementWithin } from '../ledger/settlement-correction.js';
 import { postWithin } from '../ledger/store.js';
 import { newId } from '../shared/ids.js';
 import type { NormalizedProviderEvent, OperatorResolution, ProviderPayment, ReconciliationState } from '../shared/inbound.js';
+import type { Discrepancy } from './verdict.js';
 import { resolutionInputProblem } from '../shared/operator-input.js';
 import { resolutionAmount } from './resolution-amount.js';
 
@@ -18,9 +20,11 @@ export interface ResolutionCommand {
   event: NormalizedProviderEvent;
   /** The posting an `applied` makes for this event type, or null (events that never move money). */
   postingKind: PostingKind | null;
-  providerPayment: Pick<ProviderPayment, 'amountMinor' | 'currency' | 'refunds'> | null;
+  providerPayment: Pick<ProviderPayment, 'amountMinor' | 'currency' | 'refunds' | 'disputes' | 'reversals'> | null;
   resolution: OperatorResolution;
   previousState: ReconciliationState;
+  /** L5: a discrepancy after settlement: `applied` posts the settlement correction instead of the event's posting. */
+  discrepancy?: Discrepancy | null;
 }
 
 export type ResolutionCommit =
@@ -55,7 +59,18 @@ export async function commitResolution(db: Db, command: ResolutionCommand): Prom
       let posted: { basis: string; amountMinor: string; currency: string } | null = null;
       let ledgerTransactionId: string | null = null;
       let note: string | null = null;
-      if (resolution.decision === 'applied' && command.postingKind) {
+      const description = `${event.type} ${event.paymentReference} (operator resolution ${auditId})`;
+      if (resolution.decision === 'applied' && command.discrepancy) {
+        // L5: applying a discrepancy after settlement gives back what the provider no longer reports (or nothing).
+        const corrected = await correctSettlementWithin(
+          tx,
+          { provider: command.provider, paymentReference: event.paymentReference, reconciliationId, providerEventId: event.providerEventId, discrepancy: command.discrepancy },
+          { actor, description: `settlement correction ${event.paymentReference} (operator resolution ${auditId})`, resolutionId: auditId },
+        );
+        if (corrected) posted = { basis: 'provider', amountMinor: corrected.amountMinor, currency: corrected.currency };
+        if (corrected && !corrected.replayed) ledgerTransactionId = corrected.transactionId;
+        else if (!corrected) note = 'the ledger already holds no more than the provider reports: nothing posted';
+      } else if (resolution.decision === 'applied' && command.postingKind) {
         const amount = resolutionAmount(command.postingKind, event, command.providerPayment, resolution.post);
         if (!amount.ok) throw new Refused(`cannot apply: ${amount.problem}`);
         posted = amount;
@@ -63,6 +78,7 @@ export async function commitResolution(db: Db, command: ResolutionCommand): Prom
           kind: command.postingKind,
           provider: command.provider,
           providerEventId: event.providerEventId,
+          providerObjectId: amount.providerObjectId,
           paymentReference: event.paymentReference,
           amountMinor: amount.amountMinor,
           currency: amount.currency,
@@ -72,8 +88,9 @@ export async function commitResolution(db: Db, command: ResolutionCommand): Prom
           reconciliationId,
           effectiveAt: event.effectiveAt,
           actor,
-          description: `${event.type} ${event.paymentReference} (operator resolution ${auditId})`,
+          description,
           resolutionId: auditId,
+          ...(amount.providerObjectId ? { providerObjectId: amount.providerObjectId, matchedBy: amount.matchedBy } : {}),
         });
         // L4: cite only what this resolution posted; the same content already in the ledger is named, not cited.
         if (result.replayed) note = `already in the ledger as ${result.transactionId}: nothing new posted`;

@@ -2,7 +2,7 @@
 // workflow imports assertTransition; only loadReconciliationRules (worker/ingress side) reads the file.
 import type { ReconciliationRules, ReconciliationState, ReconciliationTransitionRule } from '../shared/inbound.js';
 
-export const RECONCILIATION_STATES = ['received', 'reconciling', 'applied', 'rejected', 'manual_review'] as const;
+export { RECONCILIATION_STATES } from '../shared/inbound.js';
 
 /** Error type name listed in the workflow's nonRetryableErrorTypes: an unlisted transition fails the run. */
 export const ILLEGAL_TRANSITION = 'IllegalTransitionError';

@@ -39,6 +39,8 @@ export interface PostingRequest {
   kind: PostingKind;
   provider: string;
   providerEventId: string;
+  /** L1: the provider's id of the refund, dispute or reversal: the key of a reversing posting. */
+  providerObjectId?: string;
   paymentReference: string;
   /** Positive minor units as a decimal string. */
   amountMinor: string;
@@ -52,12 +54,18 @@ export class LedgerValidationError extends Error {
 /**
  * The idempotency key says what may happen only once. A payment settles once per payment reference, whatever
  * event ids the provider uses for it (two "succeeded" events never credit twice); a refund, chargeback or
- * reversal happens once per provider event; provisional credit and its release once per event.
+ * reversal once per provider object (L1: its own id, re_…, dp_…, under its payment), whatever events report it, or once per event
+ * where no object is known (an operator applying an event the provider does not list); provisional credit and
+ * its release once per event.
  */
-export function idempotencyKey(request: Pick<PostingRequest, 'kind' | 'provider' | 'providerEventId' | 'paymentReference'>): string {
-  return request.kind === 'payment'
-    ? `${request.provider}:${request.paymentReference}:payment`
-    : `${request.provider}:${request.providerEventId}:${request.kind}`;
+export function idempotencyKey(
+  request: Pick<PostingRequest, 'kind' | 'provider' | 'providerEventId' | 'paymentReference' | 'providerObjectId'>,
+): string {
+  if (request.kind === 'payment') return `${request.provider}:${request.paymentReference}:payment`;
+  if (REVERSAL_KINDS.includes(request.kind) && request.providerObjectId) {
+    return `${request.provider}:${request.paymentReference}:${request.kind}:${request.providerObjectId}`;
+  }
+  return `${request.provider}:${request.providerEventId}:${request.kind}`;
 }
 
 export function buildPosting(request: PostingRequest): Posting {

@@ -2,11 +2,36 @@
 // itself without the query's parameters (they hold the merchant's answer). The caller then throws, Temporal retries
 // the activity, and the retry finds the attempt reserved in flight: it records `interrupted` and never POSTs again.
 
-interface Recordable {
+import type { ExchangeErrorKind } from './exchange.js';
+
+export type AttemptErrorKind =
+  | ExchangeErrorKind
+  | 'unsafe_url'
+  | 'endpoint_disabled'
+  /** The worker stopped while this attempt was in flight; the merchant may or may not have received it. */
+  | 'interrupted';
+
+/** What one attempt came to, as stored in its delivery_attempts row. */
+export interface AttemptOutcome {
+  succeeded: boolean;
   responseStatus: number | null;
+  errorKind: AttemptErrorKind | null;
   errorMessage: string | null;
   excerpt: string | null;
+  latencyMs: number;
 }
+
+/** An outcome without an answer from the merchant (nothing sent, or nothing known to have arrived). */
+export const unsent = (errorKind: AttemptErrorKind, errorMessage: string): AttemptOutcome => ({
+  succeeded: false,
+  responseStatus: null,
+  errorKind,
+  errorMessage,
+  excerpt: null,
+  latencyMs: 0,
+});
+
+type Recordable = Pick<AttemptOutcome, 'responseStatus' | 'errorMessage' | 'excerpt'>;
 
 /** The SQLSTATE of a database error (drizzle wraps the driver's error in `cause`), or 'unknown'. */
 export function sqlState(error: unknown): string {

@@ -3,6 +3,7 @@
 // Every method takes the acting principal (A1): for a merchant key, other accounts' rows do not exist.
 import type { Client } from '@temporalio/client';
 import { and, asc, eq, gt, gte, inArray, type SQL } from 'drizzle-orm';
+import pLimit from 'p-limit';
 import { scopeOf, type Principal } from '../access/roles.js';
 import type { Db } from '../db/client.js';
 import { deliveries, deliveryAttempts, events, webhookEndpoints } from '../db/schema/index.js';
@@ -117,9 +118,14 @@ export function createDeliveryAdmin(deps: DeliveryAdminDeps) {
         .from(deliveries)
         .where(and(eq(deliveries.endpointId, endpointId), eq(deliveries.status, 'FAILED'), gte(deliveries.createdAt, since)))
         .orderBy(asc(deliveries.id));
-      for (let i = 0; i < failed.length; i += RECOVER_CONCURRENCY) {
-        await Promise.all(failed.slice(i, i + RECOVER_CONCURRENCY).map((d) => requeue(d, request)));
-      }
+      // After a failure no further one starts (those in flight finish); the error answers the request.
+      const limit = pLimit({ concurrency: RECOVER_CONCURRENCY, rejectOnClear: true });
+      await limit.map(failed, (d) =>
+        requeue(d, request).catch((error: unknown) => {
+          limit.clearQueue();
+          throw error;
+        }),
+      );
       return { requeued: failed.length, deliveryIds: failed.map((d) => d.id) };
     },
 

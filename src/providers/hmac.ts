@@ -16,6 +16,8 @@ export const HMAC_EVENT_TYPES: Readonly<Record<string, ProviderEventType>> = {
   'payment.reversed': 'payment.reversed',
 };
 
+const ITEM_TYPES = new Set<ProviderEventType>(['refund.succeeded', 'chargeback.created', 'payment.reversed']);
+
 export interface HmacAdapterOptions {
   provider: string;
   secret: string;
@@ -62,6 +64,8 @@ export function createHmacAdapter(options: HmacAdapterOptions): ProviderAdapter 
         amountMinor: amountAt(payment, 'amount_minor', 'body.payment'),
         currency: currencyAt(payment, 'currency', 'body.payment'),
         effectiveAt: isoTimeAt(event, 'occurred_at', 'body'),
+        // L1: the refund's, chargeback's or reversal's own id, where the provider sends one.
+        ...(ITEM_TYPES.has(type) && event.object_id !== undefined ? { providerObjectId: idAt(event, 'object_id', 'body') } : {}),
       };
     },
   };

@@ -72,16 +72,17 @@ export function createStripeAdapter(options: StripeAdapterOptions): ProviderAdap
       const type = ownValue(STRIPE_EVENT_TYPES, providerType);
       if (!type) throw new PayloadError('unsupported_type', `event type ${JSON.stringify(providerType.slice(0, 100))} is not handled`);
       const object = objectAt(objectAt(event.data, 'body.data').object, 'body.data.object');
-      const paymentReference = POINTS_AT_PAYMENT.has(type)
-        ? idAt(object, 'payment_intent', 'body.data.object')
-        : idAt(object, 'id', 'body.data.object');
+      // L1: a refund, dispute or reversal object has its own id and points at the payment; a reversal may also
+      // come as the payment intent itself (no object id of its own).
+      const isItem = POINTS_AT_PAYMENT.has(type) || (type === 'payment.reversed' && object.payment_intent !== undefined);
       return {
         providerEventId: id,
         type,
-        paymentReference,
+        paymentReference: isItem ? idAt(object, 'payment_intent', 'body.data.object') : idAt(object, 'id', 'body.data.object'),
         amountMinor: amountAt(object, 'amount', 'body.data.object'),
         currency: currencyAt(object, 'currency', 'body.data.object'),
         effectiveAt: unixSecondsAt(event, 'created', 'body'),
+        ...(isItem && object.id !== undefined ? { providerObjectId: idAt(object, 'id', 'body.data.object') } : {}),
       };
     },
   };

@@ -76,7 +76,7 @@ export const DEMO_SCENARIOS: Record<string, Scenario> = {
     await d.sendWebhook(p, { type: 'payment.succeeded', reference });
     const refund = Math.floor(a / 2);
     await d.upsertPayment(p, reference, { status: 'refunded', amountMinor: a, currency: 'EUR', refunds: [{ id: `re_${reference}`, amountMinor: refund }] });
-    await d.sendWebhook(p, { type: 'refund.succeeded', reference, amountMinor: refund });
+    await d.sendWebhook(p, { type: 'refund.succeeded', reference, amountMinor: refund, objectId: `re_${reference}` });
     return reference;
   },
 };

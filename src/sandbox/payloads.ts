@@ -8,11 +8,16 @@ export interface SandboxEvent {
   /** Provider event id; generated when absent. */
   id?: string;
   type: ProviderEventType;
-  /** The payment the event is about (a refund's or dispute's own id is generated). */
+  /** The payment the event is about. */
   reference: string;
   amountMinor: string | number;
   currency: string;
   effectiveAt?: Date;
+  /**
+   * L1: the refund's, dispute's or reversal's own id (refund, chargeback and reversal events only): generated
+   * when absent (re_…, dp_…, rv_…), left out of the body when null (a provider that sends none).
+   */
+  objectId?: string | null;
 }
 
 const invert = (map: Readonly<Record<string, ProviderEventType>>) =>
@@ -22,13 +27,28 @@ const HMAC_NAMES = invert(HMAC_EVENT_TYPES);
 
 const shortId = () => randomUUID().replaceAll('-', '').slice(0, 24);
 
+/** The provider object each item event is about, with the prefix of its generated ids. */
+const ITEM_OBJECTS: Partial<Record<ProviderEventType, { object: string; prefix: string }>> = {
+  'refund.succeeded': { object: 'refund', prefix: 're' },
+  'chargeback.created': { object: 'dispute', prefix: 'dp' },
+  'payment.reversed': { object: 'reversal', prefix: 'rv' },
+};
+
+/** The event's object id: the given one, a generated one, or undefined (null: the provider sends none). */
+export function objectIdOf(event: Pick<SandboxEvent, 'type' | 'objectId'>): string | undefined {
+  const item = ITEM_OBJECTS[event.type];
+  if (!item || event.objectId === null) return undefined;
+  return event.objectId ?? `${item.prefix}_${shortId()}`;
+}
+
 export function stripePayload(event: SandboxEvent): { id: string; body: string } {
   const id = event.id ?? `evt_${shortId()}`;
-  const pointsAtPayment = event.type === 'refund.succeeded' || event.type === 'chargeback.created';
-  const object = pointsAtPayment
+  const item = ITEM_OBJECTS[event.type];
+  const objectId = objectIdOf(event);
+  const object = item
     ? {
-        id: `${event.type === 'refund.succeeded' ? 're' : 'dp'}_${shortId()}`,
-        object: event.type === 'refund.succeeded' ? 'refund' : 'dispute',
+        ...(objectId ? { id: objectId } : {}),
+        object: item.object,
         payment_intent: event.reference,
         amount: Number(event.amountMinor),
         currency: event.currency.toLowerCase(),
@@ -41,11 +61,13 @@ export function stripePayload(event: SandboxEvent): { id: string; body: string }
 
 export function hmacPayload(event: SandboxEvent): { id: string; body: string } {
   const id = event.id ?? `hev_${shortId()}`;
+  const objectId = objectIdOf(event);
   const body = JSON.stringify({
     event_id: id,
     event_type: HMAC_NAMES[event.type],
     occurred_at: (event.effectiveAt ?? new Date()).toISOString(),
     payment: { reference: event.reference, amount_minor: String(event.amountMinor), currency: event.currency.toUpperCase() },
+    ...(objectId ? { object_id: objectId } : {}),
   });
   return { id, body };
 }

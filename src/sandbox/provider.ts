@@ -8,7 +8,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import type { Profile } from '../config/profile.js';
 import type { ProviderPayment } from '../shared/inbound.js';
-import { hmacPayload, stripePayload, type SandboxEvent } from './payloads.js';
+import { hmacPayload, objectIdOf, stripePayload, type SandboxEvent } from './payloads.js';
 import { hmacSignature, stripeSignatureHeader } from './signing.js';
 
 export interface SandboxProviderConfig {
@@ -40,11 +40,18 @@ const switchesSchema = z.strictObject({
 export type SandboxSwitches = z.output<typeof switchesSchema>;
 export const DEFAULT_SWITCHES: SandboxSwitches = { latencyMs: 0, errorRate: 0, outage: false, amountMismatch: false, duplicates: 0, outOfOrder: false };
 
+const itemsSchema = z
+  .array(z.strictObject({ id: z.string().min(1), amountMinor: z.union([z.string().regex(/^\d+$/), z.number().int().min(0)]).transform(String) }))
+  .optional();
+
 const paymentSchema = z.strictObject({
   status: z.enum(['succeeded', 'failed', 'pending', 'refunded', 'disputed']),
   amountMinor: z.union([z.string().regex(/^\d+$/), z.number().int().min(0)]).transform(String),
   currency: z.string().regex(/^[A-Za-z]{3}$/).transform((c) => c.toUpperCase()),
-  refunds: z.array(z.strictObject({ id: z.string().min(1), amountMinor: z.union([z.string().regex(/^\d+$/), z.number().int().min(0)]).transform(String) })).optional(),
+  // L1: each object that gives money back, with the provider's own id (the payments API answers them).
+  refunds: itemsSchema,
+  disputes: itemsSchema,
+  reversals: itemsSchema,
 });
 export type PaymentInput = z.input<typeof paymentSchema>;
 
@@ -55,6 +62,7 @@ const eventSchema = z.strictObject({
   amountMinor: z.union([z.string().regex(/^\d+$/), z.number().int().min(0)]).optional(),
   currency: z.string().optional(),
   effectiveAt: z.iso.datetime().transform((s) => new Date(s)).optional(),
+  objectId: z.string().min(1).nullable().optional(),
 });
 
 export interface Delivery {
@@ -63,6 +71,8 @@ export interface Delivery {
 }
 export interface WebhookResult {
   eventId: string;
+  /** L1: the refund's, dispute's or reversal's id the webhook carried, if any. */
+  objectId?: string;
   body: string;
   deliveries: Delivery[];
 }
@@ -195,11 +205,12 @@ export async function startProviderSandbox(options: SandboxOptions): Promise<Pro
     if (amountMinor === undefined || currency === undefined) {
       throw new Error(`sendWebhook: no amount/currency given and no payment ${event.reference} at ${provider.name}`);
     }
-    const full: SandboxEvent = { ...event, amountMinor, currency };
+    const objectId = objectIdOf(event);
+    const full: SandboxEvent = { ...event, amountMinor, currency, objectId: objectId ?? null };
     const { id, body } = provider.scheme === 'stripe' ? stripePayload(full) : hmacPayload(full);
     const deliveries: Delivery[] = [];
     for (let i = 0; i <= switches.duplicates; i += 1) deliveries.push(await deliver(provider, body));
-    return { eventId: id, body, deliveries };
+    return { eventId: id, ...(objectId ? { objectId } : {}), body, deliveries };
   };
 
   const app = new Hono();

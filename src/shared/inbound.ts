@@ -23,6 +23,11 @@ export interface NormalizedProviderEvent {
   currency: string;
   /** ISO 8601: when the provider says it happened (I10 ordering). */
   effectiveAt: string;
+  /**
+   * L1: the provider's own id of the refund, dispute or reversal a refund/chargeback/reversal event is about
+   * (re_…, dp_…); absent for payment events and where the provider sends none.
+   */
+  providerObjectId?: string;
 }
 
 export interface ReconciliationInput {
@@ -35,7 +40,9 @@ export interface ReconciliationInput {
 
 export const RECONCILIATION_WORKFLOW = 'reconciliationWorkflow';
 
-export type ReconciliationState = 'received' | 'reconciling' | 'applied' | 'rejected' | 'manual_review';
+/** The one list of reconciliation states (I7): the type, the rules file's and the admin API's zod enums come from it. */
+export const RECONCILIATION_STATES = ['received', 'reconciling', 'applied', 'rejected', 'manual_review'] as const;
+export type ReconciliationState = (typeof RECONCILIATION_STATES)[number];
 
 export const RESOLUTION_DECISIONS = ['applied', 'rejected', 'acknowledged'] as const;
 /** applied: post (or find posted) and apply; rejected: post nothing; acknowledged: applied, the ledger is already right (L3). */
@@ -76,8 +83,16 @@ export interface ProviderPayment {
   status: 'succeeded' | 'failed' | 'pending' | 'refunded' | 'disputed';
   amountMinor: string;
   currency: string;
-  /** Refunds/chargebacks the provider knows of, for reversal events. */
-  refunds?: { id: string; amountMinor: string }[];
+  /** L1: the provider's objects that give money back, each with its own id, matched one for one to events. */
+  refunds?: ProviderItem[];
+  disputes?: ProviderItem[];
+  reversals?: ProviderItem[];
+}
+
+/** One refund, dispute (chargeback) or reversal as the provider lists it, in the payment's currency. */
+export interface ProviderItem {
+  id: string;
+  amountMinor: string;
 }
 
 /** I7: the state machine of config/reconciliation-states.yaml as plain data (the workflow cannot read files). */

@@ -4,7 +4,16 @@ import { defineQuery, defineSignal } from '@temporalio/workflow';
 
 export const DELIVERY_WORKFLOW = 'deliveryWorkflow';
 
-export type DeliveryStatus = 'PENDING' | 'RETRYING' | 'DELIVERED' | 'FAILED';
+/** The one list of delivery statuses: the type, the pgEnum (src/db/schema) and the admin API's zod enum come from it. */
+export const DELIVERY_STATUSES = ['PENDING', 'RETRYING', 'DELIVERED', 'FAILED'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** O13: an endpoint is attempted only while enabled (a deleted one is disabled too). */
+export const ENDPOINT_STATUSES = ['enabled', 'disabled'] as const;
+export type EndpointStatus = (typeof ENDPOINT_STATUSES)[number];
+
+/** O12: how long a FAILED delivery waits for retryNow when the profile says nothing (outbound.review_window). */
+export const DEFAULT_REVIEW_WINDOW_MS = 30 * 24 * 3600 * 1000;
 
 export interface DeliveryWorkflowInput {
   deliveryId: string;

@@ -1,5 +1,6 @@
-// Search attributes operators filter on in the Temporal UI. scripts/stack.sh registers the same names on the
-// dev server; time-skipping tests register them with registerSearchAttributes (test/helpers/temporal.ts).
+// Search attributes operators filter on in the Temporal UI: the one list. The dev server (scripts/stack.sh) and the
+// compose file register them from scripts/stack/search-attributes.txt, generated from here (a unit test fails when
+// it drifts); time-skipping tests register them with registerSearchAttributes (test/helpers/temporal.ts).
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
 export const SA = {
@@ -12,3 +13,21 @@ export const SA = {
 } as const;
 
 export const SEARCH_ATTRIBUTE_NAMES = Object.values(SA).map((key) => key.name);
+
+/** The type names the `temporal` CLI takes (`--search-attribute Name=Keyword`, `--type Keyword`). */
+const CLI_TYPES: Record<SearchAttributeType, string> = {
+  TEXT: 'Text',
+  KEYWORD: 'Keyword',
+  INT: 'Int',
+  DOUBLE: 'Double',
+  BOOL: 'Bool',
+  DATETIME: 'Datetime',
+  KEYWORD_LIST: 'KeywordList',
+};
+
+/** One `Name=Type` line per attribute: the content of scripts/stack/search-attributes.txt. */
+export function searchAttributeRegistrations(): string {
+  return Object.values(SA)
+    .map((key) => `${key.name}=${CLI_TYPES[key.type]}\n`)
+    .join('');
+}

@@ -11,6 +11,7 @@ import {
 } from '@temporalio/workflow';
 import type { AttemptResult, DeliveryActivities } from '../activities/delivery.js';
 import {
+  DEFAULT_REVIEW_WINDOW_MS,
   deliveryStatusQuery,
   retryNowSignal,
   type DeliveryProgress,
@@ -19,8 +20,6 @@ import {
 } from '../shared/outbound.js';
 import { failureReason, isActivityFailure, NON_RETRYABLE_ERROR_TYPES } from '../shared/failures.js';
 import { SA } from '../shared/search-attributes.js';
-
-const DEFAULT_REVIEW_WINDOW_MS = 30 * 24 * 3600 * 1000;
 
 // The HTTP outcome is a value (AttemptResult); an activity only throws for infrastructure trouble (database
 // down, worker lost), and those retries are safe because attemptDelivery reserves its attempt number before it

@@ -14,9 +14,11 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ReconciliationActivities, LedgerPostingResult } from '../activities/reconciliation.js';
+import type { createLedgerPositionActivities } from '../activities/ledger-position.js';
 import type { createResolutionActivities } from '../activities/resolution.js';
+import { postingOutcome } from '../inbound/posting-outcome.js';
 import { assertTransition, IllegalTransitionError, ILLEGAL_TRANSITION } from '../inbound/state-machine.js';
-import { judge, postingKindFor, type Verdict } from '../inbound/verdict.js';
+import { discrepancyReason, judge, postingKindFor, settlementDiscrepancy, type Discrepancy, type ItemMatch, type Verdict } from '../inbound/verdict.js';
 import type { PostingKind } from '../ledger/postings.js';
 import {
   operatorResolutionSignal,
@@ -43,6 +45,12 @@ const store = proxyActivities<ReconciliationActivities>({
     maximumInterval: '1 minute',
     nonRetryableErrorTypes: [...NON_RETRYABLE_ERROR_TYPES],
   },
+});
+
+// L5: the ledger's side of a payment and an operator's settlement correction; the same retries as `store`.
+const ledger = proxyActivities<ReturnType<typeof createLedgerPositionActivities>>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: [...NON_RETRYABLE_ERROR_TYPES] },
 });
 
 // R2: one transaction that answers "committed" or "refused"; only infrastructure errors throw, and those are
@@ -86,6 +94,9 @@ export async function reconciliationWorkflow(input: ReconciliationWorkflowInput)
   let providerQueries = continued?.providerQueries ?? 0;
   let ledgerTransactionId: string | null = null;
   let providerPayment: ProviderPayment | null = continued?.providerPayment ?? null;
+  // L1: the provider objects the last verdict matched (for an operator's applied); L5: the discrepancy found.
+  let match: ItemMatch | undefined;
+  let discrepancy: Discrepancy | null = null;
   let pendingResolution: OperatorResolution | undefined;
   let resolutionOutcome: ResolutionAnswer | { error: string } | undefined;
   let pendingVia: 'signal' | 'update' = 'update';
@@ -157,10 +168,11 @@ export async function reconciliationWorkflow(input: ReconciliationWorkflowInput)
     acknowledgedAt: input.acknowledgedAt,
     providerPayment: providerPayment && { amountMinor: providerPayment.amountMinor, currency: providerPayment.currency },
     ledgerTransactionId,
+    discrepancy,
   });
 
   const post = (kind: PostingKind, actor: string): Promise<LedgerPostingResult> =>
-    store.postLedgerTransaction({ kind, provider: input.provider, reconciliationId, event, acknowledgedAt: input.acknowledgedAt, actor });
+    store.postLedgerTransaction({ kind, provider: input.provider, reconciliationId, event, acknowledgedAt: input.acknowledgedAt, actor, ...(match ? { match } : {}) });
 
   upsertSearchAttributes([
     { key: SA.reconciliationState, value: state },
@@ -181,7 +193,6 @@ export async function reconciliationWorkflow(input: ReconciliationWorkflowInput)
   const queriesPerRun = input.queriesPerRun ?? 500;
   let queriesThisRun = 0;
   let verdict: Verdict;
-  let settledBy: string | null = null;
   for (;;) {
     providerQueries += 1;
     try {
@@ -195,16 +206,13 @@ export async function reconciliationWorkflow(input: ReconciliationWorkflowInput)
     } catch (error) {
       verdict = { kind: 'unknown', reason: `provider_error: ${failureText(error)}` };
     }
+    match = verdict.kind === 'confirmed' ? verdict.match : undefined;
     if (verdict.kind === 'confirmed' && postingKind) {
       ensureAllowed('applied', 'system');
       try {
-        const posted = await post(postingKind, 'system');
-        if (posted.status === 'awaiting_capture') {
-          verdict = { kind: 'unknown', reason: `awaiting_capture: the ${postingKind} waits for the payment's capture in the ledger` };
-        } else {
-          ledgerTransactionId = posted.transactionId;
-          if (posted.providerEventId !== event.providerEventId) settledBy = posted.providerEventId;
-        }
+        const outcome = postingOutcome(await post(postingKind, 'system'), postingKind, event);
+        if (outcome.kind === 'posted') ledgerTransactionId = outcome.transactionId;
+        else verdict = outcome.verdict;
       } catch (error) {
         // Domain refusals of the ledger are errors a person must look at, never a silent success.
         const type = failureType(error);
@@ -245,9 +253,20 @@ export async function reconciliationWorkflow(input: ReconciliationWorkflowInput)
   }
   if (provisionalPosted) await post('provisional_release', 'system');
 
+  // L5: a payment-level event the provider now contradicts (failed, lower amount) after the ledger credited the
+  // payment reverts nothing: it becomes a review item with both sides kept on the reconciliation. Behind a patch:
+  // executions that passed this point before it existed did not ask the ledger (docs/workflow-versioning.md).
+  const answered = verdict.kind === 'declined' || (verdict.kind === 'conflict' && !verdict.reason.startsWith('timeout'));
+  if (answered && (postingKind === 'payment' || postingKind === null) && providerPayment && patched('l5-settlement-discrepancy')) {
+    discrepancy = settlementDiscrepancy(providerPayment, await ledger.ledgerPosition({ provider: input.provider, paymentReference: event.paymentReference }));
+    // L3: a capture refused because an operator's posting holds the key keeps naming that posting.
+    const inTheWay = verdict.kind === 'conflict' && verdict.reason.startsWith('ledger_conflict') ? ` (${verdict.reason})` : '';
+    if (discrepancy) verdict = { kind: 'conflict', reason: `${discrepancyReason(discrepancy)}${inTheWay}` };
+  }
+
   switch (verdict.kind) {
     case 'confirmed':
-      await transition('applied', 'system', settledBy ? `${verdict.reason}; already settled by event ${settledBy}, no new credit` : verdict.reason);
+      await transition('applied', 'system', verdict.reason);
       return { state, reason, ledgerTransactionId, auditId: null };
     case 'declined':
     case 'stale':
@@ -276,9 +295,16 @@ export async function reconciliationWorkflow(input: ReconciliationWorkflowInput)
         provider: input.provider,
         event,
         postingKind,
-        providerPayment: providerPayment && { amountMinor: providerPayment.amountMinor, currency: providerPayment.currency, refunds: providerPayment.refunds },
+        providerPayment: providerPayment && {
+          amountMinor: providerPayment.amountMinor,
+          currency: providerPayment.currency,
+          refunds: providerPayment.refunds,
+          disputes: providerPayment.disputes,
+          reversals: providerPayment.reversals,
+        },
         resolution,
         previousState: state,
+        discrepancy,
       });
     } catch (error) {
       // Retries exhausted: nothing was written (one transaction), so the operator may simply try again.
@@ -302,12 +328,26 @@ export async function reconciliationWorkflow(input: ReconciliationWorkflowInput)
 
   /** Before the patch: post, audit, transition as three activities (kept so open workflows replay). */
   async function legacyResolve(resolution: OperatorResolution, actor: `operator:${string}`): Promise<ReconciliationOutcome | null> {
-    if (resolution.decision === 'applied' && postingKind) {
+    if (resolution.decision === 'applied' && (postingKind || discrepancy)) {
       let failure: string | null = null;
       try {
-        const posted = await post(postingKind, actor);
-        if (posted.status === 'awaiting_capture') failure = `cannot apply: the payment's capture is not in the ledger`;
-        else ledgerTransactionId = posted.transactionId;
+        if (discrepancy) {
+          // L5: applying a discrepancy brings the ledger down to what the provider reports (once per review item).
+          const corrected = await ledger.postSettlementCorrection({
+            provider: input.provider,
+            paymentReference: event.paymentReference,
+            reconciliationId,
+            providerEventId: event.providerEventId,
+            discrepancy,
+            actor,
+          });
+          ledgerTransactionId = corrected?.transactionId ?? null;
+        } else {
+          const outcome = postingOutcome(await post(postingKind!, actor), postingKind!, event);
+          if (outcome.kind === 'awaiting_capture') failure = `cannot apply: the payment's capture is not in the ledger`;
+          else if (outcome.kind === 'refused') failure = `cannot apply: ${outcome.verdict.reason}`;
+          else ledgerTransactionId = outcome.transactionId;
+        }
       } catch (error) {
         // R4: any final failure of the posting (a domain refusal, an amount of 0) leaves it in review with the reason.
         if (!isActivityFailure(error)) throw error;

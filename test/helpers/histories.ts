@@ -26,9 +26,10 @@ export function historyFromObject(object: Record<string, unknown>): History {
   return HistoryMessage.fromObject(object) as History;
 }
 
-export function loadHistoryFixtures(): (HistoryFixture & { file: string })[] {
-  return readdirSync(HISTORIES_DIR)
+/** The JSON fixtures of one folder (default: the current recordings; pre-merge/… keeps older ones). */
+export function loadHistoryFixtures(dir: URL = HISTORIES_DIR): (HistoryFixture & { file: string })[] {
+  return readdirSync(dir)
     .filter((file) => file.endsWith('.json'))
     .sort()
-    .map((file) => ({ file, ...(JSON.parse(readFileSync(new URL(file, HISTORIES_DIR), 'utf8')) as HistoryFixture) }));
+    .map((file) => ({ file, ...(JSON.parse(readFileSync(new URL(file, dir), 'utf8')) as HistoryFixture) }));
 }

@@ -13,7 +13,8 @@ import { refuseAttemptWrites } from '../helpers/refuse-writes.js';
 import { startRawMerchant, type RawAnswer } from '../helpers/raw-merchant.js';
 import { testLogger } from '../helpers/temporal.js';
 
-const TIMEOUT_MS = 1000;
+// Long enough that a loaded 2-core CI machine still reads a prompt answer inside it (1 s failed under load).
+const TIMEOUT_MS = 2500;
 const CAP = 64;
 const profile = testProfile({ outbound: { request_timeout: `${TIMEOUT_MS}ms`, response_excerpt_bytes: CAP } });
 const R = '\uFFFD';
@@ -58,7 +59,7 @@ const cases: Case[] = [
     succeeded: true, status: 200, kind: null, excerpt: 'y'.repeat(CAP), message: null, stoppedReading: true },
   // One byte every 100 ms: a per-chunk timeout would never fire; the total deadline ends it with what came.
   { path: '/drip', answer: (socket, { keepWriting }) => (socket.write(head('200 OK', { 'transfer-encoding': 'chunked' })), keepWriting('1\r\nz\r\n', 100)),
-    succeeded: true, status: 200, kind: null, excerpt: /^z{2,10}$/, message: /^HTTP 200; response body still arriving at the deadline after \d+ bytes$/, stoppedReading: true },
+    succeeded: true, status: 200, kind: null, excerpt: /^z{2,30}$/, message: /^HTTP 200; response body still arriving at the deadline after \d+ bytes$/, stoppedReading: true },
   { path: '/drip-headers', answer: (socket, { keepWriting }) => (socket.write('HTTP/1.1 200 OK\r\n'), keepWriting('x-a: b\r\n', 100)),
     succeeded: false, status: null, kind: 'timeout', excerpt: null, message: new RegExp(`^no response within ${TIMEOUT_MS} ms$`) },
   { path: '/reset-mid-body', answer: partThenReset('200 OK', 'partial', 'reset'),

@@ -187,8 +187,10 @@ describe('I10 ordering', () => {
     expect(failed.reason).toMatch(/never changes a settled payment/);
     const lateCapture = await startReconciliation(temporal.client, profile, taskQueues.reconciliation, providerEvent({ ...event, providerEventId: `evt_dup_${event.providerEventId}`, effectiveAt: older }));
     const capture = await lateCapture.result();
-    expect(capture.state).toBe('applied');
-    expect(capture.reason).toMatch(/already settled by event/);
+    // L1: a second event for a capture already posted is a duplicate: nothing posted, recorded as such.
+    expect(capture.state).toBe('rejected');
+    expect(capture.reason).toMatch(/^duplicate: payment already settled by event /);
+    expect(capture.ledgerTransactionId).toBeNull();
     expect((await ledgerRowsFor(database.db, event.paymentReference)).map((t) => t.kind)).toEqual(['payment']);
     expect(await settledAmount(database.db, 'sandbox-stripe', event.paymentReference, 'EUR')).toBe(1000n);
   });

@@ -209,7 +209,7 @@ describe('L2 resolutions post what is true', () => {
     expect(paymentCredit(await postedEntries(event.paymentReference), event.paymentReference)).toEqual(['1400 EUR']);
   });
 
-  it('L2 the provider currency wins (provider 1000 USD, webhook 1000 JPY), and a later correct event is applied, not parked', async () => {
+  it('L2 the provider currency wins (provider 1000 USD, webhook 1000 JPY), and a later correct event is not parked: a duplicate (L1)', async () => {
     const event = providerEvent({ amountMinor: '1000', currency: 'JPY' });
     const handle = await parked(event, succeeded(event, { currency: 'USD' }));
     const applied = await call('POST', `${path(handle.workflowId)}/resolution`, { decision: 'applied', operator: 'ana', reason: 'webhook currency wrong' });
@@ -218,7 +218,10 @@ describe('L2 resolutions post what is true', () => {
 
     const later = providerEvent({ paymentReference: event.paymentReference, amountMinor: '1000', currency: 'USD' });
     const laterHandle = await start(later);
-    expect((await laterHandle.result()).state).toBe('applied');
+    // L1: the capture is already in the ledger (the operator's posting): rejected as a duplicate, nothing new.
+    const outcome = await laterHandle.result();
+    expect(outcome.state).toBe('rejected');
+    expect(outcome.reason).toMatch(new RegExp(`^duplicate: payment already settled by event ${event.providerEventId} `));
     expect(paymentCredit(await postedEntries(event.paymentReference), event.paymentReference)).toEqual(['1000 USD']);
   });
 });
@@ -247,6 +250,10 @@ describe('L4 the resolutions export is the ledger', () => {
     const [sum] = await database.db.execute(sql`select sum(-e.amount_minor)::text as s from ledger_entries e join ledger_transactions t on t.id = e.transaction_id
       where t.payment_reference = ${first.paymentReference} and e.account like 'payments:%'`);
     expect(sum!.s).toBe('1100');
+    // L1: the operator's refund is keyed by the one provider refund it stands for, like a system posting.
+    const [refundTx] = await database.db.execute(sql`select idempotency_key, metadata->>'providerObjectId' as object from ledger_transactions
+      where payment_reference = ${first.paymentReference} and kind = 'refund'`);
+    expect(refundTx).toEqual({ idempotency_key: `${provider}:${first.paymentReference}:refund:re_1`, object: 're_1' });
   });
 });
 
@@ -261,7 +268,10 @@ describe('L3 adjustments and acknowledgements', () => {
     const laterHandle = await parked(later, succeeded(later));
     const review = await call('GET', path(laterHandle.workflowId));
     expect(review.json.reason).toContain(`${operatorTx} by operator:ana`);
-    expect((await call('POST', `${path(laterHandle.workflowId)}/resolution`, { decision: 'applied', operator: 'bob', reason: 'provider says 1400' })).status).toBe(409);
+    // L5: the ledger holds more than the provider reports, so the review item is also a discrepancy after
+    // settlement (an `applied` here would post the settlement correction; this operator adjusts instead).
+    expect(review.json.reason).toMatch(/^post_settlement_discrepancy: /);
+    expect(review.json.discrepancy).toMatchObject({ posted: { capturedMinor: '1500' }, reported: { amountMinor: '1400' } });
 
     const adjustment = { provider, payment_reference: event.paymentReference, amount_minor: '-100', currency: 'EUR', operator: 'bob', reason: 'webhook overstated by 100', reconciliation_id: laterHandle.workflowId, idempotency_key: `adj-${randomUUID()}` };
     const adjusted = await call('POST', '/ledger/adjustments', adjustment);

@@ -17,7 +17,7 @@ describe('R11 seeded fault-injection soak', () => {
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     const report = output.split('\n').filter((line) => line.startsWith('[soak]')).join('\n');
-    expect(code, report || output.slice(-3_000)).toBe(0);
+    expect(code, `${report}\n--- last output ---\n${output.slice(-3_000)}`).toBe(0);
     expect(report).toContain('kill schedule (seed 18): 30s postgresql(5s down), 60s worker, 90s kafka(1s down)');
     expect(report).toContain('every invariant held');
     expect(report).not.toContain('FAIL ');

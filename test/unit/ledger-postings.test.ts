@@ -1,7 +1,7 @@
 // I9/I10: the ledger domain: balanced postings, idempotency keys, content hashes, verdicts on provider answers.
 import { describe, expect, it } from 'vitest';
 import { buildAdjustment, buildPosting, contentHash, idempotencyKey, isBalanced, LedgerValidationError, POSTING_KINDS } from '../../src/ledger/postings.js';
-import { judge } from '../../src/inbound/verdict.js';
+import { discrepancyReason, judge, settlementDiscrepancy } from '../../src/inbound/verdict.js';
 import type { NormalizedProviderEvent, ProviderPayment } from '../../src/shared/inbound.js';
 
 const base = { provider: 'sandbox-stripe', providerEventId: 'evt_1', paymentReference: 'pay_1', amountMinor: '1250', currency: 'EUR' };
@@ -39,6 +39,9 @@ describe('I9 ledger postings', () => {
     expect(idempotencyKey({ ...base, kind: 'payment' })).toBe('sandbox-stripe:pay_1:payment');
     expect(idempotencyKey({ ...base, kind: 'payment', providerEventId: 'evt_2' })).toBe('sandbox-stripe:pay_1:payment');
     expect(idempotencyKey({ ...base, kind: 'refund' })).toBe('sandbox-stripe:evt_1:refund');
+    // L1: a reversing posting is once per provider object, whatever event reports it.
+    expect(idempotencyKey({ ...base, kind: 'refund', providerObjectId: 're_1' })).toBe('sandbox-stripe:pay_1:refund:re_1');
+    expect(idempotencyKey({ ...base, kind: 'chargeback', providerEventId: 'evt_9', providerObjectId: 'dp_1' })).toBe('sandbox-stripe:pay_1:chargeback:dp_1');
   });
 
   it('I9 same content hashes the same whatever the event id; other amounts hash differently', () => {
@@ -53,17 +56,17 @@ describe('I9 ledger postings', () => {
   });
 });
 
-describe('I8 verdicts on the provider answer', () => {
-  const event = (type: NormalizedProviderEvent['type'], amountMinor = '1000'): NormalizedProviderEvent => ({
-    providerEventId: 'evt_x',
-    type,
-    paymentReference: 'pay_x',
-    amountMinor,
-    currency: 'EUR',
-    effectiveAt: '2026-01-01T00:00:00Z',
-  });
-  const payment = (p: Partial<ProviderPayment>): ProviderPayment => ({ reference: 'pay_x', status: 'succeeded', amountMinor: '1000', currency: 'EUR', ...p });
+const event = (type: NormalizedProviderEvent['type'], amountMinor = '1000'): NormalizedProviderEvent => ({
+  providerEventId: 'evt_x',
+  type,
+  paymentReference: 'pay_x',
+  amountMinor,
+  currency: 'EUR',
+  effectiveAt: '2026-01-01T00:00:00Z',
+});
+const payment = (p: Partial<ProviderPayment>): ProviderPayment => ({ reference: 'pay_x', status: 'succeeded', amountMinor: '1000', currency: 'EUR', ...p });
 
+describe('I8 verdicts on the provider answer', () => {
   it.each([
     ['payment.succeeded', null, 'unknown'],
     ['payment.succeeded', payment({}), 'confirmed'],
@@ -76,9 +79,44 @@ describe('I8 verdicts on the provider answer', () => {
     ['payment.pending', payment({ status: 'refunded' }), 'stale'],
     ['refund.succeeded', payment({ status: 'refunded', refunds: [{ id: 're_1', amountMinor: '1000' }] }), 'confirmed'],
     ['refund.succeeded', payment({ refunds: [{ id: 're_1', amountMinor: '400' }] }), 'conflict'],
-    ['refund.succeeded', payment({}), 'unknown'],
-    ['chargeback.created', payment({ status: 'disputed' }), 'confirmed'],
+    // L1: a status alone confirms nothing; an object of another kind is not this event's.
+    ['refund.succeeded', payment({}), 'conflict'],
+    ['refund.succeeded', payment({ status: 'refunded' }), 'conflict'],
+    ['chargeback.created', payment({ status: 'disputed' }), 'conflict'],
+    ['chargeback.created', payment({ status: 'disputed', refunds: [{ id: 're_1', amountMinor: '1000' }] }), 'conflict'],
+    ['chargeback.created', payment({ status: 'disputed', disputes: [{ id: 'dp_1', amountMinor: '1000' }] }), 'confirmed'],
+    ['payment.reversed', payment({ reversals: [{ id: 'rv_1', amountMinor: '1000' }] }), 'confirmed'],
   ] as const)('I8 %s with provider %j → %s', (type, answer, kind) => {
     expect(judge(event(type), answer).kind).toBe(kind);
+  });
+});
+
+describe('L1 an item event is matched to one provider object', () => {
+  const refunds = [{ id: 're_a', amountMinor: '300' }, { id: 're_b', amountMinor: '300' }, { id: 're_c', amountMinor: '200' }];
+  it('L1 by its id: that object only; an unlisted id or another amount goes to a person', () => {
+    expect(judge({ ...event('refund.succeeded'), amountMinor: '300', providerObjectId: 're_b' }, payment({ refunds }))).toMatchObject({
+      kind: 'confirmed',
+      match: { candidates: ['re_b'], matchedBy: 'id' },
+    });
+    expect(judge({ ...event('refund.succeeded'), amountMinor: '300', providerObjectId: 're_z' }, payment({ refunds })).reason).toMatch(/^item_not_listed: the provider lists no refund re_z/);
+    expect(judge({ ...event('refund.succeeded'), amountMinor: '300', providerObjectId: 're_c' }, payment({ refunds })).reason).toMatch(/^amount_mismatch/);
+  });
+  it('L1 without an id: every listed object of its amount is a candidate, in the provider order', () => {
+    expect(judge({ ...event('refund.succeeded'), amountMinor: '300' }, payment({ refunds }))).toMatchObject({ kind: 'confirmed', match: { candidates: ['re_a', 're_b'], matchedBy: 'amount' } });
+  });
+});
+
+describe('L5 discrepancy after settlement', () => {
+  const position = { transactionId: 'ltx_1', capturedMinor: '1000', settledMinor: '700', currency: 'EUR' };
+  it('L5 failed, a lower amount or another currency against a credited payment is a discrepancy; agreement or no credit is not', () => {
+    expect(settlementDiscrepancy(payment({ status: 'failed' }), position)?.reported).toEqual({ status: 'failed', amountMinor: '1000', currency: 'EUR', settledMinor: '0' });
+    expect(settlementDiscrepancy(payment({ amountMinor: '900', refunds: [{ id: 're_1', amountMinor: '300' }] }), position)?.reported.settledMinor).toBe('600');
+    expect(settlementDiscrepancy(payment({ currency: 'USD' }), position)).not.toBeNull();
+    expect(settlementDiscrepancy(payment({}), position)).toBeNull();
+    expect(settlementDiscrepancy(payment({ amountMinor: '1100' }), position)).toBeNull();
+    expect(settlementDiscrepancy(payment({ status: 'failed' }), null)).toBeNull();
+    expect(discrepancyReason(settlementDiscrepancy(payment({ status: 'failed' }), position)!)).toBe(
+      'post_settlement_discrepancy: ledger settled 700 EUR (captured 1000), provider reports failed 1000 EUR (settled 0); nothing reverted',
+    );
   });
 });

@@ -126,9 +126,30 @@ describe('I1 generic HMAC scheme', () => {
 describe('I1 every platform event type round-trips through each provider format', () => {
   const hmacAdapter = createHmacAdapter({ provider: 'p-hmac', secret: 's', header: 'X-Sig', encoding: 'hex' });
   it.each(PROVIDER_EVENT_TYPES.map((type) => [type]))('I1 %s', (type) => {
-    const sent = { id: `evt_${type}`, type, reference: 'pi_rt', amountMinor: '123', currency: 'jpy', effectiveAt: NOW };
-    const expected = { providerEventId: `evt_${type}`, type, paymentReference: 'pi_rt', amountMinor: '123', currency: 'JPY', effectiveAt: NOW.toISOString() };
+    const sent = { id: `evt_${type}`, type, reference: 'pi_rt', amountMinor: '123', currency: 'jpy', effectiveAt: NOW, objectId: 'obj_rt' };
+    const item = ['refund.succeeded', 'chargeback.created', 'payment.reversed'].includes(type);
+    const expected = {
+      providerEventId: `evt_${type}`,
+      type,
+      paymentReference: 'pi_rt',
+      amountMinor: '123',
+      currency: 'JPY',
+      effectiveAt: NOW.toISOString(),
+      ...(item ? { providerObjectId: 'obj_rt' } : {}),
+    };
     expect(stripe.extract(Buffer.from(stripePayload(sent).body))).toEqual(expected);
     expect(hmacAdapter.extract(Buffer.from(hmacPayload(sent).body))).toEqual(expected);
+  });
+
+  it('L1 a provider that sends no object id: the event has none; a legacy reversal shaped as the payment intent still reads', () => {
+    const { providerObjectId: _, ...withoutId } = { providerObjectId: '', providerEventId: 'evt_n', type: 'refund.succeeded' as const, paymentReference: 'pi_n', amountMinor: '5', currency: 'EUR', effectiveAt: NOW.toISOString() };
+    const sent = { id: 'evt_n', type: 'refund.succeeded' as const, reference: 'pi_n', amountMinor: 5, currency: 'EUR', effectiveAt: NOW, objectId: null };
+    expect(stripe.extract(Buffer.from(stripePayload(sent).body))).toEqual(withoutId);
+    expect(hmacAdapter.extract(Buffer.from(hmacPayload(sent).body))).toEqual(withoutId);
+    const legacy = JSON.stringify({ id: 'evt_l', type: 'payment_intent.reversed', created: NOW.getTime() / 1000, data: { object: { id: 'pi_l', amount: 5, currency: 'eur' } } });
+    expect(stripe.extract(Buffer.from(legacy))).toMatchObject({ paymentReference: 'pi_l', type: 'payment.reversed' });
+    expect(stripe.extract(Buffer.from(legacy)).providerObjectId).toBeUndefined();
+    const badId = JSON.stringify({ event_id: 'h', event_type: 'refund.completed', occurred_at: NOW.toISOString(), payment: { reference: 'p', amount_minor: '1', currency: 'EUR' }, object_id: '' });
+    expect(() => hmacAdapter.extract(Buffer.from(badId))).toThrow(/object_id/);
   });
 });

@@ -52,9 +52,19 @@ describe('L2 resolution amounts', () => {
     ['payment', provider, 'webhook', { ok: true, basis: 'webhook', amountMinor: '1500', currency: 'JPY' }],
     ['payment', provider, { amountMinor: '1450', currency: 'USD' }, { ok: true, basis: 'explicit', amountMinor: '1450', currency: 'USD' }],
     ['payment', null, 'provider', { ok: false, problem: 'the provider never answered: state post "webhook" or an explicit amount' }],
-    ['refund', provider, 'provider', { ok: true, basis: 'provider', amountMinor: '300', currency: 'USD' }],
-    ['refund', { ...provider, refunds: [] }, 'provider', { ok: false, problem: 'the provider lists 0 refund/dispute items: state post "webhook" or an explicit amount' }],
+    ['refund', provider, 'provider', { ok: true, basis: 'provider', amountMinor: '300', currency: 'USD', providerObjectId: 're_1', matchedBy: 'operator' }],
+    ['refund', { ...provider, refunds: [] }, 'provider', { ok: false, problem: 'the provider lists 0 refund items: state post "webhook" or an explicit amount' }],
+    // L1: a chargeback is matched against the provider's disputes, not its refunds.
+    ['chargeback', provider, 'provider', { ok: false, problem: 'the provider lists 0 dispute items: state post "webhook" or an explicit amount' }],
+    ['chargeback', { ...provider, disputes: [{ id: 'dp_1', amountMinor: '700' }] }, 'provider', { ok: true, basis: 'provider', amountMinor: '700', currency: 'USD', providerObjectId: 'dp_1', matchedBy: 'operator' }],
   ] as const)('L2 %s with provider %j and post %j', (kind, p, post, expected) => {
     expect(resolutionAmount(kind, event, p as never, post as never)).toEqual(expected);
+  });
+  it('L1 an event naming its provider object takes that object, by any basis; an unlisted one has no provider amount', () => {
+    const two = { ...provider, refunds: [{ id: 're_1', amountMinor: '300' }, { id: 're_2', amountMinor: '900' }] };
+    expect(resolutionAmount('refund', { ...event, providerObjectId: 're_2' }, two, 'provider')).toEqual({ ok: true, basis: 'provider', amountMinor: '900', currency: 'USD', providerObjectId: 're_2', matchedBy: 'id' });
+    expect(resolutionAmount('refund', { ...event, providerObjectId: 're_2' }, two, 'webhook')).toEqual({ ok: true, basis: 'webhook', amountMinor: '1500', currency: 'JPY', providerObjectId: 're_2', matchedBy: 'id' });
+    expect(resolutionAmount('refund', { ...event, providerObjectId: 're_9' }, two, 'provider')).toEqual({ ok: false, problem: 'the provider lists no refund re_9: state post "webhook" or an explicit amount' });
+    expect(resolutionAmount('refund', { ...event, providerObjectId: 're_9' }, two, 'webhook')).toEqual({ ok: true, basis: 'webhook', amountMinor: '1500', currency: 'JPY' });
   });
 });

@@ -1,8 +1,7 @@
 // Admin route for one outbound event: its envelope fields, the exact body sent, and its deliveries (requirements §4).
 import { z } from '@hono/zod-openapi';
 import { seesRawBodies } from '../../access/roles.js';
-import { createDeliveryAdmin } from '../../outbound/delivery-admin.js';
-import type { ApiDeps } from '../deps.js';
+import type { DeliveryAdmin } from '../../outbound/delivery-admin.js';
 import { ApiError } from '../errors.js';
 import { adminRoute } from './access.js';
 import type { AdminApp } from './index.js';
@@ -24,8 +23,7 @@ const getEvent = adminRoute({ role: 'viewer', merchant: true }, {
   responses: { 200: { content: { 'application/json': { schema: eventSchema } }, description: 'The event' }, ...errorResponses },
 });
 
-export function registerEvents(admin: AdminApp, deps: ApiDeps): void {
-  const service = createDeliveryAdmin({ db: deps.db, temporal: deps.temporal, taskQueue: deps.taskQueues.delivery, retryScheduleMs: deps.profile.outbound.retry_schedule });
+export function registerEvents(admin: AdminApp, service: DeliveryAdmin): void {
   admin.openapi(getEvent, async (c) => {
     const { id } = c.req.valid('param');
     const principal = c.get('principal');

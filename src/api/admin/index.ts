@@ -6,6 +6,7 @@ import { createApiKeyService } from '../../access/api-keys.js';
 import { createRateLimiter } from '../../lib/token-bucket.js';
 import type { AdminEnv } from '../context.js';
 import type { ApiDeps } from '../deps.js';
+import type { ApiServices } from '../services.js';
 import { handleError, validationError } from '../errors.js';
 import { authenticate } from '../middleware/authenticate.js';
 import { accessRules, PUBLIC_ROUTES } from './access.js';
@@ -20,7 +21,7 @@ import { registerWebhookEndpoints } from './webhook-endpoints.js';
 
 export type AdminApp = OpenAPIHono<AdminEnv>;
 
-export function createAdminApp(deps: ApiDeps): AdminApp {
+export function createAdminApp(deps: ApiDeps, services: ApiServices): AdminApp {
   const admin = new OpenAPIHono<AdminEnv>({
     defaultHook: (result) => {
       if (!result.success) throw validationError(result.error, result.target);
@@ -53,8 +54,8 @@ export function createAdminApp(deps: ApiDeps): AdminApp {
   admin.onError(handleError);
   // Resource modules register themselves here, one line each:
   registerWebhookEndpoints(admin, deps);
-  registerWebhookDeliveries(admin, deps);
-  registerEvents(admin, deps);
+  registerWebhookDeliveries(admin, deps, services.deliveryAdmin);
+  registerEvents(admin, services.deliveryAdmin);
   registerReconciliations(admin, deps);
   registerExports(admin, deps);
   registerLedger(admin, deps);

@@ -1,6 +1,7 @@
 // JSON shapes of the outbound admin resources (snake_case, ISO times) and the row → JSON mappers shared by routes.
 import { z } from '@hono/zod-openapi';
 import type { deliveries, deliveryAttempts, events, webhookEndpoints } from '../../db/schema/index.js';
+import { DELIVERY_STATUSES, ENDPOINT_STATUSES } from '../../shared/outbound.js';
 
 export const errorSchema = z
   .object({
@@ -42,7 +43,7 @@ export const endpointSchema = z
     description: z.string().nullable(),
     event_types: z.array(z.string()),
     livemode: z.boolean(),
-    status: z.enum(['enabled', 'disabled']),
+    status: z.enum(ENDPOINT_STATUSES),
     disabled_reason: z.string().nullable(),
     disabled_at: isoOrNull,
     created_at: iso,
@@ -71,7 +72,7 @@ export function endpointJson(row: typeof webhookEndpoints.$inferSelect): z.infer
   };
 }
 
-export const deliveryStatusSchema = z.enum(['PENDING', 'RETRYING', 'DELIVERED', 'FAILED']);
+export const deliveryStatusSchema = z.enum(DELIVERY_STATUSES);
 
 export const deliverySchema = z
   .object({

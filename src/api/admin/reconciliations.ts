@@ -42,6 +42,14 @@ export const reconciliationSchema = z
     provider_amount_minor: minor.nullable(),
     provider_currency: z.string().nullable(),
     ledger_transaction_id: z.string().nullable(),
+    provider_object_id: z.string().nullable().openapi({ description: 'L1: the refund, dispute or reversal id the event carried', example: 're_3Q2w3E' }),
+    discrepancy: z
+      .object({
+        posted: z.object({ transactionId: z.string(), capturedMinor: minor, settledMinor: minor, currency: z.string() }),
+        reported: z.object({ status: z.string(), amountMinor: minor, currency: z.string(), settledMinor: minor }),
+      })
+      .nullable()
+      .openapi({ description: 'L5: what the ledger posted and what the provider reports, for a discrepancy after settlement' }),
     acknowledged_at: iso,
     created_at: iso,
     updated_at: iso,
@@ -91,6 +99,8 @@ export function reconciliationJson(row: ReconciliationRow): z.infer<typeof recon
     provider_amount_minor: row.providerAmountMinor?.toString() ?? null,
     provider_currency: row.providerCurrency,
     ledger_transaction_id: row.ledgerTransactionId,
+    provider_object_id: row.providerObjectId,
+    discrepancy: row.discrepancy ?? null,
     acknowledged_at: row.acknowledgedAt.toISOString(),
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),

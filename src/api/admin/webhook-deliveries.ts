@@ -2,7 +2,7 @@
 // bulk recovery of an endpoint's FAILED deliveries (O13).
 import { z } from '@hono/zod-openapi';
 import { seesRawBodies } from '../../access/roles.js';
-import { createDeliveryAdmin, DeliveryConflictError } from '../../outbound/delivery-admin.js';
+import { DeliveryConflictError, type DeliveryAdmin } from '../../outbound/delivery-admin.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { adminRoute } from './access.js';
@@ -87,15 +87,7 @@ const recoverEndpoint = adminRoute({ role: 'operator', merchant: false }, {
   },
 });
 
-export function registerWebhookDeliveries(admin: AdminApp, deps: ApiDeps): void {
-  const service = createDeliveryAdmin({
-    db: deps.db,
-    temporal: deps.temporal,
-    taskQueue: deps.taskQueues.delivery,
-    retryScheduleMs: deps.profile.outbound.retry_schedule,
-    reviewWindowMs: deps.profile.outbound.review_window,
-    ...(deps.now ? { now: deps.now } : {}),
-  });
+export function registerWebhookDeliveries(admin: AdminApp, deps: ApiDeps, service: DeliveryAdmin): void {
   const logger = deps.logger.child({ resource: 'webhook_delivery' });
   const conflict = (error: unknown): never => {
     if (error instanceof DeliveryConflictError) throw new ApiError('conflict', error.message);

@@ -14,6 +14,7 @@ import {
 } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 import { bytea } from './outbound.js';
+import type { Discrepancy } from '../../inbound/verdict.js';
 
 /**
  * I5: every provider event id ever accepted. Insert-only: a trigger (migration 0001) refuses UPDATE and DELETE,
@@ -65,6 +66,10 @@ export const reconciliations = pgTable(
     providerAmountMinor: bigint('provider_amount_minor', { mode: 'bigint' }),
     providerCurrency: text('provider_currency'),
     ledgerTransactionId: text('ledger_transaction_id'),
+    /** L1: the provider's id of the refund, dispute or reversal the event is about, when it carries one. */
+    providerObjectId: text('provider_object_id'),
+    /** L5: posted and reported state side by side, when the provider contradicts a settled payment. */
+    discrepancy: jsonb('discrepancy').$type<Discrepancy>(),
     acknowledgedAt: timestamp('acknowledged_at', { withTimezone: true }).notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),

@@ -12,14 +12,15 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import { DELIVERY_STATUSES, ENDPOINT_STATUSES } from '../../shared/outbound.js';
 
 /** Raw bytes, kept exactly: the body every attempt sends (O4) and quarantined Kafka values (O2). */
 export const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 
-export const endpointStatus = pgEnum('endpoint_status', ['enabled', 'disabled']);
-export const deliveryStatus = pgEnum('delivery_status', ['PENDING', 'RETRYING', 'DELIVERED', 'FAILED']);
+export const endpointStatus = pgEnum('endpoint_status', ENDPOINT_STATUSES);
+export const deliveryStatus = pgEnum('delivery_status', DELIVERY_STATUSES);
 
 export const webhookEndpoints = pgTable(
   'webhook_endpoints',

@@ -1,0 +1,44 @@
+// O13: an endpoint's failure streak and its automatic disable. `failing_since` is the scheduled time of the first
+// failed attempt of the current unbroken streak; any 2xx ends the streak; an endpoint whose every attempt has failed
+// for `outbound.auto_disable_after` is disabled, and the rest of its schedule is not sent.
+import { and, eq, isNull, lte, sql, type SQL } from 'drizzle-orm';
+import { webhookEndpoints } from '../db/schema/index.js';
+import type { Executor } from './secrets.js';
+
+/** The statement that ends the streak after a 2xx, run only when `guard` holds (part of one delivered statement). */
+export function endStreak(endpointId: string, guard: SQL): SQL {
+  return sql`update ${webhookEndpoints} set failing_since = null
+              where id = ${endpointId} and failing_since is not null and ${guard}
+             returning id`;
+}
+
+/**
+ * A failed attempt scheduled at `scheduledAt`: starts the streak if none is running, then disables the endpoint if
+ * the streak is now `autoDisableAfterMs` old. True when this call disabled it.
+ */
+export async function recordEndpointFailure(
+  tx: Executor,
+  endpointId: string,
+  scheduledAt: Date,
+  now: Date,
+  autoDisableAfterMs: number,
+): Promise<boolean> {
+  await tx
+    .update(webhookEndpoints)
+    .set({ failingSince: scheduledAt })
+    // Only the first failure of a streak writes: a failing endpoint's row is not rewritten on every attempt.
+    .where(and(eq(webhookEndpoints.id, endpointId), isNull(webhookEndpoints.failingSince)));
+  // Every attempt since failing_since has failed (a 2xx would have cleared it) for auto_disable_after.
+  const cutoff = new Date(scheduledAt.getTime() - autoDisableAfterMs);
+  const disabled = await tx
+    .update(webhookEndpoints)
+    .set({
+      status: 'disabled',
+      disabledAt: now,
+      disabledReason: sql`'auto-disabled: every attempt failed since ' || ${webhookEndpoints.failingSince}::text || ' (outbound.auto_disable_after)'`,
+      updatedAt: now,
+    })
+    .where(and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.status, 'enabled'), lte(webhookEndpoints.failingSince, cutoff)))
+    .returning({ id: webhookEndpoints.id });
+  return disabled.length > 0;
+}

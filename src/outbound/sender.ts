@@ -1,0 +1,63 @@
+// What an attempt sends and how (O7, O8, O9, O15): the stored bytes signed with the endpoint's active secrets, the
+// URL vetted again at send time, one POST to the vetted addresses. The merchant's answer is a value, never thrown.
+import type { Db } from '../db/client.js';
+import { sign, SIGNATURE_HEADER } from '../signing/index.js';
+import { unsent, type AttemptOutcome } from './attempt-record.js';
+import { exchange } from './exchange.js';
+import type { SecretKeys } from './keyring.js';
+import type { PinnedAgents } from './pinned-agents.js';
+import { signingSecretsFor } from './secrets.js';
+import { UnsafeUrlError, vetEndpointUrl, type LookupAll, type VettedAddress } from './url-safety.js';
+
+/** R4: nothing to sign with; deterministic until an operator adds or rotates a secret, so never retried. */
+export class MissingSigningSecretError extends Error {
+  override name = 'MissingSigningSecretError';
+}
+
+export interface SenderDeps {
+  db: Db;
+  /** The master keys that decrypt endpoint secrets (A8). */
+  secretsKey: SecretKeys;
+  fetch: typeof fetch;
+  agents: PinnedAgents;
+  /** Profile outbound.request_timeout: status line, headers and excerpt. */
+  timeoutMs: number;
+  excerptBytes: number;
+  allowInsecureUrls: boolean;
+  /** Resolver for the send-time URL check (O15); default the system resolver. */
+  lookup?: LookupAll;
+}
+
+export function createSender(deps: SenderDeps) {
+  return {
+    /** The signature header value for `body` at `at`; throws MissingSigningSecretError without an active secret. */
+    async sign(endpointId: string, body: Buffer, at: Date): Promise<string> {
+      const secrets = await signingSecretsFor(deps.db, endpointId, deps.secretsKey, at);
+      if (secrets.length === 0) throw new MissingSigningSecretError(`endpoint ${endpointId} has no active signing secret`);
+      return sign({ payload: body, secrets, timestamp: Math.floor(at.getTime() / 1000) });
+    },
+
+    /** O15: checked again at send time, since DNS may now point somewhere it did not at registration. */
+    async send(url: string, body: Buffer, signature: string): Promise<AttemptOutcome> {
+      let addresses: VettedAddress[] | null;
+      try {
+        addresses = await vetEndpointUrl(url, { allowInsecure: deps.allowInsecureUrls, lookup: deps.lookup });
+      } catch (error) {
+        if (!(error instanceof UnsafeUrlError)) throw error;
+        return unsent('unsafe_url', error.message);
+      }
+      return exchange(
+        {
+          url,
+          body,
+          // Connect to the addresses just vetted, not to whatever a second DNS answer says.
+          dispatcher: deps.agents.dispatcherFor(url, addresses),
+          headers: { 'content-type': 'application/json', 'user-agent': 'ApiPay-Webhooks/1.0', [SIGNATURE_HEADER]: signature },
+        },
+        { fetch: deps.fetch, timeoutMs: deps.timeoutMs, excerptBytes: deps.excerptBytes },
+      );
+    },
+  };
+}
+
+export type Sender = ReturnType<typeof createSender>;

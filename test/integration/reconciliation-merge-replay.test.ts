@@ -1,0 +1,23 @@
+// R12: the reconciliation histories recorded on either side of the issue 13 merge — main's (one-transaction
+// resolution, no L5 marker) and f1-ledger-objects' (L5 marker, three-step resolution) — replay with today's
+// workflow: patched('l5-settlement-discrepancy') and patched('resolution-one-transaction') keep both kinds of open
+// workflow running after the deploy. Kept as recorded; never re-recorded (test/fixtures/histories/pre-merge).
+import { Worker } from '@temporalio/worker';
+import { describe, expect, it } from 'vitest';
+import { WORKFLOW_BUNDLE_PATH } from '../helpers/env.js';
+import { HISTORIES_DIR, historyFromObject, loadHistoryFixtures } from '../helpers/histories.js';
+
+describe.each(['main', 'f1'])('R12 reconciliation histories recorded before the merge (%s)', (side) => {
+  const fixtures = loadHistoryFixtures(new URL(`pre-merge/${side}/`, HISTORIES_DIR));
+
+  it(`R12 ${side}: all eight reconciliation paths are kept`, () => {
+    expect(fixtures.length).toBe(8);
+    for (const fixture of fixtures) expect(fixture.file).toBe(`${fixture.path}.json`);
+  });
+
+  it.each(fixtures.map((f) => [f.path, f] as const))(`R12 ${side} %s replays deterministically`, async (_path, fixture) => {
+    await expect(
+      Worker.runReplayHistory({ workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH } }, historyFromObject(fixture.history), fixture.workflowId),
+    ).resolves.toBeUndefined();
+  });
+});
