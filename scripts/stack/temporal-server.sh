@@ -107,14 +107,14 @@ start_temporal_server() {
   start_temporal_ui
 }
 
-# register_search_attributes ADDRESS: creates the missing ones (the dev server's --search-attribute set).
+# register_search_attributes ADDRESS: creates the missing ones (the same list the dev server gets at start).
 register_search_attributes() {
-  local have a
+  local have entry
   have="$("$TEMPORAL_BIN" operator search-attribute list --address "$1" --namespace default 2>/dev/null)" || return 1
-  for a in "${SEARCH_ATTRIBUTES[@]}"; do
-    grep -qw "$a" <<<"$have" && continue
-    "$TEMPORAL_BIN" operator search-attribute create --address "$1" --namespace default --name "$a" --type Keyword \
-      >>"$LOGS/temporal.log" 2>&1 || return 1
+  for entry in "${SEARCH_ATTRIBUTES[@]}"; do # Name=Type, from scripts/stack/search-attributes.txt
+    grep -qw "${entry%%=*}" <<<"$have" && continue
+    "$TEMPORAL_BIN" operator search-attribute create --address "$1" --namespace default --name "${entry%%=*}" \
+      --type "${entry#*=}" >>"$LOGS/temporal.log" 2>&1 || return 1
   done
 }
 
