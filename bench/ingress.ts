@@ -2,18 +2,32 @@
 // connection counts, for the real ingress (group commit) and, in the same run and database, a naive handler that
 // commits one transaction per request (BEGIN, registry insert, receipt insert, COMMIT); prints the ratio. Workflow starts are deferred to the sweep.
 // Env: BENCH_SECONDS (per level, default 5), BENCH_CONNECTIONS (default 16,64,256), BENCH_DATABASE_URL.
+// `-- --rate R[,R2…] [--seconds S]` (P4): the open-loop SLO instead: the closed-loop peak at 256 connections, then R
+// webhooks/s offered on a clock for S seconds (default 10), latency from each request's scheduled time, p50/p99/p99.9.
 import { BENCH_DATABASE_URL, ensureBenchDatabase } from './lib/bench-db.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
 import { stripePayload } from '../src/sandbox/payloads.js';
 import { stripeSignatureHeader } from '../src/sandbox/signing.js';
 import { runLoad, type LoadResult } from './lib/http-load.js';
+import { runOpenLoop } from './lib/open-loop.js';
 
 const BENCH_PROVIDER = 'bench-stripe';
 const BENCH_SECRET = 'whsec_bench_0123456789abcdef';
 const DATABASE_URL = BENCH_DATABASE_URL;
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const { values: args } = parseArgs({ options: { rate: { type: 'string' }, seconds: { type: 'string' } } });
+const RATES = args.rate === undefined ? undefined : args.rate.split(',').map(Number);
+if (RATES?.some((r) => !(r > 0))) {
+  console.error(`bench:ingress: --rate must be positive numbers of webhooks per second (got ${args.rate})`);
+  process.exit(2);
+}
+const SECONDS = Number(args.seconds ?? process.env.BENCH_SECONDS ?? (RATES ? 10 : 5));
+if (!(SECONDS > 0)) {
+  console.error(`bench:ingress: --seconds must be a positive number (got ${args.seconds})`);
+  process.exit(2);
+}
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '16,64,256').split(',').map(Number);
 
 type Mode = 'group' | 'naive' | 'statement';
@@ -69,7 +83,33 @@ async function measure(mode: Mode): Promise<{ results: LoadResult[]; stats: { tr
   }
 }
 
+async function openLoop(rates: number[]): Promise<void> {
+  const { url, child } = await startServer('group');
+  try {
+    console.log(`bench:ingress open loop — the shipped ingress (group commit), database ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')}`);
+    console.log('  closed loop first (256 keep-alive connections, each sends when answered): the peak the box reaches');
+    const peak = await runLoad({ url, connections: 256, durationMs: SECONDS * 1000, warmupMs: 1000, next: nextWebhook });
+    console.log(`  closed 256 conns: ${peak.perSecond.toFixed(0)} acks/s  p50 ${peak.p50Ms.toFixed(1)} ms  p99 ${peak.p99Ms.toFixed(1)} ms  non-200 ${peak.failed}`);
+    console.log(`  open loop: each rate offered on a clock for ${SECONDS}s after 1s warm-up; latency from the scheduled send time`);
+    console.log('\n| offered /s | achieved /s | p50 ms | p99 ms | p99.9 ms | max ms | non-200 | max in flight | sender lag p99 ms |');
+    console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+    for (const rate of rates) {
+      const r = await runOpenLoop({ url, rate, durationMs: SECONDS * 1000, warmupMs: 1000, next: nextWebhook });
+      console.log(`| ${rate} | ${r.achievedPerSecond.toFixed(0)} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${r.p999Ms.toFixed(1)} | ${r.maxMs.toFixed(1)} | ${r.failed} | ${r.maxInFlight} | ${r.sendLagP99Ms.toFixed(1)} |`);
+      if (rate === 3000) console.log(`  at 3000/s: p99 ${r.p99Ms.toFixed(1)} ms (goal ≤ 50 ms) ${r.p99Ms <= 50 ? 'met' : 'NOT met'}`);
+    }
+    console.log(`closed-loop peak at 256 connections: ${peak.perSecond.toFixed(0)} acks/s, p99 ${peak.p99Ms.toFixed(1)} ms`);
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  }
+}
+
 await ensureBenchDatabase(DATABASE_URL);
+if (RATES) {
+  await openLoop(RATES);
+  process.exit(0);
+}
 console.log(`bench:ingress — ${SECONDS}s per level after 1s warm-up, connections ${CONNECTIONS.join('/')}, database ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')}`);
 console.log('  each request: a unique Stripe-signed payment.succeeded; 200 only after registry row + receipt committed;');
 console.log('  group = one INSERT…CTE statement per batch of concurrent requests (the ingress); naive = BEGIN + 2 INSERTs + COMMIT');

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The local stack without Docker: PostgreSQL 15, Temporal dev server + UI, Kafka 4.1.1 (KRaft), and the Java
 # time-skipping test server. Usage: scripts/stack.sh up|down|status|logs [service]
+# APIPAY_TEMPORAL=server runs the Temporal server on this PostgreSQL instead of the dev server, with the UI beside
+# it on the same ports (scripts/stack/temporal-server.sh); APIPAY_TEMPORAL=dev (the default) the CLI's dev server.
 #
 # Installs what is missing into a cache outside the repository ($APIPAY_CACHE, default ~/.cache/apipay), keeps
 # runtime data in .data/ (git-ignored), starts each service idempotently with a health wait, and on failure exits
@@ -17,6 +19,7 @@ TEMPORAL_CLI_VERSION="v1.5.1"
 KAFKA_VERSION="4.1.1"
 TEST_SERVER_VERSION="1.31.0"
 PG_BIN="${PG_BIN:-/usr/lib/postgresql/15/bin}"
+TEMPORAL_MODE="${APIPAY_TEMPORAL:-dev}"
 
 PGPORT="${PGPORT:-5433}"
 TEMPORAL_PORT="${TEMPORAL_PORT:-7233}"
@@ -43,6 +46,8 @@ else
   PG_DATA="${APIPAY_PG_DATA:-$DATA/pg}"
   PG_AS=()
 fi
+
+case "$TEMPORAL_MODE" in dev|server) ;; *) printf '[stack] FAILED APIPAY_TEMPORAL=%s: use dev or server\n' "$TEMPORAL_MODE" >&2; exit 2 ;; esac
 
 say() { printf '[stack] %s\n' "$*"; }
 fail() { printf '[stack] FAILED %s\n' "$*" >&2; exit 1; }
@@ -259,6 +264,9 @@ wait_external() {
   done
 }
 
+# shellcheck source=stack/temporal-server.sh
+. "$ROOT/scripts/stack/temporal-server.sh"
+
 cmd="${1:-status}"
 mkdir -p "$LOGS" "$PIDS"
 if [ "${APIPAY_STACK:-native}" = external ] && [ "$cmd" = up ]; then
@@ -267,16 +275,22 @@ fi
 case "$cmd" in
   up)
     start_postgres
-    start_temporal
+    # A Temporal left running in the other mode would answer on the same port: say so rather than mix them.
+    if pid_alive temporal && [ "$(cat "$PIDS/temporal.mode" 2>/dev/null || echo dev)" != "$TEMPORAL_MODE" ]; then
+      fail "temporal: running in $(cat "$PIDS/temporal.mode" 2>/dev/null || echo dev) mode, APIPAY_TEMPORAL=$TEMPORAL_MODE asked; run scripts/stack.sh down first"
+    fi
+    echo "$TEMPORAL_MODE" >"$PIDS/temporal.mode"
+    if [ "$TEMPORAL_MODE" = server ]; then start_temporal_server; else start_temporal; fi
     start_kafka
     ensure_topic
     install_test_server
     say "temporal-test-server: $TEST_SERVER_WRAPPER"
     ;;
   down)
-    for s in kafka temporal postgresql; do stop_one "$s"; done ;;
+    for s in kafka temporal-ui temporal postgresql; do stop_one "$s"; done ;;
   status)
-    rc=0; for s in postgresql temporal kafka; do status_one "$s" || rc=1; done
+    rc=0; svcs=(postgresql temporal kafka); [ "$TEMPORAL_MODE" = server ] && svcs=(postgresql temporal temporal-ui kafka)
+    for s in "${svcs[@]}"; do status_one "$s" || rc=1; done
     printf '%-12s %-5s %s\n' test-server "$([ -x "$TEST_SERVER_WRAPPER" ] && echo ready || echo absent)" "$TEST_SERVER_WRAPPER"
     exit $rc ;;
   logs)

@@ -9,11 +9,13 @@ ensure_node_deps
 bash scripts/stack.sh up
 # Tests bring their own secrets and profile; they only need to know where the time-skipping server is.
 export TEMPORAL_TEST_SERVER="${TEMPORAL_TEST_SERVER:-${APIPAY_CACHE:-$HOME/.cache/apipay}/bin/temporal-test-server}"
-export NODE_ENV=test TEST_DATABASE_URL="${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5433/apipay_test}"
+# The stack's ports (PGPORT, TEMPORAL_PORT, KAFKA_PORT) are the tests' defaults, so a second stack works alike.
+export NODE_ENV=test TEST_DATABASE_URL="${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:${PGPORT:-5433}/apipay_test}"
+export TEMPORAL_ADDRESS="${TEMPORAL_ADDRESS:-127.0.0.1:${TEMPORAL_PORT:-7233}}" KAFKA_BROKERS="${KAFKA_BROKERS:-127.0.0.1:${KAFKA_PORT:-9092}}"
 npx tsx src/db/migrate.ts "$TEST_DATABASE_URL"
 echo "[test] typecheck"
 npx tsc --noEmit
 echo "[test] lint (eslint, prettier --check; the import rules are test/unit/architecture.test.ts)"
 npm run --silent lint
-echo "[test] vitest (unit + integration against PostgreSQL :5433, Temporal :7233, Kafka :9092)"
+echo "[test] vitest (unit + integration against PostgreSQL ${TEST_DATABASE_URL##*@}, Temporal $TEMPORAL_ADDRESS (${APIPAY_TEMPORAL:-dev}), Kafka $KAFKA_BROKERS)"
 exec npx vitest run "$@"
