@@ -73,7 +73,14 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
         resolve();
       };
       const req = request(
-        { agent, host: target.hostname, port: target.port, path, method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
+        {
+          agent,
+          host: target.hostname,
+          port: target.port,
+          path,
+          method: 'POST',
+          headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        },
         (res) => {
           res.resume();
           res.on('end', () => done(res.statusCode ?? 0));

@@ -11,7 +11,11 @@ export interface ListWindow {
 }
 
 /** Where and orderBy for a table whose id sorts in creation order (ULIDs): the cursor is the last id. */
-export function idWindow(id: AnyColumn, createdAt: AnyColumn, w: ListWindow & { afterId?: string }): { where: SQL[]; orderBy: SQL[] } {
+export function idWindow(
+  id: AnyColumn,
+  createdAt: AnyColumn,
+  w: ListWindow & { afterId?: string },
+): { where: SQL[]; orderBy: SQL[] } {
   const where = timeBounds(createdAt, w);
   const descending = w.order === 'desc';
   if (w.afterId !== undefined) where.push(descending ? lt(id, w.afterId) : gt(id, w.afterId));
@@ -22,7 +26,11 @@ export function idWindow(id: AnyColumn, createdAt: AnyColumn, w: ListWindow & { 
  * For a table whose id does not sort in time (reconciliation ids name the provider's event): ordered by
  * (created_at, id); the cursor carries both, see timeCursor.
  */
-export function timeWindow(id: AnyColumn, createdAt: AnyColumn, w: ListWindow & { after?: { at: Date; id: string } }): { where: SQL[]; orderBy: SQL[] } {
+export function timeWindow(
+  id: AnyColumn,
+  createdAt: AnyColumn,
+  w: ListWindow & { after?: { at: Date; id: string } },
+): { where: SQL[]; orderBy: SQL[] } {
   const where = timeBounds(createdAt, w);
   const descending = w.order === 'desc';
   // PostgreSQL keeps microseconds, a Date milliseconds: order and compare at the cursor's precision.

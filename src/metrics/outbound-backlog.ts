@@ -37,7 +37,8 @@ async function query(db: Db): Promise<Snapshot> {
     select status, count(*) as n, extract(epoch from now() - min(created_at)) as oldest
       from deliveries where status in ('PENDING', 'RETRYING') group by status`);
   const backlog = Object.fromEntries(BACKLOG.map((s) => [s, { count: 0, oldestSeconds: 0 }])) as Snapshot['backlog'];
-  for (const r of rows) backlog[r.status as (typeof BACKLOG)[number]] = { count: Number(r.n), oldestSeconds: Math.max(0, Number(r.oldest ?? 0)) };
+  for (const r of rows)
+    backlog[r.status as (typeof BACKLOG)[number]] = { count: Number(r.n), oldestSeconds: Math.max(0, Number(r.oldest ?? 0)) };
   const endpoints = await db.execute<{ id: string; status: string; failing: string | null; attempts: string; ok: string }>(sql`
     select e.id, e.status, extract(epoch from now() - e.failing_since) as failing,
            count(a.id) as attempts, count(a.id) filter (where a.succeeded) as ok
@@ -87,21 +88,46 @@ const gauge = (name: string, help: string, labelNames: string[], fill: (g: Gauge
     },
   });
 
-export const backlogDeliveries = gauge('apipay_outbound_backlog_deliveries', 'Deliveries not finished, by status (PENDING, RETRYING)', ['status'], (g, s) => {
-  for (const status of BACKLOG) g.set({ status }, s.backlog[status].count);
-});
-export const backlogOldest = gauge('apipay_outbound_backlog_oldest_age_seconds', 'Age of the oldest delivery in each unfinished status (0 when none)', ['status'], (g, s) => {
-  for (const status of BACKLOG) g.set({ status }, s.backlog[status].oldestSeconds);
-});
-export const endpointDisabled = gauge('apipay_outbound_endpoint_disabled', 'Per endpoint: 1 when disabled (by an operator or automatically, O13), else 0', ['endpoint_id'], (g, s) => {
-  for (const e of s.endpoints) g.set({ endpoint_id: e.id }, e.disabled ? 1 : 0);
-});
-export const endpointFailing = gauge('apipay_outbound_endpoint_failing_seconds', 'Per endpoint: how long its current failure streak has lasted (0 after any 2xx)', ['endpoint_id'], (g, s) => {
-  for (const e of s.endpoints) g.set({ endpoint_id: e.id }, e.failingSeconds);
-});
-export const endpointAttempts = gauge('apipay_outbound_endpoint_attempts_1h', 'Per endpoint: attempts in the last hour, by result (succeeded | failed)', ['endpoint_id', 'result'], (g, s) => {
-  for (const e of s.endpoints) {
-    g.set({ endpoint_id: e.id, result: 'succeeded' }, e.succeeded1h);
-    g.set({ endpoint_id: e.id, result: 'failed' }, e.attempts1h - e.succeeded1h);
-  }
-});
+export const backlogDeliveries = gauge(
+  'apipay_outbound_backlog_deliveries',
+  'Deliveries not finished, by status (PENDING, RETRYING)',
+  ['status'],
+  (g, s) => {
+    for (const status of BACKLOG) g.set({ status }, s.backlog[status].count);
+  },
+);
+export const backlogOldest = gauge(
+  'apipay_outbound_backlog_oldest_age_seconds',
+  'Age of the oldest delivery in each unfinished status (0 when none)',
+  ['status'],
+  (g, s) => {
+    for (const status of BACKLOG) g.set({ status }, s.backlog[status].oldestSeconds);
+  },
+);
+export const endpointDisabled = gauge(
+  'apipay_outbound_endpoint_disabled',
+  'Per endpoint: 1 when disabled (by an operator or automatically, O13), else 0',
+  ['endpoint_id'],
+  (g, s) => {
+    for (const e of s.endpoints) g.set({ endpoint_id: e.id }, e.disabled ? 1 : 0);
+  },
+);
+export const endpointFailing = gauge(
+  'apipay_outbound_endpoint_failing_seconds',
+  'Per endpoint: how long its current failure streak has lasted (0 after any 2xx)',
+  ['endpoint_id'],
+  (g, s) => {
+    for (const e of s.endpoints) g.set({ endpoint_id: e.id }, e.failingSeconds);
+  },
+);
+export const endpointAttempts = gauge(
+  'apipay_outbound_endpoint_attempts_1h',
+  'Per endpoint: attempts in the last hour, by result (succeeded | failed)',
+  ['endpoint_id', 'result'],
+  (g, s) => {
+    for (const e of s.endpoints) {
+      g.set({ endpoint_id: e.id, result: 'succeeded' }, e.succeeded1h);
+      g.set({ endpoint_id: e.id, result: 'failed' }, e.attempts1h - e.succeeded1h);
+    }
+  },
+);

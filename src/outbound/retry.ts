@@ -36,7 +36,11 @@ export async function requestDeliveryRetry(options: DeliveryRetryOptions): Promi
     // Any closed run (completed, failed, terminated) may be followed by a new one; a running one is only signalled.
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
     // C5: applies when this starts a new run (a running one keeps the summary it was started with).
-    staticSummary: deliverySummary({ deliveryId: options.deliveryId, ...(options.endpointId ? { endpointId: options.endpointId } : {}), note: 'operator retry' }),
+    staticSummary: deliverySummary({
+      deliveryId: options.deliveryId,
+      ...(options.endpointId ? { endpointId: options.endpointId } : {}),
+      note: 'operator retry',
+    }),
   });
   return { runId: handle.signaledRunId };
 }

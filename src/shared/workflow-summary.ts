@@ -20,6 +20,12 @@ export function deliverySummary(d: { eventType?: string; endpointId?: string; de
 }
 
 /** `EUR 19.99 · pi_3Q… · sandbox-stripe · payment.succeeded`; the amount arrives formatted by the caller. */
-export function reconciliationSummary(r: { currency: string; amount: string; paymentReference: string; provider: string; eventType: string }): string {
+export function reconciliationSummary(r: {
+  currency: string;
+  amount: string;
+  paymentReference: string;
+  provider: string;
+  eventType: string;
+}): string {
   return clampSummary(`${r.currency} ${r.amount} · ${r.paymentReference} · ${r.provider} · ${r.eventType}`);
 }

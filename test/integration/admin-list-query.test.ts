@@ -27,14 +27,34 @@ beforeAll(async () => {
   const at = (d: string) => new Date(`${d}T12:00:00.123456Z`);
   await database.db.insert(reconciliations).values(
     days.map((d, i) => ({
-      id: reconIds[i]!, provider, providerEventId: `evt_${'zya'[i]}`, eventType: 'payment.succeeded', paymentReference: `pi_${i}`,
-      amountMinor: 100n, currency: 'EUR', effectiveAt: at(d), state: 'manual_review', acknowledgedAt: at(d), createdAt: at(d), updatedAt: at(d),
+      id: reconIds[i]!,
+      provider,
+      providerEventId: `evt_${'zya'[i]}`,
+      eventType: 'payment.succeeded',
+      paymentReference: `pi_${i}`,
+      amountMinor: 100n,
+      currency: 'EUR',
+      effectiveAt: at(d),
+      state: 'manual_review',
+      acknowledgedAt: at(d),
+      createdAt: at(d),
+      updatedAt: at(d),
     })),
   );
   for (const d of ['2026-11-01', '2026-11-02', '2026-11-03']) {
     const id = newId('we');
     endpointIds.push(id);
-    await database.db.insert(webhookEndpoints).values({ id, merchantAccount: account, url: 'http://127.0.0.1:4999/h', eventTypes: ['*'], livemode: false, createdAt: at(d), updatedAt: at(d) });
+    await database.db
+      .insert(webhookEndpoints)
+      .values({
+        id,
+        merchantAccount: account,
+        url: 'http://127.0.0.1:4999/h',
+        eventTypes: ['*'],
+        livemode: false,
+        createdAt: at(d),
+        updatedAt: at(d),
+      });
   }
 });
 afterAll(async () => {
@@ -46,7 +66,12 @@ afterAll(async () => {
 async function get(path: string, headers: Record<string, string> = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }) {
   const res = await app.request(`/admin/v1${path}`, { headers });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, text, json: res.headers.get('content-type')?.includes('json') ? (JSON.parse(text) as any) : undefined };
+  return {
+    status: res.status,
+    headers: res.headers,
+    text,
+    json: res.headers.get('content-type')?.includes('json') ? (JSON.parse(text) as any) : undefined,
+  };
 }
 const ids = (r: { json: { data: Array<{ id: string }> } }) => r.json.data.map((x) => x.id);
 
@@ -87,15 +112,18 @@ describe('C9 list order and time window', () => {
 });
 
 describe('C4 unknown query parameters are refused, never ignored', () => {
-  it.each(['/reconciliations?payment_reference=pi_1', '/webhook-deliveries?stauts=FAILED', '/webhook-endpoints?merchant=acct_1', '/exports/ledger.csv?form=2026-11-01', '/ledger/check?provder=x'])(
-    '%s is a 400 naming the parameter',
-    async (path) => {
-      const res = await get(path);
-      expect(res.status).toBe(400);
-      expect(res.json.error.code).toBe('validation_failed');
-      expect(res.json.error.message).toContain(new URL(path, 'http://x').searchParams.keys().next().value);
-    },
-  );
+  it.each([
+    '/reconciliations?payment_reference=pi_1',
+    '/webhook-deliveries?stauts=FAILED',
+    '/webhook-endpoints?merchant=acct_1',
+    '/exports/ledger.csv?form=2026-11-01',
+    '/ledger/check?provder=x',
+  ])('%s is a 400 naming the parameter', async (path) => {
+    const res = await get(path);
+    expect(res.status).toBe(400);
+    expect(res.json.error.code).toBe('validation_failed');
+    expect(res.json.error.message).toContain(new URL(path, 'http://x').searchParams.keys().next().value);
+  });
 });
 
 describe('C9 OpenAPI viewer', () => {

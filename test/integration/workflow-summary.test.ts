@@ -15,7 +15,11 @@ beforeAll(async () => {
   temporal = await connectDevServer();
 });
 afterAll(async () => {
-  for (const id of started) await temporal.client.workflow.getHandle(id).terminate('test done').catch(() => undefined);
+  for (const id of started)
+    await temporal.client.workflow
+      .getHandle(id)
+      .terminate('test done')
+      .catch(() => undefined);
   await temporal?.close();
 });
 
@@ -26,13 +30,31 @@ describe('C5 static summaries on the Temporal server', () => {
       { deliveryId, endpointId: 'we_summary', merchantAccount: 'acct_summary', eventType: 'payment.succeeded' },
     ]);
     started.push(deliveryWorkflowId(deliveryId));
-    expect(await (await temporal.client.workflow.getHandle(deliveryWorkflowId(deliveryId)).describe()).staticSummary()).toBe('payment.succeeded → we_summary · attempt 1');
+    expect(await (await temporal.client.workflow.getHandle(deliveryWorkflowId(deliveryId)).describe()).staticSummary()).toBe(
+      'payment.succeeded → we_summary · attempt 1',
+    );
 
     const provider = `summary-${randomUUID().slice(0, 8)}`;
-    const event = { providerEventId: `evt_${randomUUID().slice(0, 8)}`, type: 'payment.succeeded' as const, paymentReference: 'pi_summary', amountMinor: '1999', currency: 'EUR', effectiveAt: new Date().toISOString() };
-    expect(await startReconciliation(temporal.client, testProfile(), queues.reconciliation, { provider, receiptId: 1, event, acknowledgedAt: new Date().toISOString() })).toBe('started');
+    const event = {
+      providerEventId: `evt_${randomUUID().slice(0, 8)}`,
+      type: 'payment.succeeded' as const,
+      paymentReference: 'pi_summary',
+      amountMinor: '1999',
+      currency: 'EUR',
+      effectiveAt: new Date().toISOString(),
+    };
+    expect(
+      await startReconciliation(temporal.client, testProfile(), queues.reconciliation, {
+        provider,
+        receiptId: 1,
+        event,
+        acknowledgedAt: new Date().toISOString(),
+      }),
+    ).toBe('started');
     const id = `reconcile:${provider}:${event.providerEventId}`;
     started.push(id);
-    expect(await (await temporal.client.workflow.getHandle(id).describe()).staticSummary()).toBe(`EUR 19.99 · pi_summary · ${provider} · payment.succeeded`);
+    expect(await (await temporal.client.workflow.getHandle(id).describe()).staticSummary()).toBe(
+      `EUR 19.99 · pi_summary · ${provider} · payment.succeeded`,
+    );
   });
 });

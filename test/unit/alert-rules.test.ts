@@ -11,12 +11,19 @@ import '../../src/metrics/outbound-backlog.js';
 import { registry } from '../../src/metrics/registry.js';
 
 const FILE = new URL('../../config/alerts/apipay.rules.yml', import.meta.url);
-interface Rule { alert: string; expr: string; for?: string; labels: Record<string, string>; annotations: Record<string, string> }
+interface Rule {
+  alert: string;
+  expr: string;
+  for?: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+}
 const doc = parse(readFileSync(FILE, 'utf8')) as { groups: Array<{ name: string; rules: Rule[] }> };
 const rules = doc.groups.flatMap((g) => g.rules);
 
 /** A histogram's series are name_bucket, name_sum and name_count. */
-const registered = (name: string) => [name, name.replace(/_(bucket|sum|count)$/, '')].some((n) => registry.getSingleMetric(n) !== undefined);
+const registered = (name: string) =>
+  [name, name.replace(/_(bucket|sum|count)$/, '')].some((n) => registry.getSingleMetric(n) !== undefined);
 
 describe('C8 alerting rules', () => {
   it('C8 cover manual-review age, ledger lag, auto-disabled endpoints, quarantine and the receipt sweep', () => {
@@ -27,7 +34,8 @@ describe('C8 alerting rules', () => {
       'apipay_outbound_endpoints_disabled_total',
       'apipay_outbound_quarantined_messages_total',
       'apipay_inbound_workflow_starts_total{via="sweep"',
-    ]) expect(exprs).toContain(metric);
+    ])
+      expect(exprs).toContain(metric);
   });
 
   it.each(rules.map((r) => [r.alert, r] as const))('C8 %s is complete and uses registered metrics', (_name, rule) => {
@@ -66,9 +74,15 @@ describe('C7 Grafana dashboard', () => {
   };
   it('C7 shows the outbound backlog and per-endpoint health, and every query uses a registered metric', () => {
     const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr));
-    for (const metric of ['apipay_outbound_backlog_deliveries', 'apipay_outbound_backlog_oldest_age_seconds', 'apipay_outbound_endpoint_attempts_1h', 'apipay_outbound_endpoint_failing_seconds']) {
+    for (const metric of [
+      'apipay_outbound_backlog_deliveries',
+      'apipay_outbound_backlog_oldest_age_seconds',
+      'apipay_outbound_endpoint_attempts_1h',
+      'apipay_outbound_endpoint_failing_seconds',
+    ]) {
       expect(exprs.join('\n')).toContain(metric);
     }
-    for (const expr of exprs) for (const metric of expr.match(/apipay_[a-z0-9_]+/g) ?? []) expect(registered(metric), metric).toBe(true);
+    for (const expr of exprs)
+      for (const metric of expr.match(/apipay_[a-z0-9_]+/g) ?? []) expect(registered(metric), metric).toBe(true);
   });
 });

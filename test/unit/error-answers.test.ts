@@ -10,13 +10,16 @@ import { uniqueTaskQueues } from '../helpers/temporal.js';
 const SERVER_PATH = /(\/(work|home|root|usr|opt|app|srv|tmp)\/|node_modules|\bsrc\/[\w/-]+\.(ts|js)|\.ts:\d+|\bat [\w.<>]+ \()/;
 
 /** A store whose every query fails the way a driver or a bug does: with an error naming a file on this server. */
-const failing = new Proxy({}, {
-  get: () => () => {
-    const error = new Error('connect ECONNREFUSED at /work/wt/apipay/src/db/client.ts:42:7');
-    error.stack = `Error: boom\n    at query (/work/wt/apipay/node_modules/postgres/src/connection.js:790:26)`;
-    throw error;
+const failing = new Proxy(
+  {},
+  {
+    get: () => () => {
+      const error = new Error('connect ECONNREFUSED at /work/wt/apipay/src/db/client.ts:42:7');
+      error.stack = `Error: boom\n    at query (/work/wt/apipay/node_modules/postgres/src/connection.js:790:26)`;
+      throw error;
+    },
   },
-}) as unknown as Db;
+) as unknown as Db;
 const temporal = new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) });
 const app = testApp({ db: failing, temporal, taskQueues: uniqueTaskQueues('error-answers') });
 const auth = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
@@ -25,8 +28,16 @@ describe('C6 no server paths in error answers', () => {
   it.each<[string, string, RequestInit]>([
     ['a store failure (500)', '/admin/v1/webhook-endpoints/we_01jd2m3k4n5p6q7r8s9t0v1w2x', { headers: auth }],
     ['a failure inside a list (500)', '/admin/v1/reconciliations?state=manual_review', { headers: auth }],
-    ['malformed JSON', '/admin/v1/webhook-endpoints', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"url":' }],
-    ['a bad field', '/admin/v1/webhook-endpoints', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"url":"x"}' }],
+    [
+      'malformed JSON',
+      '/admin/v1/webhook-endpoints',
+      { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"url":' },
+    ],
+    [
+      'a bad field',
+      '/admin/v1/webhook-endpoints',
+      { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"url":"x"}' },
+    ],
     ['an unknown query parameter', '/admin/v1/webhook-deliveries?src=/etc/passwd', { headers: auth }],
     ['an unknown route', '/admin/v1/nothing-here', { headers: auth }],
     ['no token', '/admin/v1/webhook-endpoints', {}],

@@ -42,7 +42,9 @@ describe('open-loop load (P4)', () => {
   });
 
   it('refuses a non-loopback target and a rate that is not positive', async () => {
-    await expect(runOpenLoop({ url: 'http://10.0.0.7:80', rate: 10, durationMs: 10, warmupMs: 0, next })).rejects.toThrow(/loopback/);
+    await expect(runOpenLoop({ url: 'http://10.0.0.7:80', rate: 10, durationMs: 10, warmupMs: 0, next })).rejects.toThrow(
+      /loopback/,
+    );
     await expect(runOpenLoop({ url: 'http://127.0.0.1:1', rate: 0, durationMs: 10, warmupMs: 0, next })).rejects.toThrow(/rate/);
   });
 });

@@ -12,7 +12,14 @@ describe('C5 workflow summaries', () => {
         provider: 'sandbox-stripe',
         receiptId: 1,
         acknowledgedAt: '2026-12-01T00:00:00Z',
-        event: { providerEventId: 'evt_1', type: 'payment.succeeded', paymentReference: 'pi_3Q', amountMinor: '1999', currency: 'EUR', effectiveAt: '2026-12-01T00:00:00Z' },
+        event: {
+          providerEventId: 'evt_1',
+          type: 'payment.succeeded',
+          paymentReference: 'pi_3Q',
+          amountMinor: '1999',
+          currency: 'EUR',
+          effectiveAt: '2026-12-01T00:00:00Z',
+        },
       },
       'q',
     );
@@ -20,7 +27,10 @@ describe('C5 workflow summaries', () => {
   });
 
   it.each([
-    [{ deliveryId: 'whd_1', endpointId: 'we_1', eventType: 'payment.succeeded', note: 'attempt 1' }, 'payment.succeeded → we_1 · attempt 1'],
+    [
+      { deliveryId: 'whd_1', endpointId: 'we_1', eventType: 'payment.succeeded', note: 'attempt 1' },
+      'payment.succeeded → we_1 · attempt 1',
+    ],
     [{ deliveryId: 'whd_1', endpointId: 'we_1', note: 'operator retry' }, 'whd_1 → we_1 · operator retry'],
     [{ deliveryId: 'whd_1', note: 'operator retry' }, 'whd_1 · operator retry'],
   ])('C5 delivery %j → %s', (input, expected) => expect(deliverySummary(input)).toBe(expected));

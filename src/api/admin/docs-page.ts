@@ -1,7 +1,7 @@
 // C9: a readable view of /admin/v1/openapi.json at /admin/v1/docs, self-contained (no CDN: the page and its
 // script are served from here and render with textContent only, so nothing in the document is parsed as HTML).
 import { createHash } from 'node:crypto';
-import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { AdminApp } from './app.js';
 
 const script = `
 const el = (tag, text, cls) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; };
@@ -58,7 +58,7 @@ const page = `<!doctype html>
 <div id="ops">loading…</div><script>${script}</script></body></html>`;
 
 /** Public, like openapi.json (PUBLIC_ROUTES in ./access.ts): the page holds no data, only the viewer. */
-export function registerDocsPage(admin: OpenAPIHono<any>): void {
+export function registerDocsPage(admin: AdminApp): void {
   admin.get('/docs', (c) => {
     c.header('Content-Security-Policy', csp);
     c.header('X-Content-Type-Options', 'nosniff');
