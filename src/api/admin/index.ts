@@ -10,6 +10,7 @@ import type { ApiDeps } from '../deps.js';
 import type { ApiServices } from '../services.js';
 import { handleError, validationError } from '../errors.js';
 import { authenticate } from '../middleware/authenticate.js';
+import { storableInput } from '../middleware/storable-input.js';
 import { accessRules, PUBLIC_ROUTES } from './access.js';
 import { registerApiKeys } from './api-keys.js';
 import { registerDocsPage } from './docs-page.js';
@@ -40,6 +41,7 @@ export function createAdminApp(deps: ApiDeps, services: ApiServices): AdminApp {
       limiter: createRateLimiter(deps.profile.admin.rate_limit),
     }),
   );
+  admin.use('*', storableInput());
   admin.doc31('/openapi.json', {
     openapi: '3.1.0',
     info: {

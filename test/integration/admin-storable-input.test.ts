@@ -1,0 +1,98 @@
+// R1/R10 on the admin API: text PostgreSQL refuses (U+0000, lone surrogates) in a query string, a path or a JSON
+// body is a 400 naming where it is, never a 5xx, and nothing is written. The two cases are the counterexamples
+// `npm run fuzz -- --runs 10000` found (seed 8011) before the storable-input middleware existed.
+import { randomUUID } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase, type Database } from '../../src/db/client.js';
+import { webhookEndpoints } from '../../src/db/schema/index.js';
+import { testApp } from '../helpers/app.js';
+import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL } from '../helpers/env.js';
+import { connectDevServer, uniqueTaskQueues } from '../helpers/temporal.js';
+
+let database: Database;
+let temporal: Awaited<ReturnType<typeof connectDevServer>>;
+let app: ReturnType<typeof testApp>;
+const auth = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
+
+beforeAll(async () => {
+  database = createDatabase(TEST_DATABASE_URL, { max: 2 });
+  temporal = await connectDevServer();
+  app = testApp({ db: database.db, temporal: temporal.client, taskQueues: uniqueTaskQueues('storable') });
+});
+afterAll(async () => {
+  await temporal?.close();
+  await database?.close();
+});
+
+const get = (path: string) => app.request(`/admin/v1${path}`, { headers: auth });
+const post = (path: string, body: unknown) =>
+  app.request(`/admin/v1${path}`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
+describe('R1 admin input PostgreSQL would refuse', () => {
+  it.each([
+    [
+      'a NUL in a list filter',
+      `/webhook-endpoints?merchant_account=${encodeURIComponent('acct_i\u000059')}`,
+      'query.merchant_account',
+    ],
+    ['a NUL in a deliveries filter', `/webhook-deliveries?endpoint_id=${encodeURIComponent('we_\u0000')}`, 'query.endpoint_id'],
+    ['a NUL in a path id', `/webhook-endpoints/${encodeURIComponent('we_\u0000')}`, 'path'],
+  ])('R1 %s: 400 naming it', async (_name, path, field) => {
+    const response = await get(path);
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('validation_failed');
+    expect(body.error.message).toContain(field);
+    expect(body.error.message).not.toContain('\u0000');
+  });
+
+  it('R1 an endpoint create whose description has a NUL: 400 and no row', async () => {
+    const merchantAccount = `acct_storable_${randomUUID().slice(0, 8)}`;
+    const response = await post('/webhook-endpoints', {
+      merchant_account: merchantAccount,
+      url: 'https://merchant.example.com/hooks',
+      event_types: ['*'],
+      livemode: false,
+      description: 'acct_\u0000 .B@',
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/^body: must not contain U\+0000/);
+    expect(
+      await database.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.merchantAccount, merchantAccount)),
+    ).toEqual([]);
+  });
+
+  it('R1 a lone surrogate in a JSON body: 400, no row', async () => {
+    const merchantAccount = `acct_storable_${randomUUID().slice(0, 8)}`;
+    const body = `{"merchant_account":"${merchantAccount}","url":"https://merchant.example.com/hooks","event_types":["*"],"livemode":false,"description":"x\\ud800"}`;
+    const response = await app.request('/admin/v1/webhook-endpoints', {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body,
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(
+      /^body: must not contain a lone UTF-16 surrogate/,
+    );
+    expect(
+      await database.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.merchantAccount, merchantAccount)),
+    ).toEqual([]);
+  });
+
+  it('R1 the same create without the NUL is accepted (the guard refuses only what cannot be stored)', async () => {
+    const merchantAccount = `acct_storable_${randomUUID().slice(0, 8)}`;
+    const response = await post('/webhook-endpoints', {
+      merchant_account: merchantAccount,
+      url: 'https://merchant.example.com/hooks',
+      event_types: ['*'],
+      livemode: false,
+      description: 'acct_ .B@ ︷ é',
+    });
+    expect(response.status, await response.clone().text()).toBe(201);
+  });
+});
