@@ -10,7 +10,9 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 describe('R11 seeded fault-injection soak', () => {
   it('R11 two minutes with a kill every 30 s (seed 18): every invariant holds', { timeout: 20 * 60_000 }, async () => {
-    const args = ['run', 'soak', '--', '--minutes', '2', '--seed', '18', '--settle-minutes', '4', '--port-base', '25500'];
+    // SOAK_PORT_BASE moves it when another soak holds 25501–25510 (two suites at once on one machine).
+    const portBase = process.env.SOAK_PORT_BASE ?? '25500';
+    const args = ['run', 'soak', '--', '--minutes', '2', '--seed', '18', '--settle-minutes', '4', '--port-base', portBase];
     const child = spawn('npm', args, { cwd: ROOT, env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));

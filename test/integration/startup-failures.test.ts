@@ -38,7 +38,7 @@ function run(processName: string, overrides: Record<string, string>): Promise<{ 
   const child = spawn(process.execPath, ['--import', 'tsx', `src/processes/${processName}.ts`], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000); // a process that did not stop is a failure below
+  const timer = setTimeout(() => child.kill('SIGKILL'), 100_000); // a process that did not stop is a failure below (tsx start-up is slow on a loaded machine)
   return new Promise((resolve) =>
     child.once('exit', (code) => {
       clearTimeout(timer);
@@ -50,7 +50,7 @@ function run(processName: string, overrides: Record<string, string>): Promise<{ 
 const PORT_VARIABLE = { api: 'API_PORT', worker: 'WORKER_METRICS_PORT', dispatcher: 'DISPATCHER_METRICS_PORT' } as const;
 
 describe('R9 start-up failures are one clear line', () => {
-  it.each(['api', 'worker', 'dispatcher'] as const)('R9 %s: taken port, unreachable database, bad secret', async (name) => {
+  it.each(['api', 'worker', 'dispatcher'] as const)('R9 %s: taken port, unreachable database, bad secret', { timeout: 150_000 }, async (name) => {
     const [port, database, secret] = await Promise.all([
       run(name, { [PORT_VARIABLE[name]]: String(takenPort) }),
       run(name, { DATABASE_URL: 'postgres://postgres:hunter2@127.0.0.1:1/apipay' }),
