@@ -5,6 +5,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createDatabase } from '../../src/db/client.js';
+import { checkLedger } from '../../src/ledger/check.js';
 import { superviseApps } from './apps.js';
 import { parseSoakArgs, SKIPPABLE } from './args.js';
 import { runKillSchedule } from './faults.js';
@@ -83,9 +84,16 @@ try {
   say(`settle: ${settled}`);
   await apps.stop(); // nothing moves while the checks read
 
+  // L6: the same check as `apipay ledger check` (balanced, within what the provider settled, objects once, export = ledger).
+  const ledgerCheckLine = async (): Promise<Check> => {
+    const result = await checkLedger(database.db);
+    const kinds = [...new Set(result.violations.map((v) => v.kind))];
+    return { name: 'apipay ledger check (L6)', ok: result.ok, detail: result.ok ? 'no violation' : `${result.violations.length} violations: ${kinds.join(', ')}` };
+  };
   const checks: Check[] = [
     ...(await inboundChecks(database.sql, inbound.acked)),
     ...(await ledgerChecks(database.sql)),
+    await ledgerCheckLine(),
     ...(await outboundChecks(database.sql, outbound.acked, endpoints, merchants.posts, faults.faults)),
     ...(await quarantineChecks(database.sql, outbound.poisonAcked)),
     {
