@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { createDatabase } from '../../src/db/client.js';
 import { checkLedger } from '../../src/ledger/check.js';
 import { superviseApps } from './apps.js';
+import { portFree } from './ports.js';
 import { parseSoakArgs, SKIPPABLE } from './args.js';
 import { runKillSchedule } from './faults.js';
 import { startInboundTraffic } from './inbound.js';
@@ -27,6 +28,13 @@ say(`kill schedule (seed ${args.seed}): ${kills.map((k) => `${k.atS}s ${k.target
 if (args.skip.size) say(`left out (open defects): ${[...args.skip].map((s) => SKIPPABLE[s]).join('; ')}`);
 
 const ports = soakPorts(args.portBase);
+// The apps' ports must be free: an app left by an earlier soak (its runner killed) would answer in their place.
+for (const [name, port] of Object.entries({ api: ports.api, workerMetrics: ports.workerMetrics, dispatcherMetrics: ports.dispatcherMetrics, sandbox: ports.sandbox, merchants: ports.merchants })) {
+  if (!(await portFree(port))) {
+    say(`FAILED: port ${port} (${name}) is already in use — another soak on --port-base ${args.portBase}, or its leftover processes; stop them or pick another --port-base`);
+    process.exit(2);
+  }
+}
 const stack = soakStack(ports);
 wipeSoakData(stack);
 say(`stack: PostgreSQL ${ports.pg}, Temporal ${ports.temporal}, Kafka ${ports.kafka}, API ${ports.api}; data ${stack.data}`);
@@ -60,6 +68,16 @@ const apps = superviseApps({
     DISPATCHER_METRICS_PORT: String(ports.dispatcherMetrics),
   },
 });
+// Ctrl-C or a kill of the runner takes its apps and its stack along (they would otherwise outlive it).
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    say(`${signal}: stopping the apps and the soak stack`);
+    void apps
+      .stop()
+      .then(() => stack.down())
+      .finally(() => process.exit(130));
+  });
+}
 const database = createDatabase(stack.databaseUrl, { max: 2 });
 let exitCode = 1;
 try {

@@ -4,6 +4,7 @@
 // echoed back.
 import type { MiddlewareHandler } from 'hono';
 import { jsonPgProblem, PG_TEXT_MESSAGES, pgTextProblem } from '../../shared/pg-text.js';
+
 import { ApiError } from '../errors.js';
 
 const MESSAGES: Record<string, string> = {
@@ -35,9 +36,26 @@ export function storableInput(): MiddlewareHandler {
     if ((c.req.header('content-type') ?? '').includes('json')) {
       // Hono caches the parsed body, so the route's validator reads the same value; bad JSON is its to report.
       const body: unknown = await c.req.json().catch(() => undefined);
-      const problem = body === undefined ? null : jsonPgProblem(body);
-      if (problem) refuse('body', problem);
+      const found = body === undefined ? null : firstProblem(body, []);
+      if (found) refuse(found.field, found.problem);
     }
     await next();
   };
+}
+
+/** The first value PostgreSQL would refuse and where it is (`reason`, `event_types.2`; a bad key: its parent), or null. */
+function firstProblem(node: unknown, path: string[]): { field: string; problem: string } | null {
+  const field = path.join('.') || 'body';
+  if (typeof node !== 'object' || node === null) {
+    const problem = jsonPgProblem(node);
+    return problem ? { field, problem } : null;
+  }
+  if (path.length > 64) return { field, problem: 'too_deep' };
+  for (const [key, value] of Object.entries(node)) {
+    const keyProblem = pgTextProblem(key);
+    if (keyProblem) return { field: `${field} (a key)`, problem: keyProblem };
+    const found = firstProblem(value, [...path, key]);
+    if (found) return found;
+  }
+  return null;
 }
