@@ -61,7 +61,9 @@ describe('R1 admin input PostgreSQL would refuse', () => {
       description: 'acct_\u0000 .B@',
     });
     expect(response.status).toBe(400);
-    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/^description: must not contain U\+0000/);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(
+      /^description: must not contain U\+0000/,
+    );
     expect(
       await database.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.merchantAccount, merchantAccount)),
     ).toEqual([]);
