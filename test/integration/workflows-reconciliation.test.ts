@@ -17,7 +17,7 @@ import {
   type OperatorResolution,
   type ReconciliationWorkflowInput,
 } from '../../src/shared/inbound.js';
-import type { reconciliationWorkflow } from '../../src/workflows/reconciliation.js';
+import type { reconciliationWorkflow } from '../../src/workflows/reconciliation/index.js';
 import { testProfile } from '../helpers/profile.js';
 import { providerEvent, succeeded } from '../helpers/reconciliation.js';
 import { startStubWorker, type StubWorker } from '../helpers/stub-worker.js';

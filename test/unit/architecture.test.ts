@@ -93,7 +93,7 @@ describe('architecture: the checks fail on a broken import', () => {
 
   it('a pure module that starts doing I/O is reported through the workflow that loads it', () => {
     const broken = [...edges, ...fake('src/inbound/verdict.ts', "import { sql } from 'drizzle-orm';")];
-    expect(workflowViolations(broken, ['src/workflows/reconciliation.ts'])).toContain(
+    expect(workflowViolations(broken, ['src/workflows/reconciliation/index.ts'])).toContain(
       'src/inbound/verdict.ts imports drizzle-orm',
     );
   });

@@ -1,0 +1,42 @@
+// The reconciliation's activities, proxied once with the retry policy each kind of step needs.
+import { proxyActivities } from '@temporalio/workflow';
+import type { ReconciliationActivities } from '../../activities/reconciliation.js';
+import type { createLedgerPositionActivities } from '../../activities/ledger-position.js';
+import type { createResolutionActivities } from '../../activities/resolution.js';
+import { NON_RETRYABLE_ERROR_TYPES } from '../../shared/failures.js';
+
+// Recording and ledger writes are idempotent: retry them until they land, except deterministic failures (R4,
+// src/lib/errors.ts), which a ledger posting turns into manual_review with the reason.
+export const store = proxyActivities<ReconciliationActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    nonRetryableErrorTypes: [...NON_RETRYABLE_ERROR_TYPES],
+  },
+});
+
+// L5: the ledger's side of a payment and an operator's settlement correction; the same retries as `store`.
+export const ledger = proxyActivities<ReturnType<typeof createLedgerPositionActivities>>({
+  startToCloseTimeout: '30 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    nonRetryableErrorTypes: [...NON_RETRYABLE_ERROR_TYPES],
+  },
+});
+
+// R2: one transaction that answers "committed" or "refused"; only infrastructure errors throw, and those are
+// retried a bounded number of times (all or nothing, so a retry is safe), then reported like a refusal.
+export const resolutions = proxyActivities<ReturnType<typeof createResolutionActivities>>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 5 },
+});
+
+// One try per query: the workflow's own loop retries with the profile's backoff and owns the timeout (I8).
+export const provider = proxyActivities<ReconciliationActivities>({
+  startToCloseTimeout: '20 seconds',
+  retry: { maximumAttempts: 1 },
+});

@@ -1,0 +1,30 @@
+// One reconciliation per provider event (I6–I12): ask the provider (authoritative), post to the ledger when
+// confirmed and matching, park conflicts and timeouts in manual_review for an audited operator resolution.
+// The phases in order: query the provider, settle, operator review.
+import { upsertSearchAttributes } from '@temporalio/workflow';
+import type { ReconciliationWorkflowInput } from '../../shared/inbound.js';
+import { SA } from '../../shared/search-attributes.js';
+import { store } from './activities.js';
+import { registerHandlers } from './handlers.js';
+import { operatorReview } from './operator-review.js';
+import { queryProvider } from './query-provider.js';
+import { projection, startRun, transition, type ReconciliationOutcome } from './run.js';
+import { settle } from './settle.js';
+
+export { ONE_TRANSACTION_RESOLUTION } from './operator-review.js';
+export type { ReconciliationOutcome } from './run.js';
+
+export async function reconciliationWorkflow(input: ReconciliationWorkflowInput): Promise<ReconciliationOutcome> {
+  const run = startRun(input);
+  registerHandlers(run);
+  upsertSearchAttributes([
+    { key: SA.reconciliationState, value: run.state },
+    { key: SA.provider, value: input.provider },
+  ]);
+  if (!input.continued) {
+    await store.recordReconciliationTransition({ ...projection(run), from: null, to: run.state, actor: 'system', reason: null });
+    await transition(run, 'reconciling', 'system', null);
+  }
+  const verdict = await queryProvider(run);
+  return (await settle(run, verdict)) ?? (await operatorReview(run));
+}

@@ -1,0 +1,108 @@
+// The state one reconciliation run carries between its phases, and the steps they share: the checked
+// transition (I11), the projection recorded with it, and a ledger posting for this event.
+import { ApplicationFailure, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import type { LedgerPostingResult } from '../../activities/reconciliation.js';
+import { assertTransition, IllegalTransitionError, ILLEGAL_TRANSITION } from '../../inbound/state-machine.js';
+import { postingKindFor, type Discrepancy, type ItemMatch } from '../../inbound/verdict.js';
+import type { PostingKind } from '../../ledger/postings.js';
+import type {
+  OperatorResolution,
+  ProviderPayment,
+  ReconciliationProgress,
+  ReconciliationState,
+  ReconciliationWorkflowInput,
+  ResolutionAnswer,
+} from '../../shared/inbound.js';
+import { SA } from '../../shared/search-attributes.js';
+import { store } from './activities.js';
+
+export interface ReconciliationOutcome {
+  state: ReconciliationState;
+  reason: string | null;
+  ledgerTransactionId: string | null;
+  auditId: string | null;
+}
+
+export type Actor = 'system' | `operator:${string}`;
+
+export interface Run {
+  readonly input: ReconciliationWorkflowInput;
+  readonly reconciliationId: string;
+  readonly postingKind: PostingKind | null;
+  state: ReconciliationState;
+  reason: string | null;
+  providerQueries: number;
+  ledgerTransactionId: string | null;
+  providerPayment: ProviderPayment | null;
+  /** L1: the provider objects the last verdict matched (for an operator's applied); L5: the discrepancy found. */
+  match: ItemMatch | undefined;
+  discrepancy: Discrepancy | null;
+  pendingResolution: OperatorResolution | undefined;
+  resolutionOutcome: ResolutionAnswer | { error: string } | undefined;
+  pendingVia: 'signal' | 'update';
+  readonly refusedResolutions: NonNullable<ReconciliationProgress['refusedResolutions']>;
+}
+
+export function startRun(input: ReconciliationWorkflowInput): Run {
+  const continued = input.continued;
+  return {
+    input,
+    reconciliationId: workflowInfo().workflowId,
+    postingKind: postingKindFor(input.event.type),
+    state: continued ? 'reconciling' : input.rules.initial,
+    reason: null,
+    providerQueries: continued?.providerQueries ?? 0,
+    ledgerTransactionId: null,
+    providerPayment: continued?.providerPayment ?? null,
+    match: undefined,
+    discrepancy: null,
+    pendingResolution: undefined,
+    resolutionOutcome: undefined,
+    pendingVia: 'update',
+    refusedResolutions: [],
+  };
+}
+
+/** Checked before any side effect of the transition (a ledger posting), and again when it is made. */
+export function ensureAllowed(run: Run, to: ReconciliationState, actor: Actor): void {
+  try {
+    assertTransition(run.input.rules, run.state, to, actor === 'system' ? 'system' : 'operator');
+  } catch (error) {
+    if (error instanceof IllegalTransitionError) {
+      throw ApplicationFailure.create({ type: ILLEGAL_TRANSITION, message: error.message, nonRetryable: true });
+    }
+    throw error;
+  }
+}
+
+export async function transition(run: Run, to: ReconciliationState, actor: Actor, why: string | null): Promise<void> {
+  ensureAllowed(run, to, actor);
+  await store.recordReconciliationTransition({ ...projection(run), from: run.state, to, actor, reason: why });
+  run.state = to;
+  run.reason = why;
+  upsertSearchAttributes([{ key: SA.reconciliationState, value: to }]);
+}
+
+export const projection = (run: Run) => ({
+  reconciliationId: run.reconciliationId,
+  provider: run.input.provider,
+  event: run.input.event,
+  acknowledgedAt: run.input.acknowledgedAt,
+  providerPayment: run.providerPayment && {
+    amountMinor: run.providerPayment.amountMinor,
+    currency: run.providerPayment.currency,
+  },
+  ledgerTransactionId: run.ledgerTransactionId,
+  discrepancy: run.discrepancy,
+});
+
+export const post = (run: Run, kind: PostingKind, actor: string): Promise<LedgerPostingResult> =>
+  store.postLedgerTransaction({
+    kind,
+    provider: run.input.provider,
+    reconciliationId: run.reconciliationId,
+    event: run.input.event,
+    acknowledgedAt: run.input.acknowledgedAt,
+    actor,
+    ...(run.match ? { match: run.match } : {}),
+  });
