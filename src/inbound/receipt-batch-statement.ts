@@ -2,7 +2,14 @@
 // receipt rows atomically, the winners of ON CONFLICT only.
 import type { Sql } from 'postgres';
 import type { Db } from '../db/client.js';
-import type { ReceiptToWrite } from './receipt-writer.js';
+
+export interface ReceiptToWrite {
+  provider: string;
+  providerEventId: string;
+  rawBody: Buffer;
+  headers: Record<string, string>;
+  receivedAt: Date;
+}
 
 export const keyOf = (provider: string, id: string) => `${provider}\u0000${id}`;
 

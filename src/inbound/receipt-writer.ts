@@ -7,15 +7,9 @@
 import type { Db } from '../db/client.js';
 import { isTransientDbError } from '../db/errors.js';
 import { providerEventRegistry, webhookReceipts } from '../db/schema/index.js';
-import { commitBatch, keyOf } from './receipt-batch-statement.js';
+import { commitBatch, keyOf, type ReceiptToWrite } from './receipt-batch-statement.js';
 
-export interface ReceiptToWrite {
-  provider: string;
-  providerEventId: string;
-  rawBody: Buffer;
-  headers: Record<string, string>;
-  receivedAt: Date;
-}
+export type { ReceiptToWrite } from './receipt-batch-statement.js';
 
 export type WriteOutcome = { duplicate: false; receiptId: number } | { duplicate: true };
 
