@@ -1,82 +1,28 @@
 // The CLI's commands: each maps its arguments to one admin API request (requirements §4: the same operations as the API).
-import type { ParseArgsConfig } from 'node:util';
-import { OPERATOR_DATE_HINT, parseOperatorDate } from '../shared/operator-date.js';
-import { CURRENCY, OPERATOR_MAX, REASON_MAX, resolutionInputProblem, textProblem } from '../shared/operator-input.js';
+import { CURRENCY, resolutionInputProblem } from '../shared/operator-input.js';
+import {
+  cursorPage,
+  date,
+  defined,
+  list,
+  oneOf,
+  operator,
+  operatorText,
+  optional,
+  page,
+  PAGE_HELP,
+  pageQuery,
+  required,
+  seg,
+  str,
+  UsageError,
+  type Command,
+} from './command-args.js';
 
-type Options = NonNullable<ParseArgsConfig['options']>;
-type Values = Record<string, string | boolean | undefined>;
+export { UsageError, type ApiRequest, type Command } from './command-args.js';
 
-export interface ApiRequest {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-  path: string;
-  query?: Record<string, string | undefined>;
-  body?: Record<string, unknown>;
-  /** The response is text (CSV), printed as it is. */
-  raw?: boolean;
-}
-
-export interface Command {
-  words: [string, string];
-  args?: string[];
-  options?: Options;
-  summary: string;
-  build(values: Values, args: string[]): ApiRequest;
-  /** The exit code for a successful answer (default 0): `ledger check` exits 1 when it found violations. */
-  exitCode?(body: unknown): number;
-}
-
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
-
-const str = { type: 'string' } as const;
-const cursorPage = { cursor: str, limit: str } as const;
-const page = { ...cursorPage, order: str, since: str, until: str } as const;
-const PAGE_HELP = '[--order asc|desc] [--since DATE] [--until DATE] [--limit N] [--cursor C]';
-const operator = { operator: str, reason: str } as const;
-const seg = encodeURIComponent;
-
-function required(values: Values, name: string): string {
-  const value = values[name];
-  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
-  return value;
-}
-const optional = (values: Values, name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
-/** R2: operator text checked before it is sent (the API checks again). */
-function operatorText(values: Values, name: 'operator' | 'reason'): string {
-  const value = required(values, name);
-  const problem = textProblem(value, name === 'operator' ? OPERATOR_MAX : REASON_MAX);
-  if (problem) throw new UsageError(`--${name} ${problem}`);
-  return value;
-}
-/** C9: a plain day (2026-12-01, sent as midnight UTC) or a full ISO date-time (sent as typed). */
-function date(values: Values, name: string): string | undefined {
-  const text = optional(values, name)?.trim();
-  if (text === undefined) return undefined;
-  if (!parseOperatorDate(text)) throw new UsageError(`--${name} ${OPERATOR_DATE_HINT}`);
-  return text.includes('T') || text.includes('t') ? text : `${text}T00:00:00Z`;
-}
-/** C9: a closed set of words accepted in any case, sent in the API's spelling. */
-function oneOf(values: Values, name: string, allowed: readonly string[]): string | undefined {
-  const text = optional(values, name);
-  if (text === undefined) return undefined;
-  const found = allowed.find((a) => a.toLowerCase() === text.trim().toLowerCase());
-  if (!found) throw new UsageError(`--${name} must be one of ${allowed.join(', ')} (any case)`);
-  return found;
-}
-/** The query every list shares: cursor, limit, order and the creation-time window (since inclusive, until exclusive). */
-const pageQuery = (v: Values) => ({
-  cursor: optional(v, 'cursor'),
-  limit: optional(v, 'limit'),
-  order: oneOf(v, 'order', ['asc', 'desc']),
-  from: date(v, 'since'),
-  to: date(v, 'until'),
-});
 const DELIVERY_STATUSES = ['PENDING', 'RETRYING', 'DELIVERED', 'FAILED'] as const;
 const RECONCILIATION_STATES = ['received', 'reconciling', 'applied', 'rejected', 'manual_review'] as const;
-const list = (text: string) => text.split(',').map((s) => s.trim()).filter(Boolean);
-/** Only the fields the operator gave, so PATCH changes nothing else. */
-const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 
 export const COMMANDS: Command[] = [
   {

@@ -1,5 +1,5 @@
 // One Prometheus registry per process, with the default Node.js metrics; each concern adds its own metrics file.
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry });
@@ -7,3 +7,7 @@ collectDefaultMetrics({ register: registry });
 export async function renderMetrics(): Promise<{ contentType: string; body: string }> {
   return { contentType: registry.contentType, body: await registry.metrics() };
 }
+
+/** A counter in this registry: its name, help and labels are all a declaration needs to say. */
+export const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+  new Counter<L>({ name, help, labelNames, registers: [registry] });

@@ -5,13 +5,12 @@ import { ROLES } from '../../access/roles.js';
 import { ApiError } from '../errors.js';
 import { adminRoute } from './access.js';
 import type { AdminApp } from './app.js';
-import { errorResponses } from './outbound-schemas.js';
-import { decodeCursor, listEnvelope, page, paginationQuery } from './pagination.js';
+import { errorResponses, json } from './outbound-schemas.js';
+import { afterIdOf, listEnvelope, page, paginationQuery } from './pagination.js';
 
 const tags = ['API keys'];
 const admin = { role: 'admin', merchant: false } as const;
 const iso = z.string().openapi({ format: 'date-time' });
-const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
 
 const apiKeySchema = z
   .object({
@@ -97,7 +96,7 @@ export function registerApiKeys(app: AdminApp, keys: ApiKeyService): void {
 
   app.openapi(listKeys, async (c) => {
     const q = c.req.valid('query');
-    const rows = await keys.list({ limit: q.limit, includeRevoked: q.include_revoked === 'true', ...(q.cursor !== undefined ? { afterId: decodeCursor(q.cursor)! } : {}) });
+    const rows = await keys.list({ limit: q.limit, includeRevoked: q.include_revoked === 'true', ...afterIdOf(q.cursor) });
     const result = page(rows, q.limit, (r) => r.id);
     return c.json({ ...result, data: result.data.map(keyJson) }, 200);
   });

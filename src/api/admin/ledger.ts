@@ -8,10 +8,9 @@ import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { adminRoute } from './access.js';
 import type { AdminApp } from './app.js';
-import { conflictResponse, errorResponses } from './outbound-schemas.js';
+import { conflictResponse, errorResponses, json } from './outbound-schemas.js';
 
 const tags = ['Ledger'];
-const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
 const providerName = z.string().regex(/^[a-z0-9-]+$/, 'lowercase, digits and dashes');
 const storable = (max: number) =>
   z.string().trim().superRefine((value, ctx) => {

@@ -14,6 +14,8 @@ export const errorSchema = z
   })
   .openapi('Error');
 
+/** A JSON response of an admin route: its schema and description. */
+export const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
 const errorResponse = (description: string) => ({ content: { 'application/json': { schema: errorSchema } }, description });
 export const errorResponses = {
   400: errorResponse('Invalid request; the message names the field'),

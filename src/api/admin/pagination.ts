@@ -3,6 +3,7 @@
 // C9: every list also takes order (asc|desc) and a from/to window on the creation time.
 import { z } from '@hono/zod-openapi';
 import { OPERATOR_DATE_HINT, parseOperatorDate } from '../../shared/operator-date.js';
+import { parseTimeCursor } from '../../db/list-window.js';
 import { ApiError } from '../errors.js';
 
 const operatorDate = (description: string) =>
@@ -38,6 +39,17 @@ export function decodeCursor(cursor: string | undefined): string | undefined {
   // Ids are printable ASCII; reconciliation ids carry a provider event id of up to 200 characters (A9).
   if (encodeCursor(id) !== cursor || !/^[\x21-\x7e]{1,400}$/.test(id)) throw new ApiError('validation_failed', 'cursor: not a cursor returned by this API');
   return id;
+}
+
+/** A list query's cursor as the id to continue after; nothing on the first page (exactOptionalPropertyTypes). */
+export const afterIdOf = (cursor: string | undefined) => (cursor === undefined ? {} : { afterId: decodeCursor(cursor)! });
+
+/** The same for a list ordered by creation time (reconciliations): its cursor carries (created_at, id), see timeCursor. */
+export function afterTimeOf(cursor: string | undefined) {
+  if (cursor === undefined) return {};
+  const after = parseTimeCursor(decodeCursor(cursor)!);
+  if (!after) throw new ApiError('validation_failed', 'cursor: not a cursor returned by this API');
+  return { after };
 }
 
 /** Rows are fetched with limit + 1 (in the list's order) to know whether another page exists. */

@@ -8,81 +8,25 @@ import {
   type ResolutionRow,
   type TransitionRow,
 } from '../../inbound/reconciliation-admin.js';
-import { RECONCILIATION_STATES } from '../../inbound/state-machine.js';
-import { RESOLUTION_DECISIONS, type OperatorResolution } from '../../shared/inbound.js';
-import { AMOUNT_MINOR, CURRENCY, OPERATOR_MAX, REASON_MAX, textProblem } from '../../shared/operator-input.js';
+import { type OperatorResolution } from '../../shared/inbound.js';
 import { bindReconciliationGauges } from '../../metrics/inbound-ledger.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { adminRoute } from './access.js';
 import type { AdminApp } from './app.js';
-import { conflictResponse, errorResponses } from './outbound-schemas.js';
-import { decodeCursor, listEnvelope, listWindow, page, paginationQuery, windowQuery } from './pagination.js';
-import { parseTimeCursor, timeCursor } from '../../db/list-window.js';
+import { conflictResponse, errorResponses, json } from './outbound-schemas.js';
+import { afterTimeOf, listEnvelope, listWindow, page, paginationQuery, windowQuery } from './pagination.js';
+import { timeCursor } from '../../db/list-window.js';
+import {
+  detailSchema,
+  idParam,
+  reconciliationSchema,
+  resolutionRequestSchema,
+  resolutionSchema,
+  stateSchema,
+} from './reconciliation-schemas.js';
 
 const tags = ['Reconciliations'];
-const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
-const iso = z.string().openapi({ format: 'date-time' });
-const minor = z.string().openapi({ description: 'amount in minor units (cents), as a decimal string', example: '1250' });
-
-const stateSchema = z.enum(RECONCILIATION_STATES);
-
-export const reconciliationSchema = z
-  .object({
-    id: z.string().openapi({ example: 'reconcile:sandbox-stripe:evt_1Q2w3E' }),
-    object: z.literal('reconciliation'),
-    provider: z.string(),
-    provider_event_id: z.string(),
-    event_type: z.string(),
-    payment_reference: z.string(),
-    amount_minor: minor,
-    currency: z.string(),
-    effective_at: iso,
-    state: stateSchema,
-    reason: z.string().nullable(),
-    provider_amount_minor: minor.nullable(),
-    provider_currency: z.string().nullable(),
-    ledger_transaction_id: z.string().nullable(),
-    provider_object_id: z.string().nullable().openapi({ description: 'L1: the refund, dispute or reversal id the event carried', example: 're_3Q2w3E' }),
-    discrepancy: z
-      .object({
-        posted: z.object({ transactionId: z.string(), capturedMinor: minor, settledMinor: minor, currency: z.string() }),
-        reported: z.object({ status: z.string(), amountMinor: minor, currency: z.string(), settledMinor: minor }),
-      })
-      .nullable()
-      .openapi({ description: 'L5: what the ledger posted and what the provider reports, for a discrepancy after settlement' }),
-    acknowledged_at: iso,
-    created_at: iso,
-    updated_at: iso,
-  })
-  .openapi('Reconciliation');
-
-const transitionSchema = z
-  .object({ from_state: stateSchema, to_state: stateSchema, actor: z.string(), reason: z.string().nullable(), at: iso })
-  .openapi('ReconciliationTransition');
-
-export const resolutionSchema = z
-  .object({
-    id: z.string().openapi({ example: 'opr_01jd2m3k4n5p6q7r8s9t0v1w2x' }),
-    decision: z.enum(RESOLUTION_DECISIONS),
-    operator: z.string(),
-    reason: z.string(),
-    previous_state: z.string(),
-    amount_minor: minor.openapi({ description: "the webhook's amount" }),
-    currency: z.string(),
-    provider_amount_minor: minor.nullable(),
-    provider_currency: z.string().nullable(),
-    post_basis: z.enum(['provider', 'webhook', 'explicit']).nullable().openapi({ description: 'L2: what applied was told to post' }),
-    posted_amount_minor: minor.nullable().openapi({ description: 'L2: the amount applied stood for (posted now, or already in the ledger)' }),
-    posted_currency: z.string().nullable(),
-    ledger_transaction_id: z.string().nullable().openapi({ description: 'L4: the transaction this resolution posted, or null' }),
-    resolved_at: iso,
-  })
-  .openapi('OperatorResolution');
-
-const detailSchema = reconciliationSchema
-  .extend({ transitions: z.array(transitionSchema), resolution: resolutionSchema.nullable() })
-  .openapi('ReconciliationDetail');
 
 export function reconciliationJson(row: ReconciliationRow): z.infer<typeof reconciliationSchema> {
   return {
@@ -133,50 +77,12 @@ export const resolutionJson = (r: ResolutionRow): z.infer<typeof resolutionSchem
   resolved_at: r.resolvedAt.toISOString(),
 });
 
-/** R2: text PostgreSQL can store (no U+0000, no lone surrogate), bounded, trimmed. */
-const operatorText = (max: number) =>
-  z
-    .string()
-    .trim()
-    .superRefine((value, ctx) => {
-      const problem = textProblem(value, max);
-      if (problem) ctx.addIssue({ code: 'custom', message: problem });
-    });
-
-const postSchema = z
-  .union([
-    z.enum(['provider', 'webhook']),
-    z.strictObject({
-      amount_minor: z.string().regex(AMOUNT_MINOR, 'must be positive minor units (at most 18 digits)'),
-      currency: z.string().regex(CURRENCY, 'must be an ISO 4217 code'),
-    }),
-  ])
-  .openapi({ description: "L2: what applied posts: the provider's amount and currency (default), the webhook's, or this amount" });
-
-export const resolutionRequestSchema = z
-  .strictObject({
-    decision: z.enum(RESOLUTION_DECISIONS).openapi({ description: 'acknowledged: applied without posting (the ledger is already right, L3)' }),
-    operator: operatorText(OPERATOR_MAX),
-    reason: operatorText(REASON_MAX),
-    post: postSchema.optional(),
-  })
-  .refine((b) => b.post === undefined || b.decision === 'applied', { path: ['post'], message: 'is only for an applied decision' })
-  .openapi('ResolutionRequest');
-
 /** The API's snake_case body as the workflow's OperatorResolution. */
 export function toOperatorResolution(body: z.infer<typeof resolutionRequestSchema>): OperatorResolution {
   const { post, ...rest } = body;
   if (post === undefined) return rest;
   return { ...rest, post: typeof post === 'string' ? post : { amountMinor: post.amount_minor, currency: post.currency } };
 }
-
-const idParam = z.object({
-  id: z
-    .string()
-    // A9: the provider event id is any printable ASCII up to 200 characters (src/providers/payload.ts), so is this.
-    .regex(/^reconcile:[a-z0-9-]+:[\x21-\x7e]{1,200}$/, 'must be a reconcile:<provider>:<event id> id')
-    .openapi({ param: { name: 'id', in: 'path' }, example: 'reconcile:sandbox-stripe:evt_1Q2w3E' }),
-});
 
 const listRoute = adminRoute({ role: 'viewer', merchant: false }, {
   method: 'get',
@@ -224,14 +130,12 @@ export function registerReconciliations(admin: AdminApp, deps: ApiDeps): void {
 
   admin.openapi(listRoute, async (c) => {
     const q = c.req.valid('query');
-    const after = q.cursor === undefined ? undefined : parseTimeCursor(decodeCursor(q.cursor)!);
-    if (q.cursor !== undefined && !after) throw new ApiError('validation_failed', 'cursor: not a cursor returned by this API');
     const rows = await service.list({
       limit: q.limit,
       ...listWindow(q),
       ...(q.state ? { state: q.state } : {}),
       ...(q.provider ? { provider: q.provider } : {}),
-      ...(after ? { after } : {}),
+      ...afterTimeOf(q.cursor),
     });
     const result = page(rows, q.limit, (r) => timeCursor(r.createdAt, r.id));
     return c.json({ ...result, data: result.data.map(reconciliationJson) }, 200);

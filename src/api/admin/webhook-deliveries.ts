@@ -17,11 +17,11 @@ import {
   deliveryWithAttemptsSchema,
   errorResponses,
   idParam,
+  json,
 } from './outbound-schemas.js';
-import { decodeCursor, listEnvelope, listWindow, page, paginationQuery, windowQuery } from './pagination.js';
+import { afterIdOf, listEnvelope, listWindow, page, paginationQuery, windowQuery } from './pagination.js';
 
 const tags = ['Webhook deliveries'];
-const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
 
 const operatorFields = {
   operator: z.string().min(1).max(200).optional().openapi({ description: 'who asks (recorded in the worker log)' }),
@@ -106,7 +106,7 @@ export function registerWebhookDeliveries(admin: AdminApp, deps: ApiDeps, servic
       ...(q.status !== undefined ? { status: q.status } : {}),
       ...(q.endpoint_id !== undefined ? { endpointId: q.endpoint_id } : {}),
       ...(q.event_id !== undefined ? { eventId: q.event_id } : {}),
-      ...(q.cursor !== undefined ? { afterId: decodeCursor(q.cursor)! } : {}),
+      ...afterIdOf(q.cursor),
     });
     const result = page(rows, q.limit, (r) => r.id);
     return c.json({ ...result, data: result.data.map(deliveryJson) }, 200);

@@ -8,8 +8,8 @@ import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { adminRoute } from './access.js';
 import type { AdminApp } from './app.js';
-import { endpointJson, endpointSchema, endpointWithSecretSchema, errorResponses, idParam } from './outbound-schemas.js';
-import { decodeCursor, listEnvelope, listWindow, page, paginationQuery, windowQuery } from './pagination.js';
+import { endpointJson, endpointSchema, endpointWithSecretSchema, errorResponses, idParam, json } from './outbound-schemas.js';
+import { afterIdOf, listEnvelope, listWindow, page, paginationQuery, windowQuery } from './pagination.js';
 
 const tags = ['Webhook endpoints'];
 const params = idParam('we', 'we_01jd2m3k4n5p6q7r8s9t0v1w2x');
@@ -37,7 +37,6 @@ const updateBody = z
   .refine((b) => b.url !== undefined || b.event_types !== undefined || b.description !== undefined, 'give at least one of url, event_types, description')
   .openapi('UpdateWebhookEndpoint');
 
-const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
 const jsonBody = <T extends z.ZodTypeAny>(schema: T) => ({ body: { content: { 'application/json': { schema } }, required: true } });
 
 const createEndpoint = adminRoute({ role: 'admin', merchant: false }, {
@@ -155,7 +154,7 @@ export function registerWebhookEndpoints(admin: AdminApp, deps: ApiDeps): void {
       limit: query.limit,
       ...listWindow(query),
       ...(query.merchant_account !== undefined ? { merchantAccount: query.merchant_account } : {}),
-      ...(query.cursor !== undefined ? { afterId: decodeCursor(query.cursor)! } : {}),
+      ...afterIdOf(query.cursor),
     });
     const result = page(rows, query.limit, (r) => r.id);
     return c.json({ ...result, data: result.data.map(endpointJson) }, 200);
