@@ -5,6 +5,7 @@ import { inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities } from '../../src/activities/index.js';
 import { testApp } from '../helpers/app.js';
+import { parseCsv } from '../helpers/csv.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { ledgerEntries } from '../../src/db/schema/index.js';
 import { minorToDecimal } from '../../src/inbound/csv.js';
@@ -71,27 +72,6 @@ async function parked(amountMinor: string) {
   return { event, id: handle.workflowId, handle };
 }
 
-/** RFC 4180 parser for the test: quoted fields, doubled quotes, CRLF inside quotes. */
-/* eslint-disable @typescript-eslint/no-unused-expressions -- a terse CSV reader built of comma expressions */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (ch === '"') quoted = false;
-      else field += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') row.push(field), (field = '');
-    else if (ch === '\r' && text[i + 1] === '\n') row.push(field), rows.push(row), (row = []), (field = ''), i++;
-    else field += ch;
-  }
-  return rows;
-}
-/* eslint-enable @typescript-eslint/no-unused-expressions */
 
 describe('I11 reconciliations admin API', () => {
   const resolved: { id: string; decision: string }[] = [];

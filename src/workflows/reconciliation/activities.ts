@@ -1,5 +1,5 @@
 // The reconciliation's activities, proxied once with the retry policy each kind of step needs.
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
 import type { ReconciliationActivities } from '../../activities/reconciliation.js';
 import type { createLedgerPositionActivities } from '../../activities/ledger-position.js';
 import type { createResolutionActivities } from '../../activities/resolution.js';
@@ -7,7 +7,7 @@ import { NON_RETRYABLE_ERROR_TYPES } from '../../shared/failures.js';
 
 // Recording and ledger writes are idempotent: retry them until they land, except deterministic failures (R4,
 // src/lib/errors.ts), which a ledger posting turns into manual_review with the reason.
-export const store = proxyActivities<ReconciliationActivities>({
+const UNTIL_IT_LANDS: ActivityOptions = {
   startToCloseTimeout: '30 seconds',
   retry: {
     initialInterval: '1 second',
@@ -15,18 +15,12 @@ export const store = proxyActivities<ReconciliationActivities>({
     maximumInterval: '1 minute',
     nonRetryableErrorTypes: [...NON_RETRYABLE_ERROR_TYPES],
   },
-});
+};
+
+export const store = proxyActivities<ReconciliationActivities>(UNTIL_IT_LANDS);
 
 // L5: the ledger's side of a payment and an operator's settlement correction; the same retries as `store`.
-export const ledger = proxyActivities<ReturnType<typeof createLedgerPositionActivities>>({
-  startToCloseTimeout: '30 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    nonRetryableErrorTypes: [...NON_RETRYABLE_ERROR_TYPES],
-  },
-});
+export const ledger = proxyActivities<ReturnType<typeof createLedgerPositionActivities>>(UNTIL_IT_LANDS);
 
 // R2: one transaction that answers "committed" or "refused"; only infrastructure errors throw, and those are
 // retried a bounded number of times (all or nothing, so a retry is safe), then reported like a refusal.
