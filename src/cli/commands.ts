@@ -129,6 +129,19 @@ export const COMMANDS: Command[] = [
       return { method: 'POST', path: `/reconciliations/${seg(id!)}/resolution`, body: defined({ ...body, post: wire }) };
     },
   },
+  // A5: a second principal approves the resolution waiting under dual control; the proposer or anyone cancels it.
+  {
+    words: ['reconciliations', 'approve'],
+    args: ['id'],
+    summary: 'ID   (dual control: approve the waiting resolution; not the key that proposed it)',
+    build: (_v, [id]) => ({ method: 'POST', path: `/reconciliations/${seg(id!)}/resolution/approve` }),
+  },
+  {
+    words: ['reconciliations', 'cancel'],
+    args: ['id'],
+    summary: 'ID   (dual control: withdraw the waiting resolution; back to manual_review)',
+    build: (_v, [id]) => ({ method: 'POST', path: `/reconciliations/${seg(id!)}/resolution/cancel` }),
+  },
   {
     words: ['ledger', 'adjust'],
     options: { provider: str, payment: str, amount: str, currency: str, reconciliation: str, 'idempotency-key': str, ...operator },

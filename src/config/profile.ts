@@ -79,6 +79,10 @@ export const profileSchema = z.strictObject({
     allow_provisional_access: z.boolean(),
     /** R2: an admin resolution answers within this (202 with the current state if the workflow is slower). */
     resolution_request_timeout: duration.prefault('10s'),
+    /** A4: a resolution sent to Temporal directly (UI, `temporal workflow update/signal`): accepted and attributed, or refused. */
+    resolution_via_temporal: z.enum(['allow', 'deny']).default('deny'),
+    /** A5: per currency, minor units: a resolution about more than this needs a second principal's approval. */
+    dual_control_above: z.record(z.string().regex(/^[A-Z]{3}$/, 'currencies are ISO 4217 codes'), z.coerce.bigint().min(0n)).default({}),
     unstarted_sweep_interval: duration,
     unstarted_grace: duration,
     /** R5: receipts held in memory by the receipt writer (waiting or committing) at most; past it the ingress answers 503. */

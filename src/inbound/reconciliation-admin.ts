@@ -7,7 +7,23 @@ import { and, asc, eq, type SQL } from 'drizzle-orm';
 import { timeWindow, type ListWindow } from '../db/list-window.js';
 import type { Db } from '../db/client.js';
 import { operatorResolutions, reconciliations, reconciliationTransitions } from '../db/schema/index.js';
-import { resolveUpdate, type OperatorResolution, type ReconciliationState } from '../shared/inbound.js';
+import {
+  approveResolutionUpdate,
+  cancelResolutionUpdate,
+  resolveUpdate,
+  type OperatorResolution,
+  type ReconciliationState,
+} from '../shared/inbound.js';
+import { signRequest, type SignedAction } from '../access/request-signing.js';
+import type { Principal } from '../access/roles.js';
+import type { SecretKeys } from '../outbound/keyring.js';
+import { openProposal } from './dual-control.js';
+
+/** Who sends a request through the admin API (A4): signed into it, so the workflow knows it came from here. */
+export interface Requester {
+  principal: Principal;
+  requestId: string;
+}
 
 export type ReconciliationRow = typeof reconciliations.$inferSelect;
 export type TransitionRow = typeof reconciliationTransitions.$inferSelect;
@@ -15,6 +31,11 @@ export type ResolutionRow = typeof operatorResolutions.$inferSelect;
 
 export class ResolutionConflictError extends Error {
   override name = 'ResolutionConflictError';
+}
+
+/** A5: the proposer tried to approve their own proposal. */
+export class SelfApprovalError extends Error {
+  override name = 'SelfApprovalError';
 }
 
 const TIMED_OUT = Symbol('timed out');
@@ -26,15 +47,67 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OU
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-export function createReconciliationAdmin({ db, temporal, answerWithinMs = 10_000 }: { db: Db; temporal: Client; answerWithinMs?: number }) {
+export function createReconciliationAdmin({
+  db,
+  temporal,
+  keys,
+  answerWithinMs = 10_000,
+}: {
+  db: Db;
+  temporal: Client;
+  /** A4: the master keys the request signatures are derived from (the workers hold the same). */
+  keys: SecretKeys;
+  answerWithinMs?: number;
+}) {
   async function get(id: string) {
     const [row] = await db.select().from(reconciliations).where(eq(reconciliations.id, id));
     if (!row) return undefined;
-    const [transitions, [resolution]] = await Promise.all([
+    const [transitions, [resolution], proposal] = await Promise.all([
       db.select().from(reconciliationTransitions).where(eq(reconciliationTransitions.reconciliationId, id)).orderBy(asc(reconciliationTransitions.id)),
       db.select().from(operatorResolutions).where(eq(operatorResolutions.reconciliationId, id)),
+      openProposal(db, id),
     ]);
-    return { reconciliation: row, transitions, resolution: resolution ?? null };
+    return { reconciliation: row, transitions, resolution: resolution ?? null, proposal: proposal ?? null };
+  }
+
+  const sign = (id: string, action: SignedAction, payload: object, who: Requester) =>
+    signRequest(keys, id, action, payload, {
+      principal: { keyId: who.principal.keyId, name: who.principal.name, role: who.principal.role },
+      requestId: who.requestId,
+    });
+
+  /** Runs one update within the deadline: pending when it has not finished by then (it still runs). */
+  async function send(id: string, deadline: number, start: (handle: ReturnType<Client['workflow']['getHandle']>) => Promise<{ result: () => Promise<unknown> }>) {
+    try {
+      const started = await within(start(temporal.workflow.getHandle(id)), deadline - Date.now());
+      return started === TIMED_OUT || (await within(started.result(), deadline - Date.now())) === TIMED_OUT;
+    } catch (error) {
+      if (error instanceof WorkflowUpdateFailedError) {
+        throw new ResolutionConflictError(`resolution refused: ${error.cause?.message ?? error.message}`);
+      }
+      if (error instanceof WorkflowNotFoundError) throw new ResolutionConflictError(`reconciliation ${id} is no longer open`);
+      throw error;
+    }
+  }
+
+  /** A5: approve (a second principal) or cancel (anyone) the proposal waiting on reconciliation `id`. */
+  async function decide(id: string, kind: 'approve' | 'cancel', who: Requester) {
+    const deadline = Date.now() + answerWithinMs;
+    const found = await get(id);
+    if (!found) return undefined;
+    const proposal = found.proposal;
+    if (!proposal) throw new ResolutionConflictError(`reconciliation ${id} has no resolution waiting for approval`);
+    if (kind === 'approve' && proposal.proposedByKey === who.principal.keyId) {
+      throw new SelfApprovalError(`dual control: you proposed ${proposal.id}; a second principal must approve it (or cancel it)`);
+    }
+    const decision = { proposalId: proposal.id };
+    const api = sign(id, kind, decision, who);
+    const update = kind === 'approve' ? approveResolutionUpdate : cancelResolutionUpdate;
+    const pending = await send(id, deadline, (handle) =>
+      handle.startUpdate(update as typeof approveResolutionUpdate, { args: [{ ...decision, api }], waitForStage: WorkflowUpdateStage.ACCEPTED }),
+    );
+    const now = await get(id);
+    return now && { ...now, pending };
   }
 
   return {
@@ -54,7 +127,7 @@ export function createReconciliationAdmin({ db, temporal, answerWithinMs = 10_00
      * answers within answerWithinMs whatever the workflow does: `pending: true` with the current state when
      * the update has not finished by then (it still runs; the state query and GET show its outcome).
      */
-    async resolve(id: string, resolution: OperatorResolution) {
+    async resolve(id: string, resolution: OperatorResolution, who: Requester) {
       const deadline = Date.now() + answerWithinMs;
       const found = await get(id);
       if (!found) return undefined;
@@ -62,20 +135,16 @@ export function createReconciliationAdmin({ db, temporal, answerWithinMs = 10_00
       if (found.reconciliation.state !== 'manual_review') {
         throw new ResolutionConflictError(`reconciliation ${id} is ${found.reconciliation.state}, not manual_review`);
       }
-      let pending = false;
-      try {
-        const handle = temporal.workflow.getHandle(id);
-        const started = await within(handle.startUpdate(resolveUpdate, { args: [resolution], waitForStage: WorkflowUpdateStage.ACCEPTED }), deadline - Date.now());
-        pending = started === TIMED_OUT || (await within(started.result(), deadline - Date.now())) === TIMED_OUT;
-      } catch (error) {
-        if (error instanceof WorkflowUpdateFailedError) {
-          throw new ResolutionConflictError(`resolution refused: ${error.cause?.message ?? error.message}`);
-        }
-        if (error instanceof WorkflowNotFoundError) throw new ResolutionConflictError(`reconciliation ${id} is no longer open`);
-        throw error;
-      }
+      if (found.proposal) throw new ResolutionConflictError(`reconciliation ${id} has proposal ${found.proposal.id} waiting for approval: approve or cancel it`);
+      const api = sign(id, 'resolve', resolution, who);
+      const pending = await send(id, deadline, (handle) =>
+        handle.startUpdate(resolveUpdate, { args: [{ ...resolution, api }], waitForStage: WorkflowUpdateStage.ACCEPTED }),
+      );
       const now = await get(id);
       return now && { ...now, pending };
     },
+
+    approve: (id: string, who: Requester) => decide(id, 'approve', who),
+    cancel: (id: string, who: Requester) => decide(id, 'cancel', who),
   };
 }

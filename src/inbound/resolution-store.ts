@@ -9,8 +9,18 @@ import { buildPosting, LedgerValidationError, type PostingKind } from '../ledger
 import { correctSettlementWithin } from '../ledger/settlement-correction.js';
 import { postWithin } from '../ledger/store.js';
 import { newId } from '../shared/ids.js';
-import type { NormalizedProviderEvent, OperatorResolution, ProviderPayment, ReconciliationState } from '../shared/inbound.js';
+import type {
+  NormalizedProviderEvent,
+  OperatorResolution,
+  ProposalDecision,
+  ProviderPayment,
+  ReconciliationState,
+  ResolutionPrincipal,
+  ResolutionProposal,
+} from '../shared/inbound.js';
 import type { Discrepancy } from './verdict.js';
+import { aboveThreshold, closeProposal, insertProposal, openProposal, proposalView, type Thresholds } from './dual-control.js';
+import type { RequestOrigin } from './resolution-access.js';
 import { resolutionInputProblem } from '../shared/operator-input.js';
 import { resolutionAmount } from './resolution-amount.js';
 
@@ -25,10 +35,25 @@ export interface ResolutionCommand {
   previousState: ReconciliationState;
   /** L5: a discrepancy after settlement: `applied` posts the settlement correction instead of the event's posting. */
   discrepancy?: Discrepancy | null;
+  /**
+   * A4/A5 (workflows past the access patch): where the request is in the history (its identity), the id a
+   * proposal gets, and for an approval the proposal it approves with the approver's signed request.
+   */
+  access?: { origin: RequestOrigin; proposalId: string; approval?: { proposalId: string; proof?: ProposalDecision['api'] } };
+}
+
+/** What the activity resolved from `access`: who sent the request, the thresholds, and whether it approves. */
+export interface ResolvedAccess {
+  principal: ResolutionPrincipal;
+  thresholds: Thresholds;
+  proposalId: string;
+  /** Set when the request approves this proposal: the principal above is the approver. */
+  approves?: string;
 }
 
 export type ResolutionCommit =
   | { status: 'committed'; state: ReconciliationState; auditId: string; ledgerTransactionId: string | null; replayed: boolean; note: string | null }
+  | { status: 'proposed'; proposal: ResolutionProposal }
   | { status: 'refused'; problem: string };
 
 class Refused extends Error {}
@@ -36,14 +61,11 @@ class Refused extends Error {}
 /** The state a decision leads to: `acknowledged` is applied without a posting of its own (L3). */
 export const stateFor = (decision: OperatorResolution['decision']): ReconciliationState => (decision === 'rejected' ? 'rejected' : 'applied');
 
-export async function commitResolution(db: Db, command: ResolutionCommand): Promise<ResolutionCommit> {
-  const { reconciliationId, resolution, event } = command;
+export async function commitResolution(db: Db, command: ResolutionCommand, access?: ResolvedAccess): Promise<ResolutionCommit> {
+  const { reconciliationId, event } = command;
+  let resolution = command.resolution;
   const problem = resolutionInputProblem(resolution);
   if (problem) return { status: 'refused', problem };
-  const operator = resolution.operator.trim();
-  const reason = resolution.reason.trim();
-  const actor = `operator:${operator}`;
-  const to = stateFor(resolution.decision);
   try {
     return await db.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`resolution:${reconciliationId}`}, 0))`);
@@ -54,6 +76,31 @@ export async function commitResolution(db: Db, command: ResolutionCommand): Prom
       const [row] = await tx.select({ state: reconciliations.state }).from(reconciliations).where(eq(reconciliations.id, reconciliationId)).for('update');
       if (!row) throw new Refused(`reconciliation ${reconciliationId} has no projection row`);
       if (row.state !== 'manual_review') throw new Refused(`not in manual_review (state ${row.state})`);
+      // A4: the principal the request was attributed to; A5: an approval commits the proposal as it was proposed.
+      let by: ResolutionPrincipal | null = access?.principal ?? null;
+      let approval: { proposalId: string; proposedAt: Date; approver: ResolutionPrincipal } | null = null;
+      const open = access ? await openProposal(tx, reconciliationId) : undefined;
+      if (access?.approves) {
+        if (!open || open.id !== access.approves) throw new Refused(`proposal ${access.approves} is not waiting for approval`);
+        if (open.proposedByKey === access.principal.key) {
+          throw new Refused(`dual control: ${open.proposedBy} proposed this resolution and cannot approve it; a second principal must`);
+        }
+        const view = proposalView(open);
+        resolution = { decision: view.decision, operator: view.proposedBy.name, reason: view.reason, ...(view.post ? { post: view.post } : {}) };
+        by = view.proposedBy;
+        approval = { proposalId: open.id, proposedAt: open.proposedAt, approver: access.principal };
+      } else if (open) throw new Refused(`proposal ${open.id} is waiting for approval: approve or cancel it first`);
+      // Until the body's operator goes away (A2), an API resolution is named by it; the key beside it is the credential's.
+      const operator = by?.via === 'temporal' ? by.name : resolution.operator.trim();
+      const reason = resolution.reason.trim();
+      const actor = `operator:${operator}`;
+      const to = stateFor(resolution.decision);
+      const posts = resolution.decision === 'applied' && command.postingKind !== null && !command.discrepancy;
+      const atStake = [{ amountMinor: event.amountMinor, currency: event.currency }, command.providerPayment];
+      const propose = async () =>
+        ({ status: 'proposed', proposal: proposalView(await insertProposal(tx, access!.proposalId, reconciliationId, resolution, { ...by!, name: operator })) }) as const;
+      // A5: a decision about an amount above the threshold is only proposed (an applied posting also by its amount, below).
+      if (access && !approval && !posts && aboveThreshold(access.thresholds, atStake)) return propose();
 
       const auditId = newId('opr');
       let posted: { basis: string; amountMinor: string; currency: string } | null = null;
@@ -74,6 +121,7 @@ export async function commitResolution(db: Db, command: ResolutionCommand): Prom
         const amount = resolutionAmount(command.postingKind, event, command.providerPayment, resolution.post);
         if (!amount.ok) throw new Refused(`cannot apply: ${amount.problem}`);
         posted = amount;
+        if (access && !approval && aboveThreshold(access.thresholds, [...atStake, amount])) return propose();
         const posting = buildPosting({
           kind: command.postingKind,
           provider: command.provider,
@@ -111,8 +159,16 @@ export async function commitResolution(db: Db, command: ResolutionCommand): Prom
         postedAmountMinor: posted ? BigInt(posted.amountMinor) : null,
         postedCurrency: posted?.currency ?? null,
         ledgerTransactionId,
+        ...(by ? { operatorKey: by.key, via: by.via } : {}),
+        ...(approval
+          ? { proposalId: approval.proposalId, proposedAt: approval.proposedAt, approvedBy: approval.approver.name, approvedByKey: approval.approver.key, approvedAt: new Date() }
+          : {}),
       });
-      const why = note ? `${reason} (${note})` : reason;
+      if (approval && !(await closeProposal(tx, approval.proposalId, 'approved', approval.approver))) {
+        throw new Refused(`proposal ${approval.proposalId} is no longer waiting for approval`);
+      }
+      const approved = approval ? ` (dual control: proposed by ${operator}, approved by ${approval.approver.name})` : '';
+      const why = `${note ? `${reason} (${note})` : reason}${approved}`;
       await tx
         .update(reconciliations)
         .set({ state: to, reason: why, ...(ledgerTransactionId ? { ledgerTransactionId } : {}), updatedAt: new Date() })

@@ -25,6 +25,7 @@ export function reconciliationSettings(profile: Profile): ReconciliationSettings
       maximumMs: inbound.provider_query_backoff.maximum,
     },
     allowProvisionalAccess: inbound.allow_provisional_access,
+    resolutionViaTemporal: inbound.resolution_via_temporal,
   };
 }
 

@@ -33,6 +33,13 @@ export interface ResolutionLine {
   ledger_transaction_id: string | null;
   ledger_currency: string | null;
   ledger_amount_minor: string | null;
+  /** A4/A5 (null on older rows). */
+  operator_key: string | null;
+  via: string | null;
+  proposed_at: string | null;
+  approved_by: string | null;
+  approved_by_key: string | null;
+  approved_at: string | null;
 }
 
 const iso = (d: Date) => sql`${d.toISOString()}::timestamptz`;
@@ -48,7 +55,8 @@ export async function resolutionLines(db: Db, period: Period): Promise<Resolutio
       c.payment_reference, r.decision, r.operator, r.reason, r.previous_state, r.currency, r.amount_minor::text,
       coalesce(r.provider_currency, c.provider_currency) as provider_currency, r.provider_amount_minor::text,
       r.post_basis, r.posted_currency, r.posted_amount_minor::text,
-      t.id as ledger_transaction_id, p.currency as ledger_currency, p.amount as ledger_amount_minor
+      t.id as ledger_transaction_id, p.currency as ledger_currency, p.amount as ledger_amount_minor,
+      r.operator_key, r.via, r.proposed_at, r.approved_by, r.approved_by_key, r.approved_at
     from operator_resolutions r
     join reconciliations c on c.id = r.reconciliation_id
     left join ledger_transactions t on t.id = r.ledger_transaction_id

@@ -59,13 +59,53 @@ export interface OperatorResolution {
   operator: string;
   reason: string;
   post?: ResolutionPost;
+  /** A4: set only by the admin API, signed (src/access/request-signing.ts); without it the request came through Temporal. */
+  api?: ApiRequestProof;
 }
 
-/** What the resolve update answers: the state reached, the audit row and the transaction it posted (or null). */
+/** A4: who sent a request through the admin API, signed with a key only the API and the workers derive. */
+export interface ApiRequestProof {
+  principal: { keyId: string; name: string; role: string };
+  requestId: string;
+  signingKeyId: string;
+  signature: string;
+}
+
+/** A4: who a resolution, approval or cancellation is attributed to, and which way it came. */
+export interface ResolutionPrincipal {
+  /** apk_… or bootstrap (admin API), temporal:<identity> (an update or signal sent to Temporal directly). */
+  key: string;
+  name: string;
+  role: string | null;
+  via: 'api' | 'temporal';
+  requestId: string | null;
+}
+
+/** A5: a resolution above the dual-control amount, waiting for a second principal. */
+export interface ResolutionProposal {
+  id: string;
+  decision: ResolutionDecision;
+  reason: string;
+  post?: ResolutionPost;
+  proposedBy: ResolutionPrincipal;
+  proposedAt: string;
+}
+
+/** A5: the approve and cancel updates name the proposal they decide. */
+export interface ProposalDecision {
+  proposalId: string;
+  api?: ApiRequestProof;
+}
+
+/**
+ * What the resolve update answers: the state reached, the audit row and the transaction it posted (or null); under
+ * dual control (A5) the proposal that now waits for approval (state still manual_review, no audit row yet).
+ */
 export interface ResolutionAnswer {
   state: ReconciliationState;
-  auditId: string;
+  auditId: string | null;
   ledgerTransactionId: string | null;
+  proposal?: ResolutionProposal;
 }
 
 /** I11: usable from the Temporal UI and the CLI (`temporal workflow signal --name operatorResolution`). */
@@ -73,6 +113,9 @@ export const operatorResolutionSignal = defineSignal<[OperatorResolution]>('oper
 /** I11: the same as an update, which answers with the outcome or refuses an invalid resolution. */
 export const resolveUpdate = defineUpdate<ResolutionAnswer, [OperatorResolution]>('resolve');
 export const reconciliationStateQuery = defineQuery<ReconciliationProgress>('state');
+/** A5: a second principal approves the waiting proposal (then it is posted), or anyone cancels it (back to review). */
+export const approveResolutionUpdate = defineUpdate<ResolutionAnswer, [ProposalDecision]>('approveResolution');
+export const cancelResolutionUpdate = defineUpdate<{ state: ReconciliationState; cancelled: string }, [ProposalDecision]>('cancelResolution');
 
 /**
  * The provider payments API (the sandbox serves it; activities query it):
@@ -115,6 +158,8 @@ export interface ReconciliationSettings {
   backoff: { initialMs: number; multiplier: number; maximumMs: number };
   /** I12: false unless the profile says `allow_provisional_access: true`. */
   allowProvisionalAccess: boolean;
+  /** A4: whether a resolution sent to Temporal directly (UI, CLI) is accepted; absent (older runs) = deny. */
+  resolutionViaTemporal?: 'allow' | 'deny';
 }
 
 /**
@@ -142,4 +187,6 @@ export interface ReconciliationProgress {
   ledgerTransactionId: string | null;
   /** R2: resolutions refused (invalid input, or the ledger refused the posting), newest last, at most 20. */
   refusedResolutions?: { operator: string | null; problem: string; via: 'signal' | 'update' }[];
+  /** A5: the resolution waiting for a second principal's approval, or null. */
+  proposal?: ResolutionProposal | null;
 }

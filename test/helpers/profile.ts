@@ -14,7 +14,13 @@ export function testProfile(overrides: Record<string, unknown> = {}): Profile {
   for (const [name, value] of Object.entries(TEST_PROVIDER_SECRETS)) process.env[name] = value;
   const base = parse(readFileSync(new URL('../../config/example.yaml', import.meta.url), 'utf8')) as Record<string, unknown>;
   // A7's admin limit is per key; tests send many requests with one key, so only the rate-limit tests set it low.
-  const merged = merge(base, { outbound: { allow_insecure_urls: true }, admin: { rate_limit: { per_second: 100_000, burst: 100_000 } } });
+  // A4: most workflow tests resolve through the resolve update directly (as the Temporal UI would), so they allow it;
+  // the A4 tests set deny.
+  const merged = merge(base, {
+    outbound: { allow_insecure_urls: true },
+    admin: { rate_limit: { per_second: 100_000, burst: 100_000 } },
+    inbound: { resolution_via_temporal: 'allow' },
+  });
   return parseProfile(merge(merged, overrides), 'test profile');
 }
 

@@ -80,6 +80,9 @@ const TABLE: Record<string, Row> = {
   'GET /reconciliations/{id}': { role: 'viewer', merchant: false, ok: 200, request: (o) => ({ path: `/reconciliations/${enc(o.reconciliationId)}` }) },
   // An empty body is refused before anything reaches the workflow: the access check must come first.
   'POST /reconciliations/{id}/resolution': { role: 'operator', merchant: false, ok: 400, request: (o) => ({ path: `/reconciliations/${enc(o.reconciliationId)}/resolution`, body: {} }) },
+  // A5: nothing waits for approval on this reconciliation, so an allowed role gets 409 (past the access check).
+  'POST /reconciliations/{id}/resolution/approve': { role: 'operator', merchant: false, ok: 409, request: (o) => ({ path: `/reconciliations/${enc(o.reconciliationId)}/resolution/approve` }) },
+  'POST /reconciliations/{id}/resolution/cancel': { role: 'operator', merchant: false, ok: 409, request: (o) => ({ path: `/reconciliations/${enc(o.reconciliationId)}/resolution/cancel` }) },
   'GET /exports/operator-resolutions.csv': { role: 'admin', merchant: false, ok: 200, request: () => ({ path: '/exports/operator-resolutions.csv' }) },
   'GET /exports/ledger.csv': { role: 'admin', merchant: false, ok: 200, request: () => ({ path: `/exports/ledger.csv?provider=${provider}` }) },
   'POST /ledger/adjustments': { role: 'operator', merchant: false, ok: 400, request: () => ({ path: '/ledger/adjustments', body: {} }) },

@@ -21,13 +21,15 @@ export const RESOLUTION_CSV_COLUMNS = [
   'provider_currency', 'provider_amount_minor', 'provider_exponent', 'provider_amount',
   'post_basis', 'posted_currency', 'posted_amount_minor', 'posted_exponent', 'posted_amount',
   'ledger_transaction_id', 'ledger_currency', 'ledger_amount_minor', 'ledger_exponent', 'ledger_amount',
+  // A4/A5: the principal's key (or temporal:<identity>), the way in, and the dual-control approval.
+  'operator_key', 'via', 'proposed_at', 'approved_by', 'approved_by_key', 'approved_at',
 ] as const;
 const LEDGER_COLUMNS = [
   'transaction_id', 'posted_at', 'effective_at', 'kind', 'idempotency_key', 'provider', 'payment_reference', 'actor',
   'reconciliation_id', 'audit_id', 'account', 'currency', 'amount_minor', 'exponent', 'amount',
 ] as const;
 const textColumns = (columns: readonly string[], names: string[]) => new Set(names.map((n) => columns.indexOf(n)));
-const RESOLUTION_TEXT = textColumns(RESOLUTION_CSV_COLUMNS, ['provider_event_id', 'event_type', 'payment_reference', 'operator', 'reason']);
+const RESOLUTION_TEXT = textColumns(RESOLUTION_CSV_COLUMNS, ['provider_event_id', 'event_type', 'payment_reference', 'operator', 'reason', 'operator_key', 'approved_by', 'approved_by_key']);
 const LEDGER_TEXT = textColumns(LEDGER_COLUMNS, ['idempotency_key', 'kind', 'payment_reference', 'actor', 'reconciliation_id', 'account']);
 
 const datetime = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' });
@@ -80,6 +82,8 @@ export function registerExports(admin: AdminApp, deps: ApiDeps): void {
           l.provider_currency, ...money(l.provider_amount_minor, l.provider_currency),
           l.post_basis, l.posted_currency, ...money(l.posted_amount_minor, l.posted_currency),
           l.ledger_transaction_id, l.ledger_currency, ...money(l.ledger_amount_minor, l.ledger_currency),
+          l.operator_key, l.via, l.proposed_at && new Date(l.proposed_at).toISOString(), l.approved_by, l.approved_by_key,
+          l.approved_at && new Date(l.approved_at).toISOString(),
         ],
         RESOLUTION_TEXT,
       );

@@ -68,11 +68,31 @@ export const resolutionSchema = z
     posted_currency: z.string().nullable(),
     ledger_transaction_id: z.string().nullable().openapi({ description: 'L4: the transaction this resolution posted, or null' }),
     resolved_at: iso,
+    operator_key: z.string().nullable().openapi({ description: 'A4: the API key id (or bootstrap), or temporal:<identity>; null on older rows' }),
+    via: z.enum(['api', 'temporal']).nullable().openapi({ description: 'A4: the admin API, or an update/signal sent to Temporal directly' }),
+    proposal_id: z.string().nullable().openapi({ description: 'A5: the proposal approved under dual control' }),
+    proposed_at: iso.nullable(),
+    approved_by: z.string().nullable().openapi({ description: 'A5: the second principal who approved it' }),
+    approved_by_key: z.string().nullable(),
+    approved_at: iso.nullable(),
   })
   .openapi('OperatorResolution');
 
+export const proposalSchema = z
+  .object({
+    id: z.string().openapi({ example: 'rpr_7d0c2b8e-…' }),
+    decision: z.enum(RESOLUTION_DECISIONS),
+    reason: z.string(),
+    post: z.unknown().nullable(),
+    proposed_by: z.string(),
+    proposed_by_key: z.string(),
+    proposed_via: z.enum(['api', 'temporal']),
+    proposed_at: iso,
+  })
+  .openapi('ResolutionProposal', { description: 'A5: a resolution above the dual-control amount, waiting for a second principal' });
+
 export const detailSchema = reconciliationSchema
-  .extend({ transitions: z.array(transitionSchema), resolution: resolutionSchema.nullable() })
+  .extend({ transitions: z.array(transitionSchema), resolution: resolutionSchema.nullable(), proposal: proposalSchema.nullable() })
   .openapi('ReconciliationDetail');
 
 /** R2: text PostgreSQL can store (no U+0000, no lone surrogate), bounded, trimmed. */

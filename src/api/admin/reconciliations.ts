@@ -1,9 +1,12 @@
 // Admin routes for reconciliations (I7, I11): list by state and provider, one with its transitions and
 // resolution, and the operator resolution that runs the workflow's `resolve` update.
 import { z } from '@hono/zod-openapi';
+import { keyringFromEnv } from '../../outbound/keyring.js';
+import type { ProposalRow } from '../../inbound/dual-control.js';
 import {
   createReconciliationAdmin,
   ResolutionConflictError,
+  SelfApprovalError,
   type ReconciliationRow,
   type ResolutionRow,
   type TransitionRow,
@@ -75,6 +78,24 @@ export const resolutionJson = (r: ResolutionRow): z.infer<typeof resolutionSchem
   posted_currency: r.postedCurrency,
   ledger_transaction_id: r.ledgerTransactionId,
   resolved_at: r.resolvedAt.toISOString(),
+  operator_key: r.operatorKey,
+  via: r.via as 'api' | 'temporal' | null,
+  proposal_id: r.proposalId,
+  proposed_at: r.proposedAt?.toISOString() ?? null,
+  approved_by: r.approvedBy,
+  approved_by_key: r.approvedByKey,
+  approved_at: r.approvedAt?.toISOString() ?? null,
+});
+
+const proposalJson = (p: ProposalRow) => ({
+  id: p.id,
+  decision: p.decision as OperatorResolution['decision'],
+  reason: p.reason,
+  post: p.post ?? null,
+  proposed_by: p.proposedBy,
+  proposed_by_key: p.proposedByKey,
+  proposed_via: p.proposedVia as 'api' | 'temporal',
+  proposed_at: p.proposedAt.toISOString(),
 });
 
 /** The API's snake_case body as the workflow's OperatorResolution. */
@@ -117,8 +138,32 @@ const resolveRoute = adminRoute({ role: 'operator', merchant: false }, {
   },
 });
 
+/** A5: approve (a second principal) or cancel (the proposer or anyone else) the resolution waiting for approval. */
+const decisionRoute = (kind: 'approve' | 'cancel') =>
+  adminRoute({ role: 'operator', merchant: false }, {
+    method: 'post',
+    path: `/reconciliations/{id}/resolution/${kind}`,
+    tags,
+    summary:
+      kind === 'approve'
+        ? 'Approve the resolution waiting under dual control (A5): a principal other than the proposer; then it is posted'
+        : 'Cancel the resolution waiting under dual control (A5): the proposer or another operator; back to manual_review',
+    request: { params: idParam },
+    responses: {
+      200: json(detailSchema, kind === 'approve' ? 'Approved and resolved' : 'Cancelled'),
+      202: json(detailSchema, 'Accepted, not finished within the request timeout: GET it again'),
+      ...errorResponses,
+      ...conflictResponse,
+    },
+  });
+
 export function registerReconciliations(admin: AdminApp, deps: ApiDeps): void {
-  const service = createReconciliationAdmin({ db: deps.db, temporal: deps.temporal, answerWithinMs: deps.profile.inbound.resolution_request_timeout });
+  const service = createReconciliationAdmin({
+    db: deps.db,
+    temporal: deps.temporal,
+    keys: keyringFromEnv(deps.env),
+    answerWithinMs: deps.profile.inbound.resolution_request_timeout,
+  });
   // I13: the API's /metrics shows queue depth and manual review too (read from PostgreSQL at scrape time).
   bindReconciliationGauges(deps.db);
   const logger = deps.logger.child({ resource: 'reconciliation' });
@@ -126,7 +171,13 @@ export function registerReconciliations(admin: AdminApp, deps: ApiDeps): void {
     ...reconciliationJson(found.reconciliation),
     transitions: found.transitions.map(transitionJson),
     resolution: found.resolution ? resolutionJson(found.resolution) : null,
+    proposal: found.proposal ? proposalJson(found.proposal) : null,
   });
+  const conflicts = (error: unknown): never => {
+    if (error instanceof ResolutionConflictError) throw new ApiError('conflict', error.message);
+    if (error instanceof SelfApprovalError) throw new ApiError('forbidden', error.message);
+    throw error;
+  };
 
   admin.openapi(listRoute, async (c) => {
     const q = c.req.valid('query');
@@ -151,12 +202,22 @@ export function registerReconciliations(admin: AdminApp, deps: ApiDeps): void {
   admin.openapi(resolveRoute, async (c) => {
     const { id } = c.req.valid('param');
     const body = c.req.valid('json');
-    const found = await service.resolve(id, toOperatorResolution(body)).catch((error) => {
-      if (error instanceof ResolutionConflictError) throw new ApiError('conflict', error.message);
-      throw error;
-    });
+    const who = { principal: c.get('principal'), requestId: c.get('requestId') };
+    const found = await service.resolve(id, toOperatorResolution(body), who).catch(conflicts);
     if (!found) throw new ApiError('not_found', `reconciliation ${id} does not exist`);
     logger.info({ reconciliationId: id, decision: body.decision, operator: body.operator, pending: found.pending }, 'operator resolution (I11)');
-    return found.pending ? c.json(detail(found), 202) : c.json(detail(found), 200);
+    // A5: a proposal waiting for a second principal is accepted, not done: 202 with the proposal.
+    return found.pending || found.proposal ? c.json(detail(found), 202) : c.json(detail(found), 200);
   });
+
+  for (const kind of ['approve', 'cancel'] as const) {
+    admin.openapi(decisionRoute(kind), async (c) => {
+      const { id } = c.req.valid('param');
+      const principal = c.get('principal');
+      const found = await service[kind](id, { principal, requestId: c.get('requestId') }).catch(conflicts);
+      if (!found) throw new ApiError('not_found', `reconciliation ${id} does not exist`);
+      logger.info({ reconciliationId: id, keyId: principal.keyId, pending: found.pending }, `resolution ${kind} (A5)`);
+      return c.json(detail(found), found.pending ? 202 : 200);
+    });
+  }
 }

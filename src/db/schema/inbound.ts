@@ -15,6 +15,7 @@ import {
 import { sql } from 'drizzle-orm';
 import { bytea } from './outbound.js';
 import type { Discrepancy } from '../../inbound/verdict.js';
+import type { ResolutionPost } from '../../shared/inbound.js';
 
 /**
  * I5: every provider event id ever accepted. Insert-only: a trigger (migration 0001) refuses UPDATE and DELETE,
@@ -118,6 +119,16 @@ export const operatorResolutions = pgTable(
     /** L4: the transaction this resolution posted, or null (rejected, acknowledged, or already in the ledger). */
     ledgerTransactionId: text('ledger_transaction_id'),
     resolvedAt: timestamp('resolved_at', { withTimezone: true }).notNull().defaultNow(),
+    /** A4 (migration 0011): the principal's key id (apk_…, bootstrap) or temporal:<identity>; null on older rows. */
+    operatorKey: text('operator_key'),
+    /** A4: api (the admin API's signed request) or temporal (an update or signal sent to Temporal directly). */
+    via: text('via'),
+    /** A5: the proposal this resolution was approved from (dual control), its time, and who approved it. */
+    proposalId: text('proposal_id'),
+    proposedAt: timestamp('proposed_at', { withTimezone: true }),
+    approvedBy: text('approved_by'),
+    approvedByKey: text('approved_by_key'),
+    approvedAt: timestamp('approved_at', { withTimezone: true }),
   },
   (t) => [
     uniqueIndex('operator_resolutions_once_uq').on(t.reconciliationId),
@@ -184,5 +195,32 @@ export const ledgerEntries = pgTable(
     index('ledger_entries_account_idx').on(t.account, t.currency),
     index('ledger_entries_transaction_idx').on(t.transactionId),
     check('ledger_entries_nonzero_ck', sql`${t.amountMinor} <> 0`),
+  ],
+);
+
+/** A5 (migration 0011): a resolution above the dual-control amount, waiting for a second principal; closed once. */
+export const resolutionProposals = pgTable(
+  'resolution_proposals',
+  {
+    id: text('id').primaryKey(), // rpr_…
+    reconciliationId: text('reconciliation_id').notNull().references(() => reconciliations.id),
+    decision: text('decision').notNull(),
+    reason: text('reason').notNull(),
+    post: jsonb('post').$type<ResolutionPost>(),
+    proposedBy: text('proposed_by').notNull(),
+    proposedByKey: text('proposed_by_key').notNull(),
+    proposedVia: text('proposed_via').notNull(),
+    requestId: text('request_id'),
+    proposedAt: timestamp('proposed_at', { withTimezone: true }).notNull().defaultNow(),
+    /** approved | cancelled, with who and when; null while it waits. */
+    closed: text('closed'),
+    closedBy: text('closed_by'),
+    closedByKey: text('closed_by_key'),
+    closedVia: text('closed_via'),
+    closedAt: timestamp('closed_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('resolution_proposals_open_uq').on(t.reconciliationId).where(sql`closed IS NULL`),
+    index('resolution_proposals_reconciliation_idx').on(t.reconciliationId),
   ],
 );

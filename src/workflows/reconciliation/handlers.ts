@@ -1,11 +1,16 @@
 // The operator's ways in (I11, R2): the state query, the resolution signal (cannot answer, so a refusal is
-// recorded) and the resolve update (validated, answered with the outcome or refused).
-import { ApplicationFailure, condition, log, setHandler } from '@temporalio/workflow';
+// recorded) and the resolve update (validated, answered with the outcome or refused); A5's approve and cancel
+// updates of a proposal waiting for a second principal. A4: a request without the admin API's signature came
+// through Temporal directly; the update's validator refuses it when the profile denies that way.
+import { ApplicationFailure, condition, currentUpdateInfo, log, setHandler } from '@temporalio/workflow';
 import {
+  approveResolutionUpdate,
+  cancelResolutionUpdate,
   operatorResolutionSignal,
   reconciliationStateQuery,
   resolveUpdate,
   type OperatorResolution,
+  type ProposalDecision,
   type ReconciliationProgress,
   type ReconciliationState,
 } from '../../shared/inbound.js';
@@ -14,10 +19,20 @@ import type { Run } from './run.js';
 
 const MAX_REFUSALS_KEPT = 20;
 
+export const TEMPORAL_PATH_DENIED =
+  'resolutions sent to Temporal directly are switched off (profile inbound.resolution_via_temporal: deny): use the admin API or the apipay CLI';
+
 function resolutionProblem(resolution: OperatorResolution, state: ReconciliationState, pending: boolean): string | null {
   if (state !== 'manual_review') return `not in manual_review (state ${state})`;
   if (pending) return 'already resolved';
   return resolutionInputProblem(resolution);
+}
+
+/** A4/A5 checks that need no activity: the way in allowed, a waiting proposal, a signed request not used before. */
+export function accessProblem(run: Run, request: { api?: { requestId?: unknown } } | undefined): string | null {
+  if (request?.api === undefined && run.input.settings.resolutionViaTemporal !== 'allow') return TEMPORAL_PATH_DENIED;
+  if (request?.api && run.usedRequestIds.includes(String(request.api.requestId))) return 'this admin API request was already used';
+  return null;
 }
 
 /** R2: every refused resolution is visible in the state query; a signal's is never retried. */
@@ -28,10 +43,41 @@ export function refuse(run: Run, resolution: OperatorResolution | undefined, pro
   log.warn('operator resolution refused', { problem, via });
 }
 
-function accept(run: Run, resolution: OperatorResolution, via: 'signal' | 'update'): void {
+function accept(run: Run, resolution: OperatorResolution, via: 'signal' | 'update', origin: Run['pendingOrigin']): void {
   run.resolutionOutcome = undefined;
   run.pendingResolution = resolution;
   run.pendingVia = via;
+  run.pendingOrigin = origin;
+}
+
+function decisionProblem(run: Run, decision: ProposalDecision): string | null {
+  if (run.state !== 'manual_review' || !run.proposal) return 'no resolution is waiting for approval';
+  if (typeof decision?.proposalId !== 'string' || decision.proposalId !== run.proposal.id) {
+    return `proposal ${String(decision?.proposalId)} is not the one waiting (${run.proposal.id})`;
+  }
+  if (run.pendingDecision || run.pendingResolution) return 'another decision on this proposal is being made';
+  return accessProblem(run, decision);
+}
+
+function registerDecision(run: Run, kind: 'approve' | 'cancel'): void {
+  setHandler(
+    kind === 'approve' ? approveResolutionUpdate : cancelResolutionUpdate,
+    async (decision: ProposalDecision) => {
+      run.decisionOutcome = undefined;
+      run.pendingDecision = { kind, decision, updateId: currentUpdateInfo()?.id };
+      await condition(() => run.decisionOutcome !== undefined);
+      const outcome = run.decisionOutcome!;
+      run.decisionOutcome = undefined;
+      if ('error' in outcome) throw ApplicationFailure.create({ type: 'ResolutionFailed', message: outcome.error, nonRetryable: true });
+      return outcome as never;
+    },
+    {
+      validator: (decision: ProposalDecision) => {
+        const problem = decisionProblem(run, decision);
+        if (problem) throw new Error(problem);
+      },
+    },
+  );
 }
 
 export function registerHandlers(run: Run): void {
@@ -41,17 +87,22 @@ export function registerHandlers(run: Run): void {
     providerQueries: run.providerQueries,
     ledgerTransactionId: run.ledgerTransactionId,
     refusedResolutions: [...run.refusedResolutions],
+    proposal: run.proposal,
   }));
-  // A signal cannot answer, so an invalid or late one is recorded as refused (state query); the update refuses it instead.
+  // A signal cannot answer, so an invalid or late one is recorded as refused (state query); the update refuses it
+  // instead. Whether Temporal's way in is allowed is decided in operatorReview (behind its patch, for old histories).
   setHandler(operatorResolutionSignal, (resolution) => {
-    const problem = resolutionProblem(resolution, run.state, run.pendingResolution !== undefined);
+    const signalIndex = run.signalCount++;
+    const problem =
+      resolutionProblem(resolution, run.state, run.pendingResolution !== undefined) ??
+      (run.proposal ? `proposal ${run.proposal.id} is waiting for approval: approve or cancel it first` : null);
     if (problem) refuse(run, resolution, problem, 'signal');
-    else accept(run, resolution, 'signal');
+    else accept(run, resolution, 'signal', { signalIndex });
   });
   setHandler(
     resolveUpdate,
     async (resolution) => {
-      accept(run, resolution, 'update');
+      accept(run, resolution, 'update', { updateId: currentUpdateInfo()?.id });
       await condition(() => run.resolutionOutcome !== undefined);
       const outcome = run.resolutionOutcome!;
       if ('error' in outcome) {
@@ -62,9 +113,14 @@ export function registerHandlers(run: Run): void {
     },
     {
       validator: (resolution) => {
-        const problem = resolutionProblem(resolution, run.state, run.pendingResolution !== undefined);
+        const problem =
+          resolutionProblem(resolution, run.state, run.pendingResolution !== undefined || run.pendingDecision !== undefined) ??
+          (run.proposal ? `proposal ${run.proposal.id} is waiting for approval: approve or cancel it first` : null) ??
+          accessProblem(run, resolution);
         if (problem) throw new Error(problem);
       },
     },
   );
+  registerDecision(run, 'approve');
+  registerDecision(run, 'cancel');
 }

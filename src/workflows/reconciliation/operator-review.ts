@@ -1,51 +1,28 @@
 // Phase 3, operator review (I11, R2): only an operator leaves manual_review, in one transaction that writes
-// the posting, the audit row and the transition, and every resolution leaves one audit row.
-import { allHandlersFinished, condition, patched, upsertSearchAttributes } from '@temporalio/workflow';
-import type { OperatorResolution } from '../../shared/inbound.js';
-import { failureType } from '../../shared/failures.js';
-import { SA } from '../../shared/search-attributes.js';
-import { resolutions } from './activities.js';
-import { refuse } from './handlers.js';
+// the posting, the audit row and the transition, and every resolution leaves one audit row. A4/A5 (behind
+// their patch): the activity attributes the request (admin API signature, or the identity Temporal recorded)
+// and, above the dual-control amount, records a proposal that a second principal approves (proposals.ts).
+import { condition, patched, uuid4, workflowInfo } from '@temporalio/workflow';
+import { commitResolution, finish, type AccessCommand } from './commit.js';
+import { accessProblem, refuse } from './handlers.js';
 import { legacyResolve } from './legacy-resolution.js';
+import { decideProposal } from './proposals.js';
 import { ensureAllowed, type ReconciliationOutcome, type Run } from './run.js';
 
 /** Patch id of the one-transaction resolution (R2); histories from before it replay the old three steps. */
 export const ONE_TRANSACTION_RESOLUTION = 'resolution-one-transaction';
-
-type Committed = Awaited<ReturnType<typeof resolutions.commitOperatorResolution>>;
-
-async function commitResolution(run: Run, resolution: OperatorResolution): Promise<Committed> {
-  const { input, providerPayment } = run;
-  try {
-    return await resolutions.commitOperatorResolution({
-      reconciliationId: run.reconciliationId,
-      provider: input.provider,
-      event: input.event,
-      postingKind: run.postingKind,
-      providerPayment: providerPayment && {
-        amountMinor: providerPayment.amountMinor,
-        currency: providerPayment.currency,
-        refunds: providerPayment.refunds,
-        disputes: providerPayment.disputes,
-        reversals: providerPayment.reversals,
-      },
-      resolution,
-      previousState: run.state,
-      discrepancy: run.discrepancy,
-    });
-  } catch (error) {
-    // Retries exhausted: nothing was written (one transaction), so the operator may simply try again.
-    // Only the failure's type: a database error's message may quote the operator's text.
-    return {
-      status: 'refused',
-      problem: `could not be recorded (${failureType(error) ?? 'error'}); nothing was written; try again`,
-    };
-  }
-}
+/** Patch id of attributed resolutions and dual control (A4, A5); histories from before it commit unattributed. */
+export const RESOLUTION_ACCESS = 'resolution-access-dual-control';
 
 export async function operatorReview(run: Run): Promise<ReconciliationOutcome> {
   for (;;) {
-    await condition(() => run.pendingResolution !== undefined);
+    await condition(() => run.pendingResolution !== undefined || run.pendingDecision !== undefined);
+    if (run.pendingDecision) {
+      // A5: only executions past the access patch ever hold a proposal (the updates' validators need one).
+      const done = await decideProposal(run);
+      if (done) return done;
+      continue;
+    }
     const resolution = run.pendingResolution!;
     const actor = `operator:${resolution.operator.trim()}` as const;
     const to = resolution.decision === 'rejected' ? 'rejected' : 'applied';
@@ -55,19 +32,34 @@ export async function operatorReview(run: Run): Promise<ReconciliationOutcome> {
       if (legacy) return legacy;
       continue;
     }
-    const result = await commitResolution(run, resolution);
+    let access: AccessCommand | undefined;
+    if (patched(RESOLUTION_ACCESS)) {
+      // A4: a signal cannot be refused by a validator; it is refused here, before anything runs.
+      const problem = accessProblem(run, resolution);
+      if (problem) {
+        refuse(run, resolution, problem, run.pendingVia);
+        run.pendingResolution = undefined;
+        run.resolutionOutcome = { error: problem };
+        continue;
+      }
+      const { runId } = workflowInfo();
+      access = { origin: { runId, via: run.pendingVia, ...run.pendingOrigin }, proposalId: `rpr_${uuid4()}` };
+    }
+    const result = await commitResolution(run, resolution, access);
     if (result.status === 'refused') {
       refuse(run, resolution, result.problem, run.pendingVia);
       run.pendingResolution = undefined;
       run.resolutionOutcome = { error: result.problem };
       continue;
     }
-    run.state = result.state;
-    run.reason = resolution.reason.trim();
-    if (result.ledgerTransactionId) run.ledgerTransactionId = result.ledgerTransactionId;
-    upsertSearchAttributes([{ key: SA.reconciliationState, value: run.state }]);
-    run.resolutionOutcome = { state: run.state, auditId: result.auditId, ledgerTransactionId: result.ledgerTransactionId };
-    await condition(allHandlersFinished);
-    return { state: run.state, reason: run.reason, ledgerTransactionId: run.ledgerTransactionId, auditId: result.auditId };
+    if (resolution.api) run.usedRequestIds.push(resolution.api.requestId);
+    if (result.status === 'proposed') {
+      // A5: nothing is posted; the reconciliation stays in manual_review until approved or cancelled.
+      run.proposal = result.proposal;
+      run.pendingResolution = undefined;
+      run.resolutionOutcome = { state: run.state, auditId: null, ledgerTransactionId: null, proposal: result.proposal };
+      continue;
+    }
+    return finish(run, result, resolution.reason);
   }
 }

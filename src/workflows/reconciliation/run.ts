@@ -7,11 +7,13 @@ import { postingKindFor, type Discrepancy, type ItemMatch } from '../../inbound/
 import type { PostingKind } from '../../ledger/postings.js';
 import type {
   OperatorResolution,
+  ProposalDecision,
   ProviderPayment,
   ReconciliationProgress,
   ReconciliationState,
   ReconciliationWorkflowInput,
   ResolutionAnswer,
+  ResolutionProposal,
 } from '../../shared/inbound.js';
 import { SA } from '../../shared/search-attributes.js';
 import { store } from './activities.js';
@@ -40,7 +42,17 @@ export interface Run {
   pendingResolution: OperatorResolution | undefined;
   resolutionOutcome: ResolutionAnswer | { error: string } | undefined;
   pendingVia: 'signal' | 'update';
+  /** A4: which request the pending resolution came in (the activity reads its identity from the history). */
+  pendingOrigin: { updateId?: string; signalIndex?: number };
+  /** A4: operatorResolution signals received by this run, in history order. */
+  signalCount: number;
   readonly refusedResolutions: NonNullable<ReconciliationProgress['refusedResolutions']>;
+  /** A5: the resolution waiting for a second principal, and an approval or cancellation of it being handled. */
+  proposal: ResolutionProposal | null;
+  pendingDecision: { kind: 'approve' | 'cancel'; decision: ProposalDecision; updateId: string | undefined } | undefined;
+  decisionOutcome: ResolutionAnswer | { state: ReconciliationState; cancelled: string } | { error: string } | undefined;
+  /** A4: request ids of the admin API that were acted on: a signed request copied from the history is not reused. */
+  readonly usedRequestIds: string[];
 }
 
 export function startRun(input: ReconciliationWorkflowInput): Run {
@@ -59,7 +71,13 @@ export function startRun(input: ReconciliationWorkflowInput): Run {
     pendingResolution: undefined,
     resolutionOutcome: undefined,
     pendingVia: 'update',
+    pendingOrigin: {},
+    signalCount: 0,
     refusedResolutions: [],
+    proposal: null,
+    pendingDecision: undefined,
+    decisionOutcome: undefined,
+    usedRequestIds: [],
   };
 }
 

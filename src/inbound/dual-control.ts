@@ -1,0 +1,75 @@
+// A5: dual control. A resolution about more than the profile's amount for a currency (inbound.dual_control_above,
+// minor units) is recorded as a proposal first; a second, different principal approves it (then it is posted) or
+// anyone cancels it. "About" means every amount the decision touches: the webhook's, the provider's and what an
+// applied would post, each against its own currency's threshold.
+import { and, eq, isNull } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
+import { resolutionProposals } from '../db/schema/index.js';
+import type { OperatorResolution, ResolutionPrincipal, ResolutionProposal } from '../shared/inbound.js';
+
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+export type Thresholds = Record<string, bigint>;
+
+/** The first amount above its currency's threshold, as text for the reason, or null (no dual control needed). */
+export function aboveThreshold(thresholds: Thresholds, amounts: Array<{ amountMinor: string; currency: string } | null | undefined>): string | null {
+  for (const amount of amounts) {
+    if (!amount) continue;
+    const limit = thresholds[amount.currency];
+    if (limit !== undefined && BigInt(amount.amountMinor) > limit) return `${amount.amountMinor} ${amount.currency} > ${limit}`;
+  }
+  return null;
+}
+
+export type ProposalRow = typeof resolutionProposals.$inferSelect;
+
+export async function openProposal(db: Db | Tx, reconciliationId: string): Promise<ProposalRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(resolutionProposals)
+    .where(and(eq(resolutionProposals.reconciliationId, reconciliationId), isNull(resolutionProposals.closed)));
+  return row;
+}
+
+export const proposalView = (row: ProposalRow): ResolutionProposal => ({
+  id: row.id,
+  decision: row.decision as OperatorResolution['decision'],
+  reason: row.reason,
+  ...(row.post ? { post: row.post } : {}),
+  proposedBy: { key: row.proposedByKey, name: row.proposedBy, role: null, via: row.proposedVia as 'api' | 'temporal', requestId: row.requestId },
+  proposedAt: row.proposedAt.toISOString(),
+});
+
+export async function proposalById(db: Db | Tx, id: string): Promise<ProposalRow | undefined> {
+  const [row] = await db.select().from(resolutionProposals).where(eq(resolutionProposals.id, id));
+  return row;
+}
+
+/** Idempotent: a retried activity finds the proposal it wrote (same id). */
+export async function insertProposal(tx: Tx, id: string, reconciliationId: string, resolution: OperatorResolution, by: ResolutionPrincipal): Promise<ProposalRow> {
+  await tx
+    .insert(resolutionProposals)
+    .values({
+      id,
+      reconciliationId,
+      decision: resolution.decision,
+      reason: resolution.reason.trim(),
+      post: resolution.post ?? null,
+      proposedBy: by.name,
+      proposedByKey: by.key,
+      proposedVia: by.via,
+      requestId: by.requestId,
+    })
+    .onConflictDoNothing({ target: resolutionProposals.id });
+  const [row] = await tx.select().from(resolutionProposals).where(eq(resolutionProposals.id, id));
+  return row!;
+}
+
+/** Closes an open proposal; false when it is not open (already approved or cancelled). */
+export async function closeProposal(db: Db | Tx, id: string, closed: 'approved' | 'cancelled', by: ResolutionPrincipal): Promise<boolean> {
+  const rows = await db
+    .update(resolutionProposals)
+    .set({ closed, closedBy: by.name, closedByKey: by.key, closedVia: by.via, closedAt: new Date() })
+    .where(and(eq(resolutionProposals.id, id), isNull(resolutionProposals.closed)))
+    .returning({ id: resolutionProposals.id });
+  return rows.length === 1;
+}
