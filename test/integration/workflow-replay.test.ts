@@ -24,6 +24,8 @@ const EXPECTED = [
   'reconciliation-continued-as-new',
   'reconciliation-continued-second-run',
   'reconciliation-ledger-refused-parked',
+  'reconciliation-dual-control-cancelled-then-approved',
+  'reconciliation-temporal-denied-then-api',
 ];
 
 const fixtures = loadHistoryFixtures();

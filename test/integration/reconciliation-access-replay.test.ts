@@ -1,0 +1,22 @@
+// R12: the reconciliation histories recorded before attributed resolutions and dual control (A4, A5) replay with
+// today's workflow: patched('resolution-access-dual-control') keeps open workflows running after that deploy. Kept
+// as recorded; never re-recorded (test/fixtures/histories/pre-a4).
+import { Worker } from '@temporalio/worker';
+import { describe, expect, it } from 'vitest';
+import { WORKFLOW_BUNDLE_PATH } from '../helpers/env.js';
+import { HISTORIES_DIR, historyFromObject, loadHistoryFixtures } from '../helpers/histories.js';
+
+describe('R12 reconciliation histories recorded before A4/A5', () => {
+  const fixtures = loadHistoryFixtures(new URL('pre-a4/', HISTORIES_DIR));
+
+  it('R12 all eight reconciliation paths are kept', () => {
+    expect(fixtures.length).toBe(8);
+    for (const fixture of fixtures) expect(fixture.file).toBe(`${fixture.path}.json`);
+  });
+
+  it.each(fixtures.map((f) => [f.path, f] as const))('R12 %s replays deterministically', async (_path, fixture) => {
+    await expect(
+      Worker.runReplayHistory({ workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH } }, historyFromObject(fixture.history), fixture.workflowId),
+    ).resolves.toBeUndefined();
+  });
+});
