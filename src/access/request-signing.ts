@@ -26,9 +26,21 @@ export function canonical(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
-function message(workflowId: string, action: SignedAction, payload: unknown, proof: Omit<ApiRequestProof, 'signature' | 'signingKeyId'>): string {
+function message(
+  workflowId: string,
+  action: SignedAction,
+  payload: unknown,
+  proof: Omit<ApiRequestProof, 'signature' | 'signingKeyId'>,
+): string {
   const { principal, requestId } = proof;
-  return canonical({ v: 1, workflowId, action, payload, principal: { keyId: principal.keyId, name: principal.name, role: principal.role }, requestId });
+  return canonical({
+    v: 1,
+    workflowId,
+    action,
+    payload,
+    principal: { keyId: principal.keyId, name: principal.name, role: principal.role },
+    requestId,
+  });
 }
 
 export function signRequest(
@@ -40,16 +52,26 @@ export function signRequest(
 ): ApiRequestProof {
   const ring = keyringOf(keys);
   const key = derive(ring.keys.get(ring.currentId)!);
-  const signature = createHmac('sha256', key).update(message(workflowId, action, payload, proof)).digest('base64url');
+  const signature = createHmac('sha256', key)
+    .update(message(workflowId, action, payload, proof))
+    .digest('base64url');
   return { principal: { ...proof.principal }, requestId: proof.requestId, signingKeyId: ring.currentId, signature };
 }
 
 /** True when `proof` was made by signRequest for exactly this workflow, action and payload (current or previous key). */
-export function verifyRequest(keys: SecretKeys, workflowId: string, action: SignedAction, payload: unknown, proof: ApiRequestProof): boolean {
+export function verifyRequest(
+  keys: SecretKeys,
+  workflowId: string,
+  action: SignedAction,
+  payload: unknown,
+  proof: ApiRequestProof,
+): boolean {
   if (typeof proof?.signature !== 'string' || typeof proof.signingKeyId !== 'string' || !proof.principal) return false;
   const master = keyringOf(keys).keys.get(proof.signingKeyId);
   if (!master) return false;
-  const expected = createHmac('sha256', derive(master)).update(message(workflowId, action, payload, proof)).digest();
+  const expected = createHmac('sha256', derive(master))
+    .update(message(workflowId, action, payload, proof))
+    .digest();
   const given = Buffer.from(proof.signature, 'base64url');
   return given.length === expected.length && timingSafeEqual(given, expected);
 }

@@ -11,7 +11,10 @@ type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 export type Thresholds = Record<string, bigint>;
 
 /** The first amount above its currency's threshold, as text for the reason, or null (no dual control needed). */
-export function aboveThreshold(thresholds: Thresholds, amounts: Array<{ amountMinor: string; currency: string } | null | undefined>): string | null {
+export function aboveThreshold(
+  thresholds: Thresholds,
+  amounts: Array<{ amountMinor: string; currency: string } | null | undefined>,
+): string | null {
   for (const amount of amounts) {
     if (!amount) continue;
     const limit = thresholds[amount.currency];
@@ -35,7 +38,13 @@ export const proposalView = (row: ProposalRow): ResolutionProposal => ({
   decision: row.decision as OperatorResolution['decision'],
   reason: row.reason,
   ...(row.post ? { post: row.post } : {}),
-  proposedBy: { key: row.proposedByKey, name: row.proposedBy, role: null, via: row.proposedVia as 'api' | 'temporal', requestId: row.requestId },
+  proposedBy: {
+    key: row.proposedByKey,
+    name: row.proposedBy,
+    role: null,
+    via: row.proposedVia as 'api' | 'temporal',
+    requestId: row.requestId,
+  },
   proposedAt: row.proposedAt.toISOString(),
 });
 
@@ -45,7 +54,13 @@ export async function proposalById(db: Db | Tx, id: string): Promise<ProposalRow
 }
 
 /** Idempotent: a retried activity finds the proposal it wrote (same id). */
-export async function insertProposal(tx: Tx, id: string, reconciliationId: string, resolution: OperatorResolution, by: ResolutionPrincipal): Promise<ProposalRow> {
+export async function insertProposal(
+  tx: Tx,
+  id: string,
+  reconciliationId: string,
+  resolution: OperatorResolution,
+  by: ResolutionPrincipal,
+): Promise<ProposalRow> {
   await tx
     .insert(resolutionProposals)
     .values({
@@ -65,7 +80,12 @@ export async function insertProposal(tx: Tx, id: string, reconciliationId: strin
 }
 
 /** Closes an open proposal; false when it is not open (already approved or cancelled). */
-export async function closeProposal(db: Db | Tx, id: string, closed: 'approved' | 'cancelled', by: ResolutionPrincipal): Promise<boolean> {
+export async function closeProposal(
+  db: Db | Tx,
+  id: string,
+  closed: 'approved' | 'cancelled',
+  by: ResolutionPrincipal,
+): Promise<boolean> {
   const rows = await db
     .update(resolutionProposals)
     .set({ closed, closedBy: by.name, closedByKey: by.key, closedVia: by.via, closedAt: new Date() })

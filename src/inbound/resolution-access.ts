@@ -29,21 +29,41 @@ const STAFF = new Set(['operator', 'admin']);
 
 export async function authorize(
   deps: AccessDeps,
-  request: { workflowId: string; action: SignedAction; payload: unknown; proof: ApiRequestProof | undefined; origin: RequestOrigin },
+  request: {
+    workflowId: string;
+    action: SignedAction;
+    payload: unknown;
+    proof: ApiRequestProof | undefined;
+    origin: RequestOrigin;
+  },
 ): Promise<Authorized> {
   const { proof } = request;
   if (proof !== undefined) {
     if (!verifyRequest(deps.keys, request.workflowId, request.action, request.payload, proof)) {
-      return { ok: false, problem: 'the request carries an admin API signature that does not verify: refused (nothing was written)' };
+      return {
+        ok: false,
+        problem: 'the request carries an admin API signature that does not verify: refused (nothing was written)',
+      };
     }
-    if (!STAFF.has(proof.principal.role)) return { ok: false, problem: `role ${proof.principal.role} may not ${request.action} resolutions` };
+    if (!STAFF.has(proof.principal.role))
+      return { ok: false, problem: `role ${proof.principal.role} may not ${request.action} resolutions` };
     return {
       ok: true,
-      principal: { key: proof.principal.keyId, name: proof.principal.name, role: proof.principal.role, via: 'api', requestId: proof.requestId },
+      principal: {
+        key: proof.principal.keyId,
+        name: proof.principal.name,
+        role: proof.principal.role,
+        via: 'api',
+        requestId: proof.requestId,
+      },
     };
   }
   if (deps.viaTemporal !== 'allow') {
-    return { ok: false, problem: 'resolutions sent to Temporal directly are switched off (profile inbound.resolution_via_temporal: deny): use the admin API' };
+    return {
+      ok: false,
+      problem:
+        'resolutions sent to Temporal directly are switched off (profile inbound.resolution_via_temporal: deny): use the admin API',
+    };
   }
   const identity = (await deps.identityOf(request.workflowId, request.origin))?.trim();
   if (!identity) return { ok: false, problem: 'the request carries no identity in the workflow history: refused' };
@@ -58,7 +78,9 @@ export async function authorize(
 interface HistoryLike {
   events?: Array<{
     workflowExecutionSignaledEventAttributes?: { signalName?: string | null; identity?: string | null } | null;
-    workflowExecutionUpdateAcceptedEventAttributes?: { acceptedRequest?: { meta?: { updateId?: string | null; identity?: string | null } | null } | null } | null;
+    workflowExecutionUpdateAcceptedEventAttributes?: {
+      acceptedRequest?: { meta?: { updateId?: string | null; identity?: string | null } | null } | null;
+    } | null;
   }> | null;
 }
 

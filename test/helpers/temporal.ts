@@ -56,6 +56,10 @@ export async function connectDevServer(): Promise<{ client: Client; connection: 
   };
 }
 
+/** A4: a handle on `workflowId` from a client that says who it is, as the Temporal UI or CLI of that person would. */
+export const handleAs = (connection: Connection, identity: string, workflowId: string) =>
+  new Client({ connection, identity }).workflow.getHandle(workflowId);
+
 /** The Java test server with time skipping, with our search attributes registered. */
 export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   const env = await TestWorkflowEnvironment.createTimeSkipping({

@@ -14,7 +14,14 @@ import { testApp } from '../helpers/app.js';
 import { parseCsv } from '../helpers/csv.js';
 import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL } from '../helpers/env.js';
 import { testProfile } from '../helpers/profile.js';
-import { ledgerRowsFor, providerEvent, startPaymentsPeer, startReconciliation, succeeded, waitFor } from '../helpers/reconciliation.js';
+import {
+  ledgerRowsFor,
+  providerEvent,
+  startPaymentsPeer,
+  startReconciliation,
+  succeeded,
+  waitFor,
+} from '../helpers/reconciliation.js';
 import { connectDevServer, startWorkers, testActivities, uniqueTaskQueues } from '../helpers/temporal.js';
 
 let database: Database;
@@ -37,11 +44,15 @@ beforeAll(async () => {
     inbound: {
       resolution_via_temporal: 'allow',
       dual_control_above: { EUR: 1500 },
-      providers: { [provider]: { scheme: 'stripe', secret_ref: 'env:SANDBOX_STRIPE_WEBHOOK_SECRET', api_base_url: peer.baseUrl } },
+      providers: {
+        [provider]: { scheme: 'stripe', secret_ref: 'env:SANDBOX_STRIPE_WEBHOOK_SECRET', api_base_url: peer.baseUrl },
+      },
       provider_query_backoff: { initial: '200ms', multiplier: 2, maximum: '1s' },
     },
   });
-  stopWorkers = (await startWorkers({ connection: temporal.native, taskQueues, activities: testActivities(database.db, { profile }) })).stop;
+  stopWorkers = (
+    await startWorkers({ connection: temporal.native, taskQueues, activities: testActivities(database.db, { profile }) })
+  ).stop;
   app = testApp({ db: database.db, temporal: temporal.client, profile, taskQueues });
   alice = await createKey(app, 'operator', undefined, 'alice');
   bob = await createKey(app, 'operator', undefined, 'bob');
@@ -67,8 +78,15 @@ describe('A5 dual control above the threshold', () => {
     const { event, handle, path } = await parked('2000');
     const proposed = await callAs(app, alice.token, 'POST', `${path}/resolution`, applyWebhook);
     expect(proposed.status).toBe(202);
-    expect(proposed.json).toMatchObject({ state: 'manual_review', resolution: null, proposal: { decision: 'applied', proposed_by: 'alice', proposed_by_key: alice.id, proposed_via: 'api' } });
-    expect((await handle.query(reconciliationStateQuery)).proposal).toMatchObject({ id: proposed.json.proposal.id, proposedBy: { key: alice.id } });
+    expect(proposed.json).toMatchObject({
+      state: 'manual_review',
+      resolution: null,
+      proposal: { decision: 'applied', proposed_by: 'alice', proposed_by_key: alice.id, proposed_via: 'api' },
+    });
+    expect((await handle.query(reconciliationStateQuery)).proposal).toMatchObject({
+      id: proposed.json.proposal.id,
+      proposedBy: { key: alice.id },
+    });
     expect(await ledgerRowsFor(database.db, event.paymentReference)).toEqual([]);
 
     const self = await callAs(app, alice.token, 'POST', `${path}/resolution/approve`);
@@ -81,7 +99,10 @@ describe('A5 dual control above the threshold', () => {
     expect(cancelled.status).toBe(200);
     expect(cancelled.json).toMatchObject({ state: 'manual_review', proposal: null, resolution: null });
     expect((await handle.query(reconciliationStateQuery)).proposal).toBeNull();
-    const [closed] = await database.db.select().from(resolutionProposals).where(eq(resolutionProposals.id, proposed.json.proposal.id));
+    const [closed] = await database.db
+      .select()
+      .from(resolutionProposals)
+      .where(eq(resolutionProposals.id, proposed.json.proposal.id));
     expect(closed).toMatchObject({ closed: 'cancelled', closedBy: 'bob', closedByKey: bob.id });
     expect(await ledgerRowsFor(database.db, event.paymentReference)).toEqual([]);
 
@@ -93,24 +114,48 @@ describe('A5 dual control above the threshold', () => {
     expect(approved.json).toMatchObject({
       state: 'applied',
       proposal: null,
-      resolution: { operator: 'alice', operator_key: alice.id, via: 'api', proposal_id: again.json.proposal.id, approved_by: 'bob', approved_by_key: bob.id, posted_amount_minor: '2000' },
+      resolution: {
+        operator: 'alice',
+        operator_key: alice.id,
+        via: 'api',
+        proposal_id: again.json.proposal.id,
+        approved_by: 'bob',
+        approved_by_key: bob.id,
+        posted_amount_minor: '2000',
+      },
     });
-    expect(Date.parse(approved.json.resolution.approved_at)).toBeGreaterThanOrEqual(Date.parse(approved.json.resolution.proposed_at));
+    expect(Date.parse(approved.json.resolution.approved_at)).toBeGreaterThanOrEqual(
+      Date.parse(approved.json.resolution.proposed_at),
+    );
     await handle.result();
     expect(await ledgerRowsFor(database.db, event.paymentReference)).toHaveLength(1);
 
-    const csv = await callAs(app, TEST_ADMIN_TOKEN, 'GET', `/exports/operator-resolutions.csv?provider=${provider}&from=${encodeURIComponent(startedAt)}`);
+    const csv = await callAs(
+      app,
+      TEST_ADMIN_TOKEN,
+      'GET',
+      `/exports/operator-resolutions.csv?provider=${provider}&from=${encodeURIComponent(startedAt)}`,
+    );
     const [header, ...lines] = parseCsv(csv.text);
     const line = lines.find((l) => l[header!.indexOf('reconciliation_id')] === handle.workflowId)!;
     const col = (name: string) => line[header!.indexOf(name)];
-    expect([col('operator'), col('operator_key'), col('via'), col('approved_by'), col('approved_by_key')]).toEqual(['alice', alice.id, 'api', 'bob', bob.id]);
+    expect([col('operator'), col('operator_key'), col('via'), col('approved_by'), col('approved_by_key')]).toEqual([
+      'alice',
+      alice.id,
+      'api',
+      'bob',
+      bob.id,
+    ]);
     expect(col('proposed_at')).toBe(approved.json.resolution.proposed_at);
     expect(col('approved_at')).toBe(approved.json.resolution.approved_at);
   });
 
   it('A5 the proposer may cancel their own proposal; a rejection above the amount needs approval too', async () => {
     const { handle, path } = await parked('3000');
-    expect((await callAs(app, alice.token, 'POST', `${path}/resolution`, { decision: 'rejected', operator: 'alice', reason: 'fraud' })).status).toBe(202);
+    expect(
+      (await callAs(app, alice.token, 'POST', `${path}/resolution`, { decision: 'rejected', operator: 'alice', reason: 'fraud' }))
+        .status,
+    ).toBe(202);
     expect((await callAs(app, alice.token, 'POST', `${path}/resolution/cancel`)).status).toBe(200);
     expect((await callAs(app, alice.token, 'POST', `${path}/resolution/cancel`)).status).toBe(409);
     expect((await handle.query(reconciliationStateQuery)).state).toBe('manual_review');
@@ -118,16 +163,31 @@ describe('A5 dual control above the threshold', () => {
 
   it('A5 through Temporal (allowed here): the identity that proposed cannot approve; the admin API key of another can', async () => {
     const { event, handle, path } = await parked('2500');
-    const ana = new Client({ connection: temporal.connection, identity: 'ana@temporal-ui' }).workflow.getHandle(handle.workflowId);
-    const answer = await ana.executeUpdate(resolveUpdate, { args: [{ decision: 'applied', operator: 'ignored', reason: 'confirmed', post: 'webhook' }] });
-    expect(answer).toMatchObject({ state: 'manual_review', auditId: null, proposal: { proposedBy: { key: 'temporal:ana@temporal-ui', via: 'temporal' } } });
-    const self = await ana.executeUpdate(approveResolutionUpdate, { args: [{ proposalId: answer.proposal!.id }] }).catch((e: unknown) => e);
+    const ana = new Client({ connection: temporal.connection, identity: 'ana@temporal-ui' }).workflow.getHandle(
+      handle.workflowId,
+    );
+    const answer = await ana.executeUpdate(resolveUpdate, {
+      args: [{ decision: 'applied', operator: 'ignored', reason: 'confirmed', post: 'webhook' }],
+    });
+    expect(answer).toMatchObject({
+      state: 'manual_review',
+      auditId: null,
+      proposal: { proposedBy: { key: 'temporal:ana@temporal-ui', via: 'temporal' } },
+    });
+    const self = await ana
+      .executeUpdate(approveResolutionUpdate, { args: [{ proposalId: answer.proposal!.id }] })
+      .catch((e: unknown) => e);
     expect(self).toBeInstanceOf(WorkflowUpdateFailedError);
     expect(String((self as WorkflowUpdateFailedError).cause?.message)).toMatch(/cannot approve it; a second principal must/);
     expect(await ledgerRowsFor(database.db, event.paymentReference)).toEqual([]);
     const approved = await callAs(app, bob.token, 'POST', `${path}/resolution/approve`);
     expect(approved.status).toBe(200);
-    expect(approved.json.resolution).toMatchObject({ operator: 'ana@temporal-ui', via: 'temporal', approved_by: 'bob', approved_by_key: bob.id });
+    expect(approved.json.resolution).toMatchObject({
+      operator: 'ana@temporal-ui',
+      via: 'temporal',
+      approved_by: 'bob',
+      approved_by_key: bob.id,
+    });
     expect(await ledgerRowsFor(database.db, event.paymentReference)).toHaveLength(1);
   });
 
@@ -135,7 +195,11 @@ describe('A5 dual control above the threshold', () => {
     const { event, handle, path } = await parked('1000');
     const resolved = await callAs(app, alice.token, 'POST', `${path}/resolution`, applyWebhook);
     expect(resolved.status).toBe(200);
-    expect(resolved.json).toMatchObject({ state: 'applied', proposal: null, resolution: { operator: 'alice', approved_by: null, proposal_id: null } });
+    expect(resolved.json).toMatchObject({
+      state: 'applied',
+      proposal: null,
+      resolution: { operator: 'alice', approved_by: null, proposal_id: null },
+    });
     await handle.result();
     expect(await ledgerRowsFor(database.db, event.paymentReference)).toHaveLength(1);
   });

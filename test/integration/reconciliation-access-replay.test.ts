@@ -16,7 +16,11 @@ describe('R12 reconciliation histories recorded before A4/A5', () => {
 
   it.each(fixtures.map((f) => [f.path, f] as const))('R12 %s replays deterministically', async (_path, fixture) => {
     await expect(
-      Worker.runReplayHistory({ workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH } }, historyFromObject(fixture.history), fixture.workflowId),
+      Worker.runReplayHistory(
+        { workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH } },
+        historyFromObject(fixture.history),
+        fixture.workflowId,
+      ),
     ).resolves.toBeUndefined();
   });
 });

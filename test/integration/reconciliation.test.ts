@@ -25,7 +25,7 @@ import {
   succeeded,
   waitFor,
 } from '../helpers/reconciliation.js';
-import { connectDevServer, startWorkers, testLogger, uniqueTaskQueues } from '../helpers/temporal.js';
+import { connectDevServer, handleAs, startWorkers, testLogger, uniqueTaskQueues } from '../helpers/temporal.js';
 
 let database: Database;
 let temporal: Awaited<ReturnType<typeof connectDevServer>>;
@@ -240,7 +240,9 @@ describe('I11 manual review', () => {
 
   it('I11 the resolve update to applied posts once, leaves one audit row, and a second resolution is refused', async () => {
     const { event, handle } = await parked();
-    const answer = await handle.executeUpdate(resolveUpdate, { args: [{ decision: 'applied', operator: 'ana@finance', reason: 'provider fee confirmed by phone' }] });
+    // A4: sent to Temporal directly (allowed by the test profile), recorded as the identity of the client that sent it.
+    const ana = handleAs(temporal.connection, 'ana@finance', handle.workflowId);
+    const answer = await ana.executeUpdate(resolveUpdate, { args: [{ decision: 'applied', operator: 'whoever', reason: 'provider fee confirmed by phone' }] });
     expect(answer.state).toBe('applied');
     const [audit, ...more] = await auditRows(handle.workflowId);
     expect(more).toEqual([]);
@@ -256,7 +258,7 @@ describe('I11 manual review', () => {
 
   it('I11 the operatorResolution signal to rejected leaves one audit row and no ledger row', async () => {
     const { event, handle } = await parked();
-    await handle.signal(operatorResolutionSignal, { decision: 'rejected', operator: 'bob@finance', reason: 'customer never paid' });
+    await handleAs(temporal.connection, 'bob@finance', handle.workflowId).signal(operatorResolutionSignal, { decision: 'rejected', operator: 'bob', reason: 'customer never paid' });
     expect((await handle.result()).state).toBe('rejected');
     const rows = await auditRows(handle.workflowId);
     expect(rows).toHaveLength(1);

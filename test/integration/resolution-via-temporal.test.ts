@@ -10,12 +10,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { operatorResolutions } from '../../src/db/schema/index.js';
 import type { Profile } from '../../src/config/profile.js';
-import { operatorResolutionSignal, reconciliationStateQuery, resolveUpdate, type OperatorResolution } from '../../src/shared/inbound.js';
+import {
+  operatorResolutionSignal,
+  reconciliationStateQuery,
+  resolveUpdate,
+  type OperatorResolution,
+} from '../../src/shared/inbound.js';
 import { callAs } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
 import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL } from '../helpers/env.js';
 import { testProfile } from '../helpers/profile.js';
-import { ledgerRowsFor, providerEvent, startPaymentsPeer, startReconciliation, succeeded, waitFor } from '../helpers/reconciliation.js';
+import {
+  ledgerRowsFor,
+  providerEvent,
+  startPaymentsPeer,
+  startReconciliation,
+  succeeded,
+  waitFor,
+} from '../helpers/reconciliation.js';
 import { connectDevServer, startWorkers, testActivities, uniqueTaskQueues } from '../helpers/temporal.js';
 
 let database: Database;
@@ -32,12 +44,18 @@ beforeAll(async () => {
     const profile = testProfile({
       inbound: {
         resolution_via_temporal: mode,
-        providers: { [provider]: { scheme: 'stripe', secret_ref: 'env:SANDBOX_STRIPE_WEBHOOK_SECRET', api_base_url: peer.baseUrl } },
+        providers: {
+          [provider]: { scheme: 'stripe', secret_ref: 'env:SANDBOX_STRIPE_WEBHOOK_SECRET', api_base_url: peer.baseUrl },
+        },
         provider_query_backoff: { initial: '200ms', multiplier: 2, maximum: '1s' },
       },
     });
     const taskQueues = uniqueTaskQueues(`via-${mode}`);
-    const worker = await startWorkers({ connection: temporal.native, taskQueues, activities: testActivities(database.db, { profile }) });
+    const worker = await startWorkers({
+      connection: temporal.native,
+      taskQueues,
+      activities: testActivities(database.db, { profile }),
+    });
     setups[mode] = { profile, queue: taskQueues.reconciliation, stop: worker.stop };
   }
 });
@@ -60,7 +78,8 @@ async function parked(mode: 'deny' | 'allow') {
 /** A client that says who it is, as the Temporal UI's server-side client or the CLI would. */
 const clientAs = (identity: string) => new Client({ connection: temporal.connection, identity });
 const resolution: OperatorResolution = { decision: 'applied', operator: 'cfo', reason: 'confirmed by phone', post: 'webhook' };
-const resolutionRow = async (id: string) => (await database.db.select().from(operatorResolutions).where(eq(operatorResolutions.reconciliationId, id)))[0];
+const resolutionRow = async (id: string) =>
+  (await database.db.select().from(operatorResolutions).where(eq(operatorResolutions.reconciliationId, id)))[0];
 
 describe('A4 resolutions sent to Temporal directly', () => {
   it('A4 deny: an update is refused by the validator, a signal is recorded as refused; nothing is posted; the admin API still resolves', async () => {
@@ -71,15 +90,27 @@ describe('A4 resolutions sent to Temporal directly', () => {
     expect(String((refused as WorkflowUpdateFailedError).cause?.message)).toMatch(/resolution_via_temporal: deny/);
 
     await ui.signal(operatorResolutionSignal, resolution);
-    await waitFor(async () => ((await handle.query(reconciliationStateQuery)).refusedResolutions ?? []).length > 0, 30_000, 'signal refused');
+    await waitFor(
+      async () => ((await handle.query(reconciliationStateQuery)).refusedResolutions ?? []).length > 0,
+      30_000,
+      'signal refused',
+    );
     const state = await handle.query(reconciliationStateQuery);
     expect(state.state).toBe('manual_review');
-    expect(state.refusedResolutions![0]).toMatchObject({ via: 'signal', problem: expect.stringMatching(/resolution_via_temporal: deny/) });
+    expect(state.refusedResolutions![0]).toMatchObject({
+      via: 'signal',
+      problem: expect.stringMatching(/resolution_via_temporal: deny/),
+    });
     // A claim to be the API: a made-up signature block and `via: "api"` typed into the payload.
     const forged = {
       ...resolution,
       via: 'api',
-      api: { principal: { keyId: 'bootstrap', name: 'ADMIN_TOKEN', role: 'admin' }, requestId: 'req-forged', signingKeyId: 'k1', signature: 'AAAA' },
+      api: {
+        principal: { keyId: 'bootstrap', name: 'ADMIN_TOKEN', role: 'admin' },
+        requestId: 'req-forged',
+        signingKeyId: 'k1',
+        signature: 'AAAA',
+      },
     };
     const notApi = await ui.executeUpdate(resolveUpdate, { args: [forged as OperatorResolution] }).catch((e: unknown) => e);
     expect(notApi).toBeInstanceOf(WorkflowUpdateFailedError);
@@ -89,13 +120,24 @@ describe('A4 resolutions sent to Temporal directly', () => {
     expect(await resolutionRow(handle.workflowId)).toBeUndefined();
     expect((await handle.query(reconciliationStateQuery)).state).toBe('manual_review');
 
-    const app = testApp({ db: database.db, temporal: temporal.client, profile: setups.deny.profile, taskQueues: uniqueTaskQueues('via-api') });
-    const viaApi = await callAs(app, TEST_ADMIN_TOKEN, 'POST', `/reconciliations/${encodeURIComponent(handle.workflowId)}/resolution`, {
-      decision: 'applied',
-      operator: 'ana@finance',
-      reason: 'confirmed',
-      post: 'webhook',
+    const app = testApp({
+      db: database.db,
+      temporal: temporal.client,
+      profile: setups.deny.profile,
+      taskQueues: uniqueTaskQueues('via-api'),
     });
+    const viaApi = await callAs(
+      app,
+      TEST_ADMIN_TOKEN,
+      'POST',
+      `/reconciliations/${encodeURIComponent(handle.workflowId)}/resolution`,
+      {
+        decision: 'applied',
+        operator: 'ana@finance',
+        reason: 'confirmed',
+        post: 'webhook',
+      },
+    );
     expect(viaApi.status).toBe(200);
     expect(viaApi.json.resolution).toMatchObject({ operator: 'ana@finance', operator_key: 'bootstrap', via: 'api' });
     expect(await ledgerRowsFor(database.db, event.paymentReference)).toHaveLength(1);
@@ -103,16 +145,29 @@ describe('A4 resolutions sent to Temporal directly', () => {
 
   it('A4 allow: an update is attributed to the client identity that sent it, via temporal, whatever the payload says', async () => {
     const { event, handle } = await parked('allow');
-    const answer = await clientAs('ana@temporal-ui').workflow.getHandle(handle.workflowId).executeUpdate(resolveUpdate, { args: [resolution] });
+    const answer = await clientAs('ana@temporal-ui')
+      .workflow.getHandle(handle.workflowId)
+      .executeUpdate(resolveUpdate, { args: [resolution] });
     expect(answer.state).toBe('applied');
-    expect(await resolutionRow(handle.workflowId)).toMatchObject({ operator: 'ana@temporal-ui', operatorKey: 'temporal:ana@temporal-ui', via: 'temporal' });
+    expect(await resolutionRow(handle.workflowId)).toMatchObject({
+      operator: 'ana@temporal-ui',
+      operatorKey: 'temporal:ana@temporal-ui',
+      via: 'temporal',
+    });
     expect(await ledgerRowsFor(database.db, event.paymentReference)).toHaveLength(1);
   });
 
   it('A4 allow: a signal is attributed to the identity of the signal event', async () => {
     const { handle } = await parked('allow');
-    await clientAs('bob@temporal-cli').workflow.getHandle(handle.workflowId).signal(operatorResolutionSignal, { ...resolution, decision: 'rejected', post: undefined });
+    await clientAs('bob@temporal-cli')
+      .workflow.getHandle(handle.workflowId)
+      .signal(operatorResolutionSignal, { ...resolution, decision: 'rejected', post: undefined });
     await handle.result();
-    expect(await resolutionRow(handle.workflowId)).toMatchObject({ decision: 'rejected', operator: 'bob@temporal-cli', operatorKey: 'temporal:bob@temporal-cli', via: 'temporal' });
+    expect(await resolutionRow(handle.workflowId)).toMatchObject({
+      decision: 'rejected',
+      operator: 'bob@temporal-cli',
+      operatorKey: 'temporal:bob@temporal-cli',
+      via: 'temporal',
+    });
   });
 });

@@ -68,8 +68,14 @@ export const resolutionSchema = z
     posted_currency: z.string().nullable(),
     ledger_transaction_id: z.string().nullable().openapi({ description: 'L4: the transaction this resolution posted, or null' }),
     resolved_at: iso,
-    operator_key: z.string().nullable().openapi({ description: 'A4: the API key id (or bootstrap), or temporal:<identity>; null on older rows' }),
-    via: z.enum(['api', 'temporal']).nullable().openapi({ description: 'A4: the admin API, or an update/signal sent to Temporal directly' }),
+    operator_key: z
+      .string()
+      .nullable()
+      .openapi({ description: 'A4: the API key id (or bootstrap), or temporal:<identity>; null on older rows' }),
+    via: z
+      .enum(['api', 'temporal'])
+      .nullable()
+      .openapi({ description: 'A4: the admin API, or an update/signal sent to Temporal directly' }),
     proposal_id: z.string().nullable().openapi({ description: 'A5: the proposal approved under dual control' }),
     proposed_at: iso.nullable(),
     approved_by: z.string().nullable().openapi({ description: 'A5: the second principal who approved it' }),
@@ -89,10 +95,16 @@ export const proposalSchema = z
     proposed_via: z.enum(['api', 'temporal']),
     proposed_at: iso,
   })
-  .openapi('ResolutionProposal', { description: 'A5: a resolution above the dual-control amount, waiting for a second principal' });
+  .openapi('ResolutionProposal', {
+    description: 'A5: a resolution above the dual-control amount, waiting for a second principal',
+  });
 
 export const detailSchema = reconciliationSchema
-  .extend({ transitions: z.array(transitionSchema), resolution: resolutionSchema.nullable(), proposal: proposalSchema.nullable() })
+  .extend({
+    transitions: z.array(transitionSchema),
+    resolution: resolutionSchema.nullable(),
+    proposal: proposalSchema.nullable(),
+  })
   .openapi('ReconciliationDetail');
 
 /** R2: text PostgreSQL can store (no U+0000, no lone surrogate), bounded, trimmed. */

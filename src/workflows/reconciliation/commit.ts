@@ -41,7 +41,11 @@ export async function commitResolution(run: Run, resolution: OperatorResolution,
 }
 
 /** The committed resolution ends the run: state, search attribute, the update's answer. */
-export async function finish(run: Run, result: Extract<Committed, { status: 'committed' }>, reason: string): Promise<ReconciliationOutcome> {
+export async function finish(
+  run: Run,
+  result: Extract<Committed, { status: 'committed' }>,
+  reason: string,
+): Promise<ReconciliationOutcome> {
   run.state = result.state;
   run.reason = reason.trim();
   if (result.ledgerTransactionId) run.ledgerTransactionId = result.ledgerTransactionId;
@@ -52,4 +56,3 @@ export async function finish(run: Run, result: Extract<Committed, { status: 'com
   await condition(allHandlersFinished);
   return { state: run.state, reason: run.reason, ledgerTransactionId: run.ledgerTransactionId, auditId: result.auditId };
 }
-

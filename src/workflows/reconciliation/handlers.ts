@@ -31,7 +31,8 @@ function resolutionProblem(resolution: OperatorResolution, state: Reconciliation
 /** A4/A5 checks that need no activity: the way in allowed, a waiting proposal, a signed request not used before. */
 export function accessProblem(run: Run, request: { api?: { requestId?: unknown } } | undefined): string | null {
   if (request?.api === undefined && run.input.settings.resolutionViaTemporal !== 'allow') return TEMPORAL_PATH_DENIED;
-  if (request?.api && run.usedRequestIds.includes(String(request.api.requestId))) return 'this admin API request was already used';
+  if (request?.api && run.usedRequestIds.includes(String(request.api.requestId)))
+    return 'this admin API request was already used';
   return null;
 }
 
@@ -68,7 +69,8 @@ function registerDecision(run: Run, kind: 'approve' | 'cancel'): void {
       await condition(() => run.decisionOutcome !== undefined);
       const outcome = run.decisionOutcome!;
       run.decisionOutcome = undefined;
-      if ('error' in outcome) throw ApplicationFailure.create({ type: 'ResolutionFailed', message: outcome.error, nonRetryable: true });
+      if ('error' in outcome)
+        throw ApplicationFailure.create({ type: 'ResolutionFailed', message: outcome.error, nonRetryable: true });
       return outcome as never;
     },
     {

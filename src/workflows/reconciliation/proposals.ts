@@ -21,7 +21,12 @@ export async function decideProposal(run: Run): Promise<ReconciliationOutcome | 
   if (kind === 'cancel') {
     let result: Awaited<ReturnType<typeof resolutions.cancelResolutionProposal>>;
     try {
-      result = await resolutions.cancelResolutionProposal({ reconciliationId: run.reconciliationId, proposalId: proposal.id, decision, origin });
+      result = await resolutions.cancelResolutionProposal({
+        reconciliationId: run.reconciliationId,
+        proposalId: proposal.id,
+        decision,
+        origin,
+      });
     } catch (error) {
       return fail(`could not be recorded (${failureType(error) ?? 'error'}); nothing was written; try again`);
     }
