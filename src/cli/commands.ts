@@ -143,6 +143,18 @@ export const COMMANDS: Command[] = [
     build: (_v, [id]) => ({ method: 'POST', path: `/reconciliations/${seg(id!)}/resolution/cancel` }),
   },
   {
+    words: ['ledger', 'approve'],
+    args: ['adp_id'],
+    summary: 'ADP_ID   (dual control: post the waiting adjustment; not the key that proposed it)',
+    build: (_v, [id]) => ({ method: 'POST', path: `/ledger/adjustments/proposals/${seg(id!)}/approve` }),
+  },
+  {
+    words: ['ledger', 'cancel'],
+    args: ['adp_id'],
+    summary: 'ADP_ID   (dual control: withdraw the waiting adjustment)',
+    build: (_v, [id]) => ({ method: 'POST', path: `/ledger/adjustments/proposals/${seg(id!)}/cancel` }),
+  },
+  {
     words: ['ledger', 'adjust'],
     options: { provider: str, payment: str, amount: str, currency: str, reconciliation: str, 'idempotency-key': str, ...operator },
     summary: '--provider NAME --payment REF --amount=±MINOR --currency CUR --operator WHO --reason TEXT [--reconciliation ID] [--idempotency-key K]',

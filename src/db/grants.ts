@@ -21,6 +21,7 @@ export const TABLE_GRANTS: Record<string, string> = {
   ledger_adjustments: READ_APPEND, // L3: an operator's correction is audited like a resolution
   reconciliation_transitions: READ_APPEND,
   resolution_proposals: `${READ_APPEND}, UPDATE (closed, closed_by, closed_by_key, closed_via, closed_at)`, // A5: closed once
+  adjustment_proposals: `${READ_APPEND}, UPDATE (closed, closed_by, closed_by_key, closed_at, adjustment_id)`, // A5 (L3): closed once
   api_keys: `${READ_APPEND}, UPDATE (revoked_at, revoked_by)`,
   events: READ_APPEND,
   quarantined_messages: READ_APPEND,

@@ -32,7 +32,14 @@ export class AdjustmentRefusedError extends Error {
   }
 }
 
-export async function postAdjustment(db: Db, input: AdjustmentInput): Promise<{ adjustment: AdjustmentRow; replayed: boolean }> {
+/** A5: who asked (key id) and, under dual control, the approval, closed in the posting's own transaction. */
+export interface AdjustmentAccess {
+  operatorKey: string;
+  approval?: { proposalId: string; approvedBy: string; approvedByKey: string; close: (tx: Tx, adjustmentId: string) => Promise<void> };
+}
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
+export async function postAdjustment(db: Db, input: AdjustmentInput, access?: AdjustmentAccess): Promise<{ adjustment: AdjustmentRow; replayed: boolean }> {
   for (const [field, max] of [['operator', OPERATOR_MAX], ['reason', REASON_MAX]] as const) {
     const problem = textProblem(input[field], max);
     if (problem) throw new AdjustmentRefusedError('validation_failed', `${field}: ${problem}`);
@@ -67,6 +74,7 @@ export async function postAdjustment(db: Db, input: AdjustmentInput): Promise<{ 
       });
       if (posted.replayed) {
         const [existing] = await tx.select().from(ledgerAdjustments).where(eq(ledgerAdjustments.ledgerTransactionId, posted.transactionId));
+        await access?.approval?.close(tx, existing!.id); // A5: a proposal of an adjustment already posted is that one
         return { adjustment: existing!, replayed: true };
       }
       const [row] = await tx
@@ -81,8 +89,13 @@ export async function postAdjustment(db: Db, input: AdjustmentInput): Promise<{ 
           reason: input.reason.trim(),
           reconciliationId: input.reconciliationId ?? null,
           ledgerTransactionId: posted.transactionId,
+          ...(access ? { operatorKey: access.operatorKey } : {}),
+          ...(access?.approval
+            ? { proposalId: access.approval.proposalId, approvedBy: access.approval.approvedBy, approvedByKey: access.approval.approvedByKey, approvedAt: new Date() }
+            : {}),
         })
         .returning();
+      await access?.approval?.close(tx, id);
       return { adjustment: row!, replayed: false };
     });
   } catch (error) {

@@ -86,6 +86,9 @@ const TABLE: Record<string, Row> = {
   'GET /exports/operator-resolutions.csv': { role: 'admin', merchant: false, ok: 200, request: () => ({ path: '/exports/operator-resolutions.csv' }) },
   'GET /exports/ledger.csv': { role: 'admin', merchant: false, ok: 200, request: () => ({ path: `/exports/ledger.csv?provider=${provider}` }) },
   'POST /ledger/adjustments': { role: 'operator', merchant: false, ok: 400, request: () => ({ path: '/ledger/adjustments', body: {} }) },
+  // A5: no such proposal, so an allowed role gets 404 (past the access check).
+  'POST /ledger/adjustments/proposals/{id}/approve': { role: 'operator', merchant: false, ok: 404, request: () => ({ path: '/ledger/adjustments/proposals/adp_00000000000000000000000000/approve' }) },
+  'POST /ledger/adjustments/proposals/{id}/cancel': { role: 'operator', merchant: false, ok: 404, request: () => ({ path: '/ledger/adjustments/proposals/adp_00000000000000000000000000/cancel' }) },
   'GET /ledger/adjustments': { role: 'viewer', merchant: false, ok: 200, request: () => ({ path: `/ledger/adjustments?provider=${provider}&payment_reference=pi_none` }) },
   'GET /ledger/check': { role: 'viewer', merchant: false, ok: 200, request: () => ({ path: `/ledger/check?provider=${provider}` }) },
   'POST /api-keys': { role: 'admin', merchant: false, ok: 201, request: () => ({ path: '/api-keys', body: { name: 'made-in-table', role: 'viewer' } }) },

@@ -191,6 +191,58 @@ describe('A5 dual control above the threshold', () => {
     expect(await ledgerRowsFor(database.db, event.paymentReference)).toHaveLength(1);
   });
 
+  it('A5 for L3: an adjustment above the amount posts only once a second principal approves; cancel; below it posts at once', async () => {
+    const { event } = await parked('1000');
+    const adjustment = {
+      provider,
+      payment_reference: event.paymentReference,
+      currency: 'EUR',
+      operator: 'alice',
+      reason: 'bank statement line 7',
+    };
+    const proposed = await callAs(app, alice.token, 'POST', '/ledger/adjustments', { ...adjustment, amount_minor: '2000' });
+    expect(proposed.status).toBe(202);
+    expect(proposed.json).toMatchObject({
+      object: 'ledger_adjustment_proposal',
+      amount_minor: '2000',
+      proposed_by_key: alice.id,
+      closed: null,
+    });
+    const list = `/ledger/adjustments?provider=${provider}&payment_reference=${event.paymentReference}`;
+    expect((await callAs(app, bob.token, 'GET', list)).json).toMatchObject({ data: [], proposals: [{ id: proposed.json.id }] });
+    expect(await ledgerRowsFor(database.db, event.paymentReference)).toEqual([]);
+
+    const proposal = `/ledger/adjustments/proposals/${proposed.json.id}`;
+    expect((await callAs(app, alice.token, 'POST', `${proposal}/approve`)).status).toBe(403);
+    expect(await ledgerRowsFor(database.db, event.paymentReference)).toEqual([]);
+    const approved = await callAs(app, bob.token, 'POST', `${proposal}/approve`);
+    expect(approved.status).toBe(200);
+    expect(approved.json).toMatchObject({
+      object: 'ledger_adjustment',
+      amount_minor: '2000',
+      operator: 'alice',
+      operator_key: alice.id,
+      proposal_id: proposed.json.id,
+      approved_by: 'bob',
+      approved_by_key: bob.id,
+    });
+    expect(await ledgerRowsFor(database.db, event.paymentReference)).toHaveLength(1);
+    expect((await callAs(app, bob.token, 'POST', `${proposal}/approve`)).status).toBe(409);
+    expect((await callAs(app, bob.token, 'GET', list)).json.proposals).toEqual([]);
+
+    const other = await callAs(app, alice.token, 'POST', '/ledger/adjustments', { ...adjustment, amount_minor: '-1600' });
+    expect(other.status).toBe(202);
+    const cancelled = await callAs(app, bob.token, 'POST', `/ledger/adjustments/proposals/${other.json.id}/cancel`);
+    expect(cancelled.json).toMatchObject({ closed: 'cancelled', closed_by: 'bob', closed_by_key: bob.id });
+    expect((await callAs(app, bob.token, 'POST', `/ledger/adjustments/proposals/${other.json.id}/approve`)).status).toBe(409);
+    expect(await ledgerRowsFor(database.db, event.paymentReference)).toHaveLength(1);
+
+    const small = await callAs(app, alice.token, 'POST', '/ledger/adjustments', { ...adjustment, amount_minor: '100' });
+    expect(small.status).toBe(201);
+    expect(small.json).toMatchObject({ operator_key: alice.id, approved_by: null });
+    expect(await ledgerRowsFor(database.db, event.paymentReference)).toHaveLength(2);
+  });
+
   it('A5 below the amount a resolution commits at once, as before', async () => {
     const { event, handle, path } = await parked('1000');
     const resolved = await callAs(app, alice.token, 'POST', `${path}/resolution`, applyWebhook);

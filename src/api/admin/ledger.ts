@@ -2,6 +2,8 @@
 // of a payment, and the ledger check (`apipay ledger check`).
 import { z } from '@hono/zod-openapi';
 import { adjustmentsOf, AdjustmentRefusedError, postAdjustment, type AdjustmentRow } from '../../ledger/adjustments.js';
+import { needsDualControl, openAdjustmentProposals, proposeAdjustment } from '../../ledger/adjustment-proposals.js';
+import { adjustmentProposalJson, adjustmentProposalSchema, registerAdjustmentProposals } from './adjustment-proposals.js';
 import { checkLedger } from '../../ledger/check.js';
 import { CURRENCY, OPERATOR_MAX, REASON_MAX, textProblem } from '../../shared/operator-input.js';
 import type { ApiDeps } from '../deps.js';
@@ -31,6 +33,11 @@ const adjustmentSchema = z
     reconciliation_id: z.string().nullable(),
     ledger_transaction_id: z.string(),
     created_at: z.string().openapi({ format: 'date-time' }),
+    operator_key: z.string().nullable().openapi({ description: 'A5: the key that asked for it (null on older rows)' }),
+    proposal_id: z.string().nullable().openapi({ description: 'A5: the dual-control proposal it was approved from' }),
+    approved_by: z.string().nullable(),
+    approved_by_key: z.string().nullable(),
+    approved_at: z.string().nullable().openapi({ format: 'date-time' }),
   })
   .openapi('LedgerAdjustment');
 
@@ -46,6 +53,11 @@ const adjustmentJson = (a: AdjustmentRow): z.infer<typeof adjustmentSchema> => (
   reconciliation_id: a.reconciliationId,
   ledger_transaction_id: a.ledgerTransactionId,
   created_at: a.createdAt.toISOString(),
+  operator_key: a.operatorKey,
+  proposal_id: a.proposalId,
+  approved_by: a.approvedBy,
+  approved_by_key: a.approvedByKey,
+  approved_at: a.approvedAt?.toISOString() ?? null,
 });
 
 const createAdjustmentRoute = adminRoute({ role: 'operator', merchant: false }, {
@@ -74,7 +86,13 @@ const createAdjustmentRoute = adminRoute({ role: 'operator', merchant: false }, 
       },
     },
   },
-  responses: { 201: json(adjustmentSchema, 'Posted'), 200: json(adjustmentSchema, 'Already posted with this idempotency key'), ...errorResponses, ...conflictResponse },
+  responses: {
+    201: json(adjustmentSchema, 'Posted'),
+    200: json(adjustmentSchema, 'Already posted with this idempotency key'),
+    202: json(adjustmentProposalSchema, 'A5: above the dual-control amount: proposed, posted once a second principal approves'),
+    ...errorResponses,
+    ...conflictResponse,
+  },
 });
 
 const listAdjustmentsRoute = adminRoute({ role: 'viewer', merchant: false }, {
@@ -83,7 +101,10 @@ const listAdjustmentsRoute = adminRoute({ role: 'viewer', merchant: false }, {
   tags,
   summary: 'The adjustments of one payment, oldest first',
   request: { query: z.strictObject({ provider: providerName, payment_reference: z.string().min(1).max(200) }) },
-  responses: { 200: json(z.object({ data: z.array(adjustmentSchema) }), 'Adjustments'), ...errorResponses },
+  responses: {
+    200: json(z.object({ data: z.array(adjustmentSchema), proposals: z.array(adjustmentProposalSchema) }), 'Adjustments, and those waiting for approval (A5)'),
+    ...errorResponses,
+  },
 });
 
 const violationSchema = z.object({ kind: z.enum(['unbalanced', 'past_settled', 'posted_twice', 'export_mismatch']), message: z.string(), ids: z.array(z.string()) });
@@ -106,9 +127,12 @@ const checkRoute = adminRoute({ role: 'viewer', merchant: false }, {
 export function registerLedger(admin: AdminApp, deps: ApiDeps): void {
   const logger = deps.logger.child({ resource: 'ledger' });
 
+  registerAdjustmentProposals(admin, deps, { schema: adjustmentSchema, json: adjustmentJson as (row: never) => unknown });
+
   admin.openapi(createAdjustmentRoute, async (c) => {
     const b = c.req.valid('json');
-    const { adjustment, replayed } = await postAdjustment(deps.db, {
+    const principal = c.get('principal');
+    const input = {
       provider: b.provider,
       paymentReference: b.payment_reference,
       amountMinor: b.amount_minor,
@@ -117,7 +141,17 @@ export function registerLedger(admin: AdminApp, deps: ApiDeps): void {
       reason: b.reason,
       ...(b.reconciliation_id ? { reconciliationId: b.reconciliation_id } : {}),
       ...(b.idempotency_key ? { idempotencyKey: b.idempotency_key } : {}),
-    }).catch((error) => {
+    };
+    if (needsDualControl(deps.profile.inbound.dual_control_above, b.amount_minor, b.currency)) {
+      // A5: nothing is posted until a second principal approves (POST /ledger/adjustments/proposals/{id}/approve).
+      const proposal = await proposeAdjustment(deps.db, input, { keyId: principal.keyId, name: principal.name }).catch((error) => {
+        if (error instanceof AdjustmentRefusedError) throw new ApiError(error.code, error.message);
+        throw error;
+      });
+      logger.info({ proposalId: proposal.id, keyId: principal.keyId }, 'ledger adjustment proposed (A5)');
+      return c.json(adjustmentProposalJson(proposal), 202);
+    }
+    const { adjustment, replayed } = await postAdjustment(deps.db, input, { operatorKey: principal.keyId }).catch((error) => {
       if (error instanceof AdjustmentRefusedError) throw new ApiError(error.code, error.message);
       throw error;
     });
@@ -127,7 +161,8 @@ export function registerLedger(admin: AdminApp, deps: ApiDeps): void {
 
   admin.openapi(listAdjustmentsRoute, async (c) => {
     const q = c.req.valid('query');
-    return c.json({ data: (await adjustmentsOf(deps.db, q.provider, q.payment_reference)).map(adjustmentJson) }, 200);
+    const [rows, proposals] = await Promise.all([adjustmentsOf(deps.db, q.provider, q.payment_reference), openAdjustmentProposals(deps.db, q.provider, q.payment_reference)]);
+    return c.json({ data: rows.map(adjustmentJson), proposals: proposals.map(adjustmentProposalJson) }, 200);
   });
 
   admin.openapi(checkRoute, async (c) => {

@@ -152,6 +152,12 @@ export const ledgerAdjustments = pgTable(
     reconciliationId: text('reconciliation_id').references(() => reconciliations.id),
     ledgerTransactionId: text('ledger_transaction_id').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /** A5 (migration 0011): the proposer's key; under dual control the proposal and who approved it, when. */
+    operatorKey: text('operator_key'),
+    proposalId: text('proposal_id'),
+    approvedBy: text('approved_by'),
+    approvedByKey: text('approved_by_key'),
+    approvedAt: timestamp('approved_at', { withTimezone: true }),
   },
   (t) => [
     uniqueIndex('ledger_adjustments_transaction_uq').on(t.ledgerTransactionId),
@@ -223,4 +229,28 @@ export const resolutionProposals = pgTable(
     uniqueIndex('resolution_proposals_open_uq').on(t.reconciliationId).where(sql`closed IS NULL`),
     index('resolution_proposals_reconciliation_idx').on(t.reconciliationId),
   ],
+);
+
+/** A5 for L3 (migration 0011): an adjustment above the dual-control amount, waiting for a second principal. */
+export const adjustmentProposals = pgTable(
+  'adjustment_proposals',
+  {
+    id: text('id').primaryKey(), // adp_…
+    provider: text('provider').notNull(),
+    paymentReference: text('payment_reference').notNull(),
+    amountMinor: bigint('amount_minor', { mode: 'bigint' }).notNull(),
+    currency: text('currency').notNull(),
+    operator: text('operator').notNull(),
+    reason: text('reason').notNull(),
+    reconciliationId: text('reconciliation_id'),
+    idempotencyKey: text('idempotency_key'),
+    proposedByKey: text('proposed_by_key').notNull(),
+    proposedAt: timestamp('proposed_at', { withTimezone: true }).notNull().defaultNow(),
+    closed: text('closed'),
+    closedBy: text('closed_by'),
+    closedByKey: text('closed_by_key'),
+    closedAt: timestamp('closed_at', { withTimezone: true }),
+    adjustmentId: text('adjustment_id'),
+  },
+  (t) => [index('adjustment_proposals_payment_idx').on(t.provider, t.paymentReference)],
 );

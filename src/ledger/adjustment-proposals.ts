@@ -1,0 +1,124 @@
+// A5 for L3: an adjustment above the profile's dual-control amount (inbound.dual_control_above, by the absolute
+// amount in its currency) is stored as a proposal and posted only when a second, different principal approves it;
+// the proposer or anyone else may cancel it. The approval posts and closes the proposal in one transaction.
+import { and, eq, isNull } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
+import { adjustmentProposals } from '../db/schema/index.js';
+import { newId } from '../shared/ids.js';
+import { OPERATOR_MAX, REASON_MAX, textProblem } from '../shared/operator-input.js';
+import { AdjustmentRefusedError, postAdjustment, type AdjustmentInput } from './adjustments.js';
+
+export type AdjustmentProposalRow = typeof adjustmentProposals.$inferSelect;
+/** The principal acting: its key id (apk_…, bootstrap) and name. */
+export interface Actor {
+  keyId: string;
+  name: string;
+}
+
+export class SelfApprovalError extends Error {
+  override name = 'AdjustmentSelfApprovalError';
+}
+
+/** True when this adjustment needs a second principal under `thresholds` (minor units per currency). */
+export function needsDualControl(thresholds: Record<string, bigint>, amountMinor: string, currency: string): boolean {
+  const limit = thresholds[currency];
+  if (limit === undefined) return false;
+  const amount = BigInt(amountMinor);
+  return (amount < 0n ? -amount : amount) > limit;
+}
+
+export async function proposeAdjustment(db: Db, input: AdjustmentInput, by: Actor): Promise<AdjustmentProposalRow> {
+  for (const [field, max] of [
+    ['operator', OPERATOR_MAX],
+    ['reason', REASON_MAX],
+  ] as const) {
+    const problem = textProblem(input[field], max);
+    if (problem) throw new AdjustmentRefusedError('validation_failed', `${field}: ${problem}`);
+  }
+  const [row] = await db
+    .insert(adjustmentProposals)
+    .values({
+      id: newId('adp'),
+      provider: input.provider,
+      paymentReference: input.paymentReference,
+      amountMinor: BigInt(input.amountMinor),
+      currency: input.currency,
+      operator: input.operator.trim(),
+      reason: input.reason.trim(),
+      reconciliationId: input.reconciliationId ?? null,
+      idempotencyKey: input.idempotencyKey ?? null,
+      proposedByKey: by.keyId,
+    })
+    .returning();
+  return row!;
+}
+
+async function openOne(db: Db, id: string): Promise<AdjustmentProposalRow> {
+  const [row] = await db.select().from(adjustmentProposals).where(eq(adjustmentProposals.id, id));
+  if (!row) throw new AdjustmentRefusedError('not_found', `adjustment proposal ${id} does not exist`);
+  if (row.closed) throw new AdjustmentRefusedError('conflict', `adjustment proposal ${id} is already ${row.closed}`);
+  return row;
+}
+
+/** A second principal approves: the adjustment is posted as proposed, and the proposal closed with it. */
+export async function approveAdjustment(db: Db, id: string, by: Actor) {
+  const proposal = await openOne(db, id);
+  if (proposal.proposedByKey === by.keyId) {
+    throw new SelfApprovalError(`dual control: you proposed ${id}; a second principal must approve it (or cancel it)`);
+  }
+  const input: AdjustmentInput = {
+    provider: proposal.provider,
+    paymentReference: proposal.paymentReference,
+    amountMinor: proposal.amountMinor.toString(),
+    currency: proposal.currency,
+    operator: proposal.operator,
+    reason: proposal.reason,
+    ...(proposal.reconciliationId ? { reconciliationId: proposal.reconciliationId } : {}),
+    ...(proposal.idempotencyKey ? { idempotencyKey: proposal.idempotencyKey } : {}),
+  };
+  return postAdjustment(db, input, {
+    operatorKey: proposal.proposedByKey,
+    approval: {
+      proposalId: id,
+      approvedBy: by.name,
+      approvedByKey: by.keyId,
+      close: async (tx, adjustmentId) => {
+        const closed = await tx
+          .update(adjustmentProposals)
+          .set({ closed: 'approved', closedBy: by.name, closedByKey: by.keyId, closedAt: new Date(), adjustmentId })
+          .where(and(eq(adjustmentProposals.id, id), isNull(adjustmentProposals.closed)))
+          .returning({ id: adjustmentProposals.id });
+        if (closed.length !== 1) throw new AdjustmentRefusedError('conflict', `adjustment proposal ${id} was decided meanwhile`);
+      },
+    },
+  });
+}
+
+export async function cancelAdjustment(db: Db, id: string, by: Actor): Promise<AdjustmentProposalRow> {
+  await openOne(db, id);
+  const [row] = await db
+    .update(adjustmentProposals)
+    .set({ closed: 'cancelled', closedBy: by.name, closedByKey: by.keyId, closedAt: new Date() })
+    .where(and(eq(adjustmentProposals.id, id), isNull(adjustmentProposals.closed)))
+    .returning();
+  if (!row) throw new AdjustmentRefusedError('conflict', `adjustment proposal ${id} was decided meanwhile`);
+  return row;
+}
+
+export async function openAdjustmentProposals(
+  db: Db,
+  provider: string,
+  paymentReference: string,
+): Promise<AdjustmentProposalRow[]> {
+  return db
+    .select()
+    .from(adjustmentProposals)
+    .where(
+      and(
+        eq(adjustmentProposals.provider, provider),
+        eq(adjustmentProposals.paymentReference, paymentReference),
+        isNull(adjustmentProposals.closed),
+      ),
+    )
+    .orderBy(adjustmentProposals.proposedAt);
+}
