@@ -76,6 +76,15 @@ describe('A6 the application role', () => {
     expect(await attempt(app.sql`truncate api_keys`)).toMatch('permission denied');
   });
 
+  it('A5 dual-control proposals: only their closing columns may be set, nothing deleted', async () => {
+    for (const table of ['resolution_proposals', 'adjustment_proposals']) {
+      expect(await attempt(app.sql`update ${app.sql(table)} set closed = 'cancelled', closed_by = 'x', closed_by_key = 'x', closed_at = now() where false`)).toBe('ok');
+      expect(await attempt(app.sql`update ${app.sql(table)} set reason = 'changed' where false`)).toMatch('permission denied');
+      expect(await attempt(app.sql`delete from ${app.sql(table)} where false`)).toMatch('permission denied');
+      expect(await attempt(app.sql`truncate ${app.sql(table)}`)).toMatch('permission denied');
+    }
+  });
+
   it('A6 every table in the schema has a grant policy in src/db/grants.ts', async () => {
     const tables = (await owner.sql<{ tablename: string }[]>`select tablename from pg_tables where schemaname = 'public'`).map((r) => r.tablename);
     expect(tables.filter((t) => !(t in TABLE_GRANTS))).toEqual([]);
