@@ -15,7 +15,6 @@ import {
 import { sql } from 'drizzle-orm';
 import { bytea } from './outbound.js';
 import type { Discrepancy } from '../../inbound/verdict.js';
-import type { ResolutionPost } from '../../shared/inbound.js';
 
 /**
  * I5: every provider event id ever accepted. Insert-only: a trigger (migration 0001) refuses UPDATE and DELETE,
@@ -202,55 +201,4 @@ export const ledgerEntries = pgTable(
     index('ledger_entries_transaction_idx').on(t.transactionId),
     check('ledger_entries_nonzero_ck', sql`${t.amountMinor} <> 0`),
   ],
-);
-
-/** A5 (migration 0011): a resolution above the dual-control amount, waiting for a second principal; closed once. */
-export const resolutionProposals = pgTable(
-  'resolution_proposals',
-  {
-    id: text('id').primaryKey(), // rpr_…
-    reconciliationId: text('reconciliation_id').notNull().references(() => reconciliations.id),
-    decision: text('decision').notNull(),
-    reason: text('reason').notNull(),
-    post: jsonb('post').$type<ResolutionPost>(),
-    proposedBy: text('proposed_by').notNull(),
-    proposedByKey: text('proposed_by_key').notNull(),
-    proposedVia: text('proposed_via').notNull(),
-    requestId: text('request_id'),
-    proposedAt: timestamp('proposed_at', { withTimezone: true }).notNull().defaultNow(),
-    /** approved | cancelled, with who and when; null while it waits. */
-    closed: text('closed'),
-    closedBy: text('closed_by'),
-    closedByKey: text('closed_by_key'),
-    closedVia: text('closed_via'),
-    closedAt: timestamp('closed_at', { withTimezone: true }),
-  },
-  (t) => [
-    uniqueIndex('resolution_proposals_open_uq').on(t.reconciliationId).where(sql`closed IS NULL`),
-    index('resolution_proposals_reconciliation_idx').on(t.reconciliationId),
-  ],
-);
-
-/** A5 for L3 (migration 0011): an adjustment above the dual-control amount, waiting for a second principal. */
-export const adjustmentProposals = pgTable(
-  'adjustment_proposals',
-  {
-    id: text('id').primaryKey(), // adp_…
-    provider: text('provider').notNull(),
-    paymentReference: text('payment_reference').notNull(),
-    amountMinor: bigint('amount_minor', { mode: 'bigint' }).notNull(),
-    currency: text('currency').notNull(),
-    operator: text('operator').notNull(),
-    reason: text('reason').notNull(),
-    reconciliationId: text('reconciliation_id'),
-    idempotencyKey: text('idempotency_key'),
-    proposedByKey: text('proposed_by_key').notNull(),
-    proposedAt: timestamp('proposed_at', { withTimezone: true }).notNull().defaultNow(),
-    closed: text('closed'),
-    closedBy: text('closed_by'),
-    closedByKey: text('closed_by_key'),
-    closedAt: timestamp('closed_at', { withTimezone: true }),
-    adjustmentId: text('adjustment_id'),
-  },
-  (t) => [index('adjustment_proposals_payment_idx').on(t.provider, t.paymentReference)],
 );
