@@ -39,11 +39,15 @@ export function createReconciliationAdmin({ db, temporal, answerWithinMs = 10_00
 
   return {
     /** C9: ordered by creation time (ids name the provider's event, not a time), oldest first unless desc. */
-    async list(q: { state?: ReconciliationState; provider?: string; after?: { at: Date; id: string }; limit: number } & ListWindow): Promise<ReconciliationRow[]> {
+    async list(
+      q: { state?: ReconciliationState; provider?: string; paymentReference?: string; providerEventId?: string; after?: { at: Date; id: string }; limit: number } & ListWindow,
+    ): Promise<ReconciliationRow[]> {
       const window = timeWindow(reconciliations.id, reconciliations.createdAt, q);
       const where: SQL[] = window.where;
       if (q.state) where.push(eq(reconciliations.state, q.state));
       if (q.provider) where.push(eq(reconciliations.provider, q.provider));
+      if (q.paymentReference) where.push(eq(reconciliations.paymentReference, q.paymentReference)); // C1: the console's search
+      if (q.providerEventId) where.push(eq(reconciliations.providerEventId, q.providerEventId));
       return db.select().from(reconciliations).where(and(...where)).orderBy(...window.orderBy).limit(q.limit + 1);
     },
 
