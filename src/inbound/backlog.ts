@@ -26,13 +26,23 @@ export async function inboundBacklog(db: Db): Promise<InboundBacklog> {
              where r.received_at >= now() - interval '1 day') t
      group by grouping sets ((hour), ())`);
   const zero = (): InboundWindow => ({ acked: 0, started: 0, posted: 0 });
-  const result: InboundBacklog = { lastHour: zero(), lastDay: zero(), unstarted: { count: 0, oldestSeconds: 0 }, manualReview: { count: 0, oldestSeconds: 0 } };
+  const result: InboundBacklog = {
+    lastHour: zero(),
+    lastDay: zero(),
+    unstarted: { count: 0, oldestSeconds: 0 },
+    manualReview: { count: 0, oldestSeconds: 0 },
+  };
   for (const row of windows) {
     const w = { acked: Number(row.acked), started: Number(row.started), posted: Number(row.posted) };
     if (row.hour === null) result.lastDay = w;
     else if (row.hour) result.lastHour = w;
   }
-  const [queues] = await db.execute<{ unstarted: string; unstarted_oldest: string | null; review: string; review_oldest: string | null }>(sql`
+  const [queues] = await db.execute<{
+    unstarted: string;
+    unstarted_oldest: string | null;
+    review: string;
+    review_oldest: string | null;
+  }>(sql`
     select (select count(*) from webhook_receipts where workflow_started_at is null) as unstarted,
            (select extract(epoch from now() - min(received_at)) from webhook_receipts where workflow_started_at is null) as unstarted_oldest,
            (select count(*) from reconciliations where state = 'manual_review') as review,

@@ -37,6 +37,7 @@ async function signIn(surface: 'console' | 'portal', token: string): Promise<Pag
   await page.goto(`${world.url}/${surface}`);
   expect(page.url()).toBe(`${world.url}/${surface}/sign-in`);
   await page.fill('input[name=token]', token);
+  await shoot(page, `${surface}-sign-in`);
   await page.click('button[type=submit]');
   await page.waitForURL((u) => !u.pathname.endsWith('/sign-in'));
   return page;
@@ -62,13 +63,19 @@ describe('C1 operator console in Chromium', () => {
     await shoot(page, 'deliveries');
 
     await page.click(`tr[data-delivery="${deliveryId}"] a[href$="${deliveryId}"]`);
-    expect(await page.locator('a.temporal').getAttribute('href')).toBe(`http://127.0.0.1:8233/namespaces/default/workflows/${deliveryId}`);
+    expect(await page.locator('a.temporal').getAttribute('href')).toBe(
+      `http://127.0.0.1:8233/namespaces/default/workflows/${deliveryId}`,
+    );
     await page.click('button:has-text("Retry now")');
     await expect(page.locator('.notice.ok').textContent()).resolves.toContain('Retry requested');
-    await waitFor(async () => {
-      await page.reload();
-      return (await page.locator('dl .status').first().textContent()) === 'DELIVERED';
-    }, 45_000, 'the page to show DELIVERED');
+    await waitFor(
+      async () => {
+        await page.reload();
+        return (await page.locator('dl .status').first().textContent()) === 'DELIVERED';
+      },
+      45_000,
+      'the page to show DELIVERED',
+    );
     const attempts = await page.locator('table tbody tr').allTextContents();
     expect(attempts.some((row) => row.includes('200') && row.includes('OK'))).toBe(true);
     await shoot(page, 'delivery');
@@ -76,7 +83,7 @@ describe('C1 operator console in Chromium', () => {
     await page.goto(`${world.url}/console/endpoints/${endpointId}`);
     await expect(page.locator('dl').textContent()).resolves.toMatch(/Success, last hour\s*100\.0 % of 1/);
     await shoot(page, 'endpoint');
-    await page.goto(`${world.url}/console/endpoints`);
+    await page.goto(`${world.url}/console/endpoints?merchant_account=${world.merchant}`);
     await expect(page.locator(`tr[data-endpoint="${endpointId}"]`).textContent()).resolves.toContain('100.0 %');
     await shoot(page, 'endpoints');
   });
@@ -84,7 +91,7 @@ describe('C1 operator console in Chromium', () => {
   it('C1 resolves a manual review from the queue, posting the amount chosen', async () => {
     const parked = await world.parked('5000');
     const page = await signIn('console', world.keys.operator.token);
-    await page.goto(`${world.url}/console/reviews`);
+    await page.goto(`${world.url}/console/reviews?provider=${world.provider}`);
     const row = page.locator(`tr[data-reconciliation="${parked.id}"]`);
     const text = (await row.textContent())!;
     expect(text).toContain(parked.paymentReference);
@@ -101,25 +108,40 @@ describe('C1 operator console in Chromium', () => {
     await expect(page.locator('.notice.ok').textContent()).resolves.toContain('Resolved');
     const detail = await callAs(world.app, TEST_ADMIN_TOKEN, 'GET', `/reconciliations/${encodeURIComponent(parked.id)}`);
     expect(detail.json.state).toBe('applied');
-    expect(detail.json.resolution).toMatchObject({ decision: 'applied', post_basis: 'webhook', posted_amount_minor: '5000', operator: `alice (${world.keys.operator.id})` });
+    expect(detail.json.resolution).toMatchObject({
+      decision: 'applied',
+      post_basis: 'webhook',
+      posted_amount_minor: '5000',
+      operator: `alice (${world.keys.operator.id})`,
+    });
   });
 
   it('C1 refuses a form without its CSRF token (403) and accepts the same form with it', async () => {
     const { deliveryId } = await world.failedDelivery();
     const page = await signIn('console', world.keys.operator.token);
     await page.goto(`${world.url}/console/deliveries/${deliveryId}`);
-    await page.locator('input[name=csrf]').evaluateAll((inputs) => inputs.forEach((input) => (input as { remove(): void }).remove()));
-    const [refused] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/retry')), page.click('button:has-text("Retry now")')]);
+    await page
+      .locator('input[name=csrf]')
+      .evaluateAll((inputs) => inputs.forEach((input) => (input as { remove(): void }).remove()));
+    const [refused] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/retry')),
+      page.click('button:has-text("Retry now")'),
+    ]);
     expect(refused.status()).toBe(403);
     await expect(page.locator('.notice.error').textContent()).resolves.toContain('CSRF');
     // The same request from outside the page (the cookie alone) is refused too; nothing was retried.
-    const forged = await page.context().request.post(`${world.url}/console/deliveries/${deliveryId}/retry`, { form: { reason: 'x' }, maxRedirects: 0 });
+    const forged = await page
+      .context()
+      .request.post(`${world.url}/console/deliveries/${deliveryId}/retry`, { form: { reason: 'x' }, maxRedirects: 0 });
     expect(forged.status()).toBe(403);
     const still = await callAs(world.app, TEST_ADMIN_TOKEN, 'GET', `/webhook-deliveries/${deliveryId}`);
     expect(still.json.status).toBe('FAILED');
 
     await page.goto(`${world.url}/console/deliveries/${deliveryId}`);
-    const [accepted] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/retry')), page.click('button:has-text("Retry now")')]);
+    const [accepted] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/retry')),
+      page.click('button:has-text("Retry now")'),
+    ]);
     expect(accepted.status()).toBe(303);
   });
 
@@ -127,7 +149,9 @@ describe('C1 operator console in Chromium', () => {
     const { eventId } = await world.eventWithText('<script>alert("x")</script><img src=x onerror=alert(1)>');
     const page = await signIn('console', world.keys.operator.token);
     await page.goto(`${world.url}/console/events/${eventId}`);
-    await expect(page.locator('#event-body').textContent()).resolves.toContain('<script>alert(\\"x\\")</script><img src=x onerror=alert(1)>');
+    await expect(page.locator('#event-body').textContent()).resolves.toContain(
+      '<script>alert(\\"x\\")</script><img src=x onerror=alert(1)>',
+    );
     expect(await page.locator('script').count()).toBe(0);
     expect(await page.locator('main img').count()).toBe(0);
     const response = await page.context().request.get(`${world.url}/console/events/${eventId}`);
@@ -179,13 +203,18 @@ describe('C2 merchant portal in Chromium', () => {
     const consolePage = await newPage();
     await consolePage.goto(`${world.url}/console/sign-in`);
     await consolePage.fill('input[name=token]', world.keys.merchant.token);
-    const [refused] = await Promise.all([consolePage.waitForResponse((r) => r.request().method() === 'POST'), consolePage.click('button[type=submit]')]);
+    const [refused] = await Promise.all([
+      consolePage.waitForResponse((r) => r.request().method() === 'POST'),
+      consolePage.click('button[type=submit]'),
+    ]);
     expect(refused.status()).toBe(401);
   });
 
   it('C2 a signed portal link opens one merchant’s portal; a tampered one does not', async () => {
     const own = await world.failedDelivery(world.merchant);
-    const link = await callAs(world.app, world.keys.operator.token, 'POST', '/portal-links', { merchant_account: world.merchant });
+    const link = await callAs(world.app, world.keys.operator.token, 'POST', '/portal-links', {
+      merchant_account: world.merchant,
+    });
     expect(link.status).toBe(201);
     const url = new URL(link.json.url);
     const page = await newPage();
@@ -196,7 +225,9 @@ describe('C2 merchant portal in Chromium', () => {
     await page.goto(`${world.url}/portal/endpoints`);
     await shoot(page, 'portal-endpoints');
 
-    const tampered = await (await newPage()).goto(`${world.url}/portal/enter?token=${encodeURIComponent(url.searchParams.get('token')!.replace(/.$/, 'A'))}x`);
+    const tampered = await (
+      await newPage()
+    ).goto(`${world.url}/portal/enter?token=${encodeURIComponent(url.searchParams.get('token')!.replace(/.$/, 'A'))}x`);
     expect(tampered!.status()).toBe(401);
     // The link is no admin API credential.
     expect((await callAs(world.app, url.searchParams.get('token')!, 'GET', '/webhook-deliveries')).status).toBe(401);

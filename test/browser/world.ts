@@ -43,7 +43,9 @@ export interface World {
 
 export async function startWorld(label: string): Promise<World> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's chromium (apt-get install chromium; scripts/test.sh does it as root) or set CHROMIUM_PATH`);
+    throw new Error(
+      `Chromium not found at ${CHROMIUM}: install Debian's chromium (apt-get install chromium; scripts/test.sh does it as root) or set CHROMIUM_PATH`,
+    );
   }
   const database = createDatabase(TEST_DATABASE_URL, { max: 6 });
   const temporal = await connectDevServer();
@@ -53,7 +55,9 @@ export async function startWorld(label: string): Promise<World> {
   const taskQueues = uniqueTaskQueues(`console-${label}`);
   const profile = testProfile({
     inbound: {
-      providers: { [provider]: { scheme: 'stripe', secret_ref: 'env:SANDBOX_STRIPE_WEBHOOK_SECRET', api_base_url: peer.baseUrl } },
+      providers: {
+        [provider]: { scheme: 'stripe', secret_ref: 'env:SANDBOX_STRIPE_WEBHOOK_SECRET', api_base_url: peer.baseUrl },
+      },
       provider_query_backoff: { initial: '200ms', multiplier: 2, maximum: '1s' },
     },
   });
@@ -88,13 +92,20 @@ export async function startWorld(label: string): Promise<World> {
       const event = providerEvent({ amountMinor });
       peer.set(event.paymentReference, succeeded(event, { amountMinor: String(Number(amountMinor) - 100) }));
       const handle = await startReconciliation(temporal.client, profile, taskQueues.reconciliation, event, { provider });
-      await waitFor(async () => (await handle.query(reconciliationStateQuery)).state === 'manual_review', 60_000, 'manual_review');
+      await waitFor(
+        async () => (await handle.query(reconciliationStateQuery)).state === 'manual_review',
+        60_000,
+        'manual_review',
+      );
       return { id: handle.workflowId, paymentReference: event.paymentReference };
     },
     async failedDelivery(merchantAccount = merchant) {
       const endpoint = await insertEndpoint(database.db, { merchantAccount, url: `${receiver.url}/hooks` });
       const { deliveryId, eventId } = await insertDelivery(database.db, { endpointId: endpoint.id, merchantAccount });
-      await database.db.update(deliveries).set({ status: 'FAILED', attemptCount: 6, failedAt: new Date() }).where(eq(deliveries.id, deliveryId));
+      await database.db
+        .update(deliveries)
+        .set({ status: 'FAILED', attemptCount: 6, failedAt: new Date() })
+        .where(eq(deliveries.id, deliveryId));
       // As after a full failed cycle: the workflow run has closed (its review window is over).
       const earlier = await temporal.client.workflow.start(DELIVERY_WORKFLOW, {
         workflowId: deliveryId,
@@ -110,7 +121,10 @@ export async function startWorld(label: string): Promise<World> {
       const [row] = await database.db.select().from(events).where(eq(events.eventPublicId, eventId));
       const body = JSON.parse(row!.body.toString('utf8'));
       body.data.object.description = text;
-      await database.db.update(events).set({ body: Buffer.from(JSON.stringify(body)) }).where(eq(events.eventPublicId, eventId));
+      await database.db
+        .update(events)
+        .set({ body: Buffer.from(JSON.stringify(body)) })
+        .where(eq(events.eventPublicId, eventId));
       return { eventId, deliveryId };
     },
     async close() {

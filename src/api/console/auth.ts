@@ -33,8 +33,15 @@ const OPEN_PATHS = ['/sign-in', '/enter', '/assets/console.css'];
 async function principalFor(subject: SessionSubject, o: AuthOptions): Promise<Principal | undefined> {
   let principal: Principal | undefined;
   if (subject.kind === 'key') principal = await o.keys.active(subject.keyId);
-  else if (subject.kind === 'bootstrap') principal = subject.fingerprint === o.sessions.fingerprint(o.adminToken) ? BOOTSTRAP_PRINCIPAL : undefined;
-  else if (subject.kind === 'link') principal = { keyId: `portal-link:${subject.linkId}`, name: 'portal link', role: 'merchant', merchantAccount: subject.merchantAccount };
+  else if (subject.kind === 'bootstrap')
+    principal = subject.fingerprint === o.sessions.fingerprint(o.adminToken) ? BOOTSTRAP_PRINCIPAL : undefined;
+  else if (subject.kind === 'link')
+    principal = {
+      keyId: `portal-link:${subject.linkId}`,
+      name: 'portal link',
+      role: 'merchant',
+      merchantAccount: subject.merchantAccount,
+    };
   return principal && fits(o.surface, principal) ? principal : undefined;
 }
 
@@ -44,37 +51,55 @@ const fits = (surface: Surface, p: Principal) => (surface === 'console' ? p.role
 /** Sets a new session's cookie: a new session id on every sign-in, so an anonymous one is never promoted (fixation). */
 function startSession(c: ConsoleContext, o: AuthOptions, subject: SessionSubject, ttl: number): Session {
   const { session, cookie } = o.sessions.issue(o.surface, subject, ttl);
-  setCookie(c, cookieName(o.surface), cookie, { httpOnly: true, sameSite: 'Strict', secure: new URL(c.req.url).protocol === 'https:', path: o.base, maxAge: ttl });
+  setCookie(c, cookieName(o.surface), cookie, {
+    httpOnly: true,
+    sameSite: 'Strict',
+    secure: new URL(c.req.url).protocol === 'https:',
+    path: o.base,
+    maxAge: ttl,
+  });
   return session;
 }
 
 export function sessionMiddleware(o: AuthOptions) {
   return createMiddleware<ConsoleEnv>(async (c, next) => {
-    c.header('Content-Security-Policy', "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+    c.header(
+      'Content-Security-Policy',
+      "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    );
     c.header('X-Content-Type-Options', 'nosniff');
     c.header('Referrer-Policy', 'no-referrer'); // a portal link's token never leaves in a Referer
     c.header('Cache-Control', 'no-store');
     const path = c.req.path.slice(o.base.length) || '/';
 
     let session = o.sessions.read(o.surface, getCookie(c, cookieName(o.surface)));
-    let principal = session ? await principalFor(session.subject, o) : undefined;
+    const principal = session ? await principalFor(session.subject, o) : undefined;
     if (session && session.subject.kind !== 'anonymous' && !principal) session = undefined; // signed out (revoked, …)
     session ??= startSession(c, o, { kind: 'anonymous' }, 3600);
     c.set('session', session);
-    c.set('view', { surface: o.surface, base: o.base, csrf: o.sessions.csrfToken(session), temporal: o.temporal, ...(principal ? { principal } : {}) });
+    c.set('view', {
+      surface: o.surface,
+      base: o.base,
+      csrf: o.sessions.csrfToken(session),
+      temporal: o.temporal,
+      ...(principal ? { principal } : {}),
+    });
 
     if (c.req.method === 'POST') {
       const form: Record<string, string> = {};
       const body = await c.req.parseBody().catch(() => ({}));
       for (const [k, v] of Object.entries(body)) if (typeof v === 'string') form[k] = v;
-      if (!o.sessions.checkCsrf(session, form.csrf)) throw new PageError(403, 'this form has expired or did not come from this page (missing or wrong CSRF token); reload the page and try again');
+      if (!o.sessions.checkCsrf(session, form.csrf))
+        throw new PageError(
+          403,
+          'this form has expired or did not come from this page (missing or wrong CSRF token); reload the page and try again',
+        );
       c.set('form', form);
     }
     if (!principal && !OPEN_PATHS.includes(path)) {
       if (c.req.method === 'GET') return c.redirect(`${o.base}/sign-in`, 303);
       throw new PageError(401, 'sign in first');
     }
-    principal = undefined;
     return next();
   });
 }
@@ -112,7 +137,11 @@ export function registerSignIn(app: Hono<ConsoleEnv>, o: AuthOptions): void {
       subject = { kind: 'bootstrap', fingerprint: o.sessions.fingerprint(o.adminToken) };
     }
     if (!principal || !subject || !fits(o.surface, principal)) {
-      const hint = principal ? (o.surface === 'console' ? 'a merchant key opens /portal, not the console' : 'staff keys use /console') : 'unknown or revoked key';
+      const hint = principal
+        ? o.surface === 'console'
+          ? 'a merchant key opens /portal, not the console'
+          : 'staff keys use /console'
+        : 'unknown or revoked key';
       return c.html(signInPage(c.get('view'), `Not signed in: ${hint}.`), 401);
     }
     startSession(c, o, subject, o.ttlSeconds);

@@ -64,6 +64,16 @@ export function renderError(error: Error, c: ConsoleContext): Response | Promise
     message = error.message;
   } else c.get('logger')?.error({ err: error, requestId: c.get('requestId') }, 'console page failed');
   const view = c.get('view') ?? { surface: 'console', base: '/console', csrf: '', temporal: { url: '', namespace: '' } };
-  const back = view.principal ? html`<p><a href="${view.base}">Back</a></p>` : html`<p><a href="${view.base}/sign-in">Sign in</a></p>`;
-  return c.html(layout(view, status === 404 ? 'Not found' : status === 403 ? 'Refused' : 'Error', html`<p class="notice error">${message}</p>${back}`), status);
+  const back = view.principal
+    ? html`<p><a href="${view.base}">Back</a></p>`
+    : html`<p><a href="${view.base}/sign-in">Sign in</a></p>`;
+  return c.html(
+    layout(
+      view,
+      status === 404 ? 'Not found' : status === 403 ? 'Refused' : 'Error',
+      html`<p class="notice error">${message}</p>
+        ${back}`,
+    ),
+    status,
+  );
 }

@@ -13,7 +13,9 @@ import type { ConsoleServices } from './services.js';
 
 const PAGE = 50;
 const optional = <T extends z.ZodTypeAny>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
-const date = z.string().transform((text, ctx) => parseOperatorDate(text) ?? (ctx.addIssue({ code: 'custom', message: OPERATOR_DATE_HINT }), z.NEVER));
+const date = z
+  .string()
+  .transform((text, ctx) => parseOperatorDate(text) ?? (ctx.addIssue({ code: 'custom', message: OPERATOR_DATE_HINT }), z.NEVER));
 
 const searchSchema = z.object({
   payment_reference: optional(z.string().trim().min(1).max(200)),
@@ -61,20 +63,30 @@ export function deliveryTable(view: View, rows: Delivery[]) {
   if (rows.length === 0) return html`<p class="muted">No deliveries.</p>`;
   return html`<table>
     <thead>
-      <tr><th>Delivery</th><th>Status</th><th>Event</th><th>Endpoint</th>${view.surface === 'console' ? html`<th>Merchant</th>` : ''}<th class="num">Attempts</th><th>Created</th><th>Next attempt</th></tr>
+      <tr>
+        <th>Delivery</th>
+        <th>Status</th>
+        <th>Event</th>
+        <th>Endpoint</th>
+        ${view.surface === 'console' ? html`<th>Merchant</th>` : ''}
+        <th class="num">Attempts</th>
+        <th>Created</th>
+        <th>Next attempt</th>
+      </tr>
     </thead>
     <tbody>
       ${rows.map(
-        (d) => html`<tr data-delivery="${d.id}">
-          <td>${link(view, '/deliveries', d.id)}</td>
-          <td>${status(d.status)}</td>
-          <td>${link(view, '/events', d.eventPublicId)}</td>
-          <td>${link(view, '/endpoints', d.endpointId)}</td>
-          ${view.surface === 'console' ? html`<td>${d.merchantAccount}</td>` : ''}
-          <td class="num">${d.attemptCount}</td>
-          <td>${time(d.createdAt)}</td>
-          <td>${time(d.nextAttemptAt)}</td>
-        </tr>`,
+        (d) =>
+          html`<tr data-delivery="${d.id}">
+            <td>${link(view, '/deliveries', d.id)}</td>
+            <td>${status(d.status)}</td>
+            <td>${link(view, '/events', d.eventPublicId)}</td>
+            <td>${link(view, '/endpoints', d.endpointId)}</td>
+            ${view.surface === 'console' ? html`<td>${d.merchantAccount}</td>` : ''}
+            <td class="num">${d.attemptCount}</td>
+            <td>${time(d.createdAt)}</td>
+            <td>${time(d.nextAttemptAt)}</td>
+          </tr>`,
       )}
     </tbody>
   </table>`;
@@ -106,7 +118,9 @@ export function registerDeliveryPages(app: Hono<ConsoleEnv>, s: ConsoleServices)
     });
     const more = rows.length > PAGE;
     const shown = rows.slice(0, PAGE);
-    const next = more ? `${view.base}/deliveries?${new URLSearchParams({ ...raw, after: shown.at(-1)!.id }).toString()}` : undefined;
+    const next = more
+      ? `${view.base}/deliveries?${new URLSearchParams({ ...raw, after: shown.at(-1)!.id }).toString()}`
+      : undefined;
     // The operator's payment reference or provider event id may be an inbound payment: show its reconciliations too.
     const inbound =
       (q.payment_reference || q.provider_event_id) && mayDo(c, s.rules, 'GET /reconciliations')
@@ -121,22 +135,36 @@ export function registerDeliveryPages(app: Hono<ConsoleEnv>, s: ConsoleServices)
         view,
         'Deliveries',
         html`${searchForm(view, raw)}
-          ${inbound.length
+        ${
+          inbound.length
             ? html`<h2>Reconciliations</h2>
                 <table>
-                  <thead><tr><th>Reconciliation</th><th>State</th><th>Payment</th><th>Amount</th><th>Created</th></tr></thead>
+                  <thead>
+                    <tr>
+                      <th>Reconciliation</th>
+                      <th>State</th>
+                      <th>Payment</th>
+                      <th>Amount</th>
+                      <th>Created</th>
+                    </tr>
+                  </thead>
                   <tbody>
                     ${inbound.map(
-                      (r) => html`<tr>
-                        <td>${link(view, '/reviews', r.id)}</td><td>${status(r.state)}</td><td>${r.paymentReference}</td>
-                        <td>${money(r.amountMinor, r.currency)}</td><td>${time(r.createdAt)}</td>
-                      </tr>`,
+                      (r) =>
+                        html`<tr>
+                          <td>${link(view, '/reviews', r.id)}</td>
+                          <td>${status(r.state)}</td>
+                          <td>${r.paymentReference}</td>
+                          <td>${money(r.amountMinor, r.currency)}</td>
+                          <td>${time(r.createdAt)}</td>
+                        </tr>`,
                     )}
                   </tbody>
                 </table>
                 <h2>Deliveries</h2>`
-            : ''}
-          ${deliveryTable(view, shown)} ${next ? html`<p><a href="${next}">Next page →</a></p>` : ''}`,
+            : ''
+        }
+        ${deliveryTable(view, shown)} ${next ? html`<p><a href="${next}">Next page →</a></p>` : ''}`,
       ),
     );
   });
@@ -157,41 +185,72 @@ export function registerDeliveryPages(app: Hono<ConsoleEnv>, s: ConsoleServices)
         `Delivery ${d.id}`,
         html`${notice(done)}
           <dl>
-            <dt>Status</dt><dd>${status(d.status)} ${d.failureReason ? html`<span class="muted">${d.failureReason}</span>` : ''}</dd>
-            <dt>Event</dt><dd>${link(view, '/events', d.eventPublicId)}</dd>
-            <dt>Endpoint</dt><dd>${link(view, '/endpoints', d.endpointId)}</dd>
-            <dt>Merchant</dt><dd>${d.merchantAccount}</dd>
-            <dt>Attempts</dt><dd>${d.attemptCount}</dd>
-            <dt>Created</dt><dd>${time(d.createdAt)}</dd>
-            <dt>Next attempt</dt><dd>${time(d.nextAttemptAt)}</dd>
-            <dt>Delivered</dt><dd>${time(d.deliveredAt)}</dd>
-            <dt>Failed</dt><dd>${time(d.failedAt)}</dd>
-            ${view.surface === 'console' ? html`<dt>Workflow</dt><dd>${temporalLink(view, d.id)}</dd>` : ''}
+            <dt>Status</dt>
+            <dd>${status(d.status)} ${d.failureReason ? html`<span class="muted">${d.failureReason}</span>` : ''}</dd>
+            <dt>Event</dt>
+            <dd>${link(view, '/events', d.eventPublicId)}</dd>
+            <dt>Endpoint</dt>
+            <dd>${link(view, '/endpoints', d.endpointId)}</dd>
+            <dt>Merchant</dt>
+            <dd>${d.merchantAccount}</dd>
+            <dt>Attempts</dt>
+            <dd>${d.attemptCount}</dd>
+            <dt>Created</dt>
+            <dd>${time(d.createdAt)}</dd>
+            <dt>Next attempt</dt>
+            <dd>${time(d.nextAttemptAt)}</dd>
+            <dt>Delivered</dt>
+            <dd>${time(d.deliveredAt)}</dd>
+            <dt>Failed</dt>
+            <dd>${time(d.failedAt)}</dd>
+            ${
+              view.surface === 'console'
+                ? html`<dt>Workflow</dt>
+                    <dd>${temporalLink(view, d.id)}</dd>`
+                : ''
+            }
           </dl>
-          ${canRetry
-            ? html`<form method="post" action="${view.base}/deliveries/${d.id}/retry" class="panel">
-                ${csrfField(view)}
-                <label>Reason (optional)<input name="reason" maxlength="500" /></label>
-                <p><button type="submit">${view.surface === 'portal' ? 'Resend now' : 'Retry now'}</button></p>
-              </form>`
-            : ''}
+          ${
+            canRetry
+              ? html`<form method="post" action="${view.base}/deliveries/${d.id}/retry" class="panel">
+                  ${csrfField(view)}
+                  <label>Reason (optional)<input name="reason" maxlength="500" /></label>
+                  <p><button type="submit">${view.surface === 'portal' ? 'Resend now' : 'Retry now'}</button></p>
+                </form>`
+              : ''
+          }
           <h2>Attempts</h2>
-          ${attempts.length === 0
-            ? html`<p class="muted">No attempt yet.</p>`
-            : html`<table>
-                <thead><tr><th class="num">#</th><th>Started</th><th>Result</th><th class="num">HTTP</th><th class="num">Latency</th><th>Error</th>${bodies ? html`<th>Response excerpt</th>` : ''}</tr></thead>
-                <tbody>
-                  ${attempts.map(
-                    (a) => html`<tr>
-                      <td class="num">${a.attemptNumber}</td><td>${time(a.startedAt)}</td>
-                      <td>${status(a.succeeded ? 'OK' : 'FAILED')}</td><td class="num">${a.responseStatus ?? '—'}</td>
-                      <td class="num">${a.latencyMs} ms</td>
-                      <td>${a.errorKind ?? ''} <span class="muted">${a.errorMessage ?? ''}</span></td>
-                      ${bodies ? html`<td><code>${a.responseExcerpt ?? ''}</code></td>` : ''}
-                    </tr>`,
-                  )}
-                </tbody>
-              </table>`}`,
+          ${
+            attempts.length === 0
+              ? html`<p class="muted">No attempt yet.</p>`
+              : html`<table>
+                  <thead>
+                    <tr>
+                      <th class="num">#</th>
+                      <th>Started</th>
+                      <th>Result</th>
+                      <th class="num">HTTP</th>
+                      <th class="num">Latency</th>
+                      <th>Error</th>
+                      ${bodies ? html`<th>Response excerpt</th>` : ''}
+                    </tr>
+                  </thead>
+                  <tbody>
+                    ${attempts.map(
+                      (a) =>
+                        html`<tr>
+                          <td class="num">${a.attemptNumber}</td>
+                          <td>${time(a.startedAt)}</td>
+                          <td>${status(a.succeeded ? 'OK' : 'FAILED')}</td>
+                          <td class="num">${a.responseStatus ?? '—'}</td>
+                          <td class="num">${a.latencyMs} ms</td>
+                          <td>${a.errorKind ?? ''} <span class="muted">${a.errorMessage ?? ''}</span></td>
+                          ${bodies ? html`<td><code>${a.responseExcerpt ?? ''}</code></td>` : ''}
+                        </tr>`,
+                    )}
+                  </tbody>
+                </table>`
+          }`,
       ),
     );
   });
@@ -201,9 +260,14 @@ export function registerDeliveryPages(app: Hono<ConsoleEnv>, s: ConsoleServices)
     const id = c.req.param('id');
     if (!/^whd_[0-9a-z]+$/.test(id)) throw new PageError(404, `webhook delivery ${id} does not exist`);
     const reason = c.get('form').reason?.trim().slice(0, 500) || undefined;
-    const after = await s.deliveries.retry(principal, id, { operator: principalOf(c).name, ...(reason ? { reason } : {}) }).catch(s.conflict);
+    const after = await s.deliveries
+      .retry(principal, id, { operator: principalOf(c).name, ...(reason ? { reason } : {}) })
+      .catch(s.conflict);
     if (!after) throw new PageError(404, `webhook delivery ${id} does not exist`);
-    s.logger.info({ deliveryId: id, keyId: principal.keyId, surface: c.get('view').surface }, 'manual retry requested from the console (O12)');
+    s.logger.info(
+      { deliveryId: id, keyId: principal.keyId, surface: c.get('view').surface },
+      'manual retry requested from the console (O12)',
+    );
     return c.redirect(`${c.get('view').base}/deliveries/${id}?retried=1`, 303);
   });
 }

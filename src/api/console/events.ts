@@ -31,11 +31,16 @@ export function registerEventPages(app: Hono<ConsoleEnv>, s: ConsoleServices): v
         view,
         `Event ${e.eventPublicId}`,
         html`<dl>
-            <dt>Type</dt><dd>${e.type}</dd>
-            <dt>Merchant</dt><dd>${e.merchantAccount}</dd>
-            <dt>Live mode</dt><dd>${e.livemode ? 'yes' : 'no'}</dd>
-            <dt>Created</dt><dd>${time(new Date(e.createdUnix * 1000))}</dd>
-            <dt>Received</dt><dd>${time(e.receivedAt)}</dd>
+            <dt>Type</dt>
+            <dd>${e.type}</dd>
+            <dt>Merchant</dt>
+            <dd>${e.merchantAccount}</dd>
+            <dt>Live mode</dt>
+            <dd>${e.livemode ? 'yes' : 'no'}</dd>
+            <dt>Created</dt>
+            <dd>${time(new Date(e.createdUnix * 1000))}</dd>
+            <dt>Received</dt>
+            <dd>${time(e.receivedAt)}</dd>
           </dl>
           <h2>Body</h2>
           ${seesRawBodies(principal) ? html`<pre id="event-body">${bodyText(e.body)}</pre>` : html`<p class="muted">Bodies are not shown to the viewer role.</p>`}

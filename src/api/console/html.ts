@@ -36,8 +36,13 @@ export const csrfField = (view: View) => html`<input type="hidden" name="csrf" v
 export function layout(view: View, title: string, body: Html): Html {
   const product = view.surface === 'console' ? 'ApiPay console' : 'ApiPay portal';
   const who = view.principal
-    ? html`<span class="who">${view.principal.name} · ${view.principal.role}${view.principal.merchantAccount ? html` · ${view.principal.merchantAccount}` : ''}</span>
-        <form method="post" action="${view.base}/sign-out" class="inline">${csrfField(view)}<button type="submit">Sign out</button></form>`
+    ? html`<span class="who"
+          >${view.principal.name} ·
+          ${view.principal.role}${view.principal.merchantAccount ? html` · ${view.principal.merchantAccount}` : ''}</span
+        >
+        <form method="post" action="${view.base}/sign-out" class="inline">
+          ${csrfField(view)}<button type="submit">Sign out</button>
+        </form>`
     : '';
   const nav = view.principal ? NAV[view.surface].map(([path, label]) => html`<a href="${view.base}${path}">${label}</a>`) : '';
   return html`<!doctype html>
@@ -64,13 +69,17 @@ export function layout(view: View, title: string, body: Html): Html {
 
 /** A link to a workflow's page in the Temporal UI (the ids are workflow ids: deliveries and reconciliations). */
 export const temporalLink = (view: View, workflowId: string) =>
-  html`<a class="temporal" href="${view.temporal.url}/namespaces/${encodeURIComponent(view.temporal.namespace)}/workflows/${encodeURIComponent(workflowId)}"
+  html`<a
+    class="temporal"
+    href="${view.temporal.url}/namespaces/${encodeURIComponent(view.temporal.namespace)}/workflows/${encodeURIComponent(workflowId)}"
     >Temporal UI ↗</a
   >`;
 
-export const link = (view: View, path: string, id: string, text: string = id) => html`<a href="${view.base}${path}/${encodeURIComponent(id)}">${text}</a>`;
+export const link = (view: View, path: string, id: string, text: string = id) =>
+  html`<a href="${view.base}${path}/${encodeURIComponent(id)}">${text}</a>`;
 
-export const time = (at: Date | null | undefined) => (at ? html`<time datetime="${at.toISOString()}">${at.toISOString().replace('T', ' ').slice(0, 19)}</time>` : '—');
+export const time = (at: Date | null | undefined) =>
+  at ? html`<time datetime="${at.toISOString()}">${at.toISOString().replace('T', ' ').slice(0, 19)}</time>` : '—';
 
 /** 95 s → "1 min 35 s", 3 h → "3 h 0 min": an operator's reading of an age. */
 export function age(ms: number): string {
@@ -84,9 +93,11 @@ export function age(ms: number): string {
 export const money = (minor: bigint | null | undefined, currency: string | null | undefined) =>
   minor === null || minor === undefined || !currency ? '—' : `${currency} ${minorToDecimal(minor, currency)}`;
 
-export const status = (value: string) => html`<span class="status status-${value.toLowerCase().replace(/[^a-z_]/g, '')}">${value}</span>`;
+export const status = (value: string) =>
+  html`<span class="status status-${value.toLowerCase().replace(/[^a-z_]/g, '')}">${value}</span>`;
 
-export const notice = (text: string | undefined, kind: 'ok' | 'error' = 'ok') => (text ? html`<p class="notice ${kind}" role="status">${text}</p>` : '');
+export const notice = (text: string | undefined, kind: 'ok' | 'error' = 'ok') =>
+  text ? html`<p class="notice ${kind}" role="status">${text}</p>` : '';
 
 /** Served at <base>/assets/console.css; the CSP allows styles from 'self' only. */
 export const STYLESHEET = `

@@ -22,13 +22,26 @@ export function createConsoleApps(deps: ApiDeps, api: ApiServices, adminRules: A
   let rules: ReturnType<AccessRules> | undefined;
   const services = createConsoleServices(deps, api, () => (rules ??= adminRules()));
   const sessions = createSessionKeys(deps.env.SECRETS_ENCRYPTION_KEY, deps.now);
-  const temporal = { url: (deps.env.TEMPORAL_UI_URL ?? 'http://127.0.0.1:8233').replace(/\/+$/, ''), namespace: deps.env.TEMPORAL_NAMESPACE ?? 'default' };
+  const temporal = {
+    url: (deps.env.TEMPORAL_UI_URL ?? 'http://127.0.0.1:8233').replace(/\/+$/, ''),
+    namespace: deps.env.TEMPORAL_NAMESPACE ?? 'default',
+  };
 
   const build = (surface: Surface) => {
     const base = surface === 'console' ? '/console' : '/portal';
-    const options: AuthOptions = { surface, base, sessions, keys: services.keys, adminToken: deps.env.ADMIN_TOKEN, temporal, ttlSeconds: SESSION_TTL_SECONDS };
+    const options: AuthOptions = {
+      surface,
+      base,
+      sessions,
+      keys: services.keys,
+      adminToken: deps.env.ADMIN_TOKEN,
+      temporal,
+      ttlSeconds: SESSION_TTL_SECONDS,
+    };
     const app = new Hono<ConsoleEnv>();
-    app.get('/assets/console.css', (c) => c.body(STYLESHEET, 200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'max-age=3600' }));
+    app.get('/assets/console.css', (c) =>
+      c.body(STYLESHEET, 200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'max-age=3600' }),
+    );
     app.use('*', sessionMiddleware(options));
     registerSignIn(app, options);
     app.get('/', (c) => c.redirect(`${base}${surface === 'console' ? '/reviews' : '/deliveries'}`, 303));

@@ -31,8 +31,16 @@ export function createConsoleServices(deps: ApiDeps, api: ApiServices, rules: Ac
   const now = deps.now ?? (() => new Date());
   return {
     deliveries: api.deliveryAdmin,
-    reconciliations: createReconciliationAdmin({ db: deps.db, temporal: deps.temporal, answerWithinMs: deps.profile.inbound.resolution_request_timeout }),
-    endpoints: createEndpointService({ db: deps.db, secretsKey: keyringFromEnv(deps.env), ...(deps.now ? { now: deps.now } : {}) }),
+    reconciliations: createReconciliationAdmin({
+      db: deps.db,
+      temporal: deps.temporal,
+      answerWithinMs: deps.profile.inbound.resolution_request_timeout,
+    }),
+    endpoints: createEndpointService({
+      db: deps.db,
+      secretsKey: keyringFromEnv(deps.env),
+      ...(deps.now ? { now: deps.now } : {}),
+    }),
     endpointStats: (ids) => endpointStats(deps.db, ids, now()),
     backlog: async () => ({ inbound: await inboundBacklog(deps.db), outbound: await outboundBacklog(deps.db) }),
     keys: createApiKeyService({ db: deps.db, ...(deps.now ? { now: deps.now } : {}) }),
@@ -40,7 +48,8 @@ export function createConsoleServices(deps: ApiDeps, api: ApiServices, rules: Ac
     logger: deps.logger.child({ surface: 'console' }),
     rotationGraceMs: deps.profile.outbound.secret_rotation_grace,
     conflict: (error) => {
-      if (error instanceof DeliveryConflictError || error instanceof ResolutionConflictError) throw new PageError(409, error.message);
+      if (error instanceof DeliveryConflictError || error instanceof ResolutionConflictError)
+        throw new PageError(409, error.message);
       if (error instanceof EndpointNotFoundError) throw new PageError(404, error.message);
       throw error;
     },
