@@ -7,7 +7,7 @@ import { and, asc, eq, type SQL } from 'drizzle-orm';
 import { timeWindow, type ListWindow } from '../db/list-window.js';
 import type { Db } from '../db/client.js';
 import { operatorResolutions, reconciliations, reconciliationTransitions } from '../db/schema/index.js';
-import { resolveUpdate, type OperatorResolution, type ReconciliationState } from '../shared/inbound.js';
+import { reconciliationStateQuery, resolveUpdate, type OperatorResolution, type ReconciliationProgress, type ReconciliationState } from '../shared/inbound.js';
 
 export type ReconciliationRow = typeof reconciliations.$inferSelect;
 export type TransitionRow = typeof reconciliationTransitions.$inferSelect;
@@ -52,6 +52,13 @@ export function createReconciliationAdmin({ db, temporal, answerWithinMs = 10_00
     },
 
     get,
+
+    /** C6: the resolutions the workflow refused (newest last), or undefined when it cannot be asked (closed, unreachable). */
+    async refusals(id: string): Promise<NonNullable<ReconciliationProgress['refusedResolutions']> | undefined> {
+      const asked = temporal.workflow.getHandle(id).query(reconciliationStateQuery);
+      const answer = await within(asked, 3000).catch(() => undefined);
+      return answer && answer !== TIMED_OUT ? (answer.refusedResolutions ?? []) : undefined;
+    },
 
     /**
      * I11: refused (ResolutionConflictError) unless the reconciliation waits in manual_review unresolved. R2:

@@ -4,7 +4,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callAs } from '../helpers/access.js';
+import { operatorResolutionSignal, reconciliationStateQuery } from '../../src/shared/inbound.js';
+import { callAs, createKey } from '../helpers/access.js';
 import { TEST_ADMIN_TOKEN } from '../helpers/env.js';
 import { waitFor } from '../helpers/wait.js';
 import { startWorld, type World } from './world.js';
@@ -88,7 +89,7 @@ describe('C1 operator console in Chromium', () => {
     await shoot(page, 'endpoints');
   });
 
-  it('C1 resolves a manual review from the queue, posting the amount chosen', async () => {
+  it('C1 resolves a manual review from the queue, posting the amount chosen (C6: a refused signal is shown)', async () => {
     const parked = await world.parked('5000');
     const page = await signIn('console', world.keys.operator.token);
     await page.goto(`${world.url}/console/reviews?provider=${world.provider}`);
@@ -99,7 +100,16 @@ describe('C1 operator console in Chromium', () => {
     expect(text).toContain('EUR 49.00'); // … beside the provider's
     await shoot(page, 'reviews');
 
+    // C6: a signal with bad input leaves a trace the console shows on the item.
+    const handle = world.temporal.client.workflow.getHandle(parked.id);
+    await handle.signal(operatorResolutionSignal, { decision: 'approve' } as never);
+    await waitFor(
+      async () => ((await handle.query(reconciliationStateQuery)).refusedResolutions ?? []).length > 0,
+      30_000,
+      'the refusal',
+    );
     await row.locator('a').click();
+    await expect(page.locator('#refusals').textContent()).resolves.toContain('signal');
     await page.check('input[name=decision][value=applied]');
     await page.check('input[name=post][value=webhook]');
     await page.fill('textarea[name=reason]', 'customer paid the full amount; receipt attached');
@@ -166,7 +176,7 @@ describe('C1 operator console in Chromium', () => {
   });
 
   it('C1 signs out a session whose key is revoked, and on sign-out', async () => {
-    const key = await (await import('../helpers/access.js')).createKey(world.app, 'operator', undefined, 'revoked-soon');
+    const key = await createKey(world.app, 'operator', undefined, 'revoked-soon');
     const page = await signIn('console', key.token);
     await page.goto(`${world.url}/console/backlog`);
     await expect(page.locator('h1').textContent()).resolves.toBe('Backlog');
