@@ -173,6 +173,16 @@ describe('C1 operator console in Chromium', () => {
     expect(await viewer.locator('#event-body').count()).toBe(0);
     await expect(viewer.locator('main').textContent()).resolves.toContain('Bodies are not shown');
     expect(await viewer.locator('button:has-text("Retry now")').count()).toBe(0);
+    // The role is enforced on the POST too, not only by hiding the button: a viewer's valid form is refused.
+    const { deliveryId } = await world.failedDelivery();
+    await viewer.goto(`${world.url}/console/deliveries/${deliveryId}`);
+    expect(await viewer.locator('button:has-text("Retry now")').count()).toBe(0);
+    const csrf = (await viewer.locator('input[name=csrf]').first().getAttribute('value'))!;
+    const refused = await viewer
+      .context()
+      .request.post(`${world.url}/console/deliveries/${deliveryId}/retry`, { form: { csrf }, maxRedirects: 0 });
+    expect(refused.status()).toBe(403);
+    expect(await refused.text()).toContain('role viewer may not');
   });
 
   it('C1 signs out a session whose key is revoked, and on sign-out', async () => {

@@ -4,11 +4,11 @@ import type { Hono } from 'hono';
 import { html } from 'hono/html';
 import { z } from 'zod';
 import { seesRawBodies } from '../../access/roles.js';
-import type { Delivery } from '../../outbound/delivery-admin.js';
 import { OPERATOR_DATE_HINT, parseOperatorDate } from '../../shared/operator-date.js';
 import { DELIVERY_STATUSES } from '../../shared/outbound.js';
 import { mayDo, PageError, principalOf, requireAccess, type ConsoleEnv } from './context.js';
 import { csrfField, layout, link, money, notice, status, temporalLink, time, type View } from './html.js';
+import { deliveryTable } from './delivery-table.js';
 import type { ConsoleServices } from './services.js';
 
 const PAGE = 50;
@@ -57,39 +57,6 @@ function searchForm(view: View, q: Record<string, string>) {
     >
     <button type="submit">Search</button>
   </form>`;
-}
-
-export function deliveryTable(view: View, rows: Delivery[]) {
-  if (rows.length === 0) return html`<p class="muted">No deliveries.</p>`;
-  return html`<table>
-    <thead>
-      <tr>
-        <th>Delivery</th>
-        <th>Status</th>
-        <th>Event</th>
-        <th>Endpoint</th>
-        ${view.surface === 'console' ? html`<th>Merchant</th>` : ''}
-        <th class="num">Attempts</th>
-        <th>Created</th>
-        <th>Next attempt</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${rows.map(
-        (d) =>
-          html`<tr data-delivery="${d.id}">
-            <td>${link(view, '/deliveries', d.id)}</td>
-            <td>${status(d.status)}</td>
-            <td>${link(view, '/events', d.eventPublicId)}</td>
-            <td>${link(view, '/endpoints', d.endpointId)}</td>
-            ${view.surface === 'console' ? html`<td>${d.merchantAccount}</td>` : ''}
-            <td class="num">${d.attemptCount}</td>
-            <td>${time(d.createdAt)}</td>
-            <td>${time(d.nextAttemptAt)}</td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
 }
 
 export function registerDeliveryPages(app: Hono<ConsoleEnv>, s: ConsoleServices): void {

@@ -6,7 +6,7 @@ import type { Endpoint } from '../../outbound/endpoints.js';
 import { successRate, type EndpointStats } from '../../outbound/endpoint-stats.js';
 import { OPERATOR_DATE_HINT, parseOperatorDate } from '../../shared/operator-date.js';
 import { mayDo, PageError, requireAccess, type ConsoleContext, type ConsoleEnv } from './context.js';
-import { deliveryTable } from './deliveries.js';
+import { deliveryTable } from './delivery-table.js';
 import { age, csrfField, layout, notice, status, time, link, type View } from './html.js';
 import type { ConsoleServices } from './services.js';
 

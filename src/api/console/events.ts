@@ -4,7 +4,7 @@ import type { Hono } from 'hono';
 import { html } from 'hono/html';
 import { seesRawBodies } from '../../access/roles.js';
 import { PageError, requireAccess, type ConsoleEnv } from './context.js';
-import { deliveryTable } from './deliveries.js';
+import { deliveryTable } from './delivery-table.js';
 import { layout, time } from './html.js';
 import type { ConsoleServices } from './services.js';
 
