@@ -107,7 +107,7 @@ header { display: flex; gap: 1.5rem; align-items: center; padding: .6rem 1.2rem;
 header nav { display: flex; gap: 1rem; flex: 1; }
 header a { color: #cfe0ff; text-decoration: none; }
 header .who { font-size: .85rem; color: #cbd2de; }
-main { padding: 1rem 1.5rem 3rem; max-width: 80rem; }
+main { padding: 1rem 1.5rem 3rem; }
 h1 { font-size: 1.35rem; margin: .4rem 0 1rem; }
 h2 { font-size: 1.05rem; margin: 1.6rem 0 .5rem; }
 table { border-collapse: collapse; width: 100%; background: #fff; font-size: .88rem; }
