@@ -144,6 +144,13 @@ describe('C1 operator console in Chromium', () => {
       .context()
       .request.post(`${world.url}/console/deliveries/${deliveryId}/retry`, { form: { reason: 'x' }, maxRedirects: 0 });
     expect(forged.status()).toBe(403);
+    const huge = await page
+      .context()
+      .request.post(`${world.url}/console/deliveries/${deliveryId}/retry`, {
+        form: { reason: 'x'.repeat(100_000) },
+        maxRedirects: 0,
+      });
+    expect(huge.status()).toBe(413); // a form is a few fields: a large body is refused before it is read
     const still = await callAs(world.app, TEST_ADMIN_TOKEN, 'GET', `/webhook-deliveries/${deliveryId}`);
     expect(still.json.status).toBe('FAILED');
 

@@ -2,6 +2,7 @@
 // process over the admin API's services, one Hono app per surface with its own cookie and the same pages (the
 // portal without the inbound ones). Every page checks the role of the admin route it stands for.
 import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import type { ApiDeps } from '../deps.js';
 import type { ApiServices } from '../services.js';
 import { registerSignIn, sessionMiddleware, type AuthOptions } from './auth.js';
@@ -42,6 +43,8 @@ export function createConsoleApps(deps: ApiDeps, api: ApiServices, adminRules: A
     app.get('/assets/console.css', (c) =>
       c.body(STYLESHEET, 200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'max-age=3600' }),
     );
+    // A page's form is a few fields: anything larger is refused before it is read, answered 413.
+    app.use('*', bodyLimit({ maxSize: 64 * 1024, onError: (c) => c.text('form too large', 413) }));
     app.use('*', sessionMiddleware(options));
     registerSignIn(app, options);
     app.get('/', (c) => c.redirect(`${base}${surface === 'console' ? '/reviews' : '/deliveries'}`, 303));
