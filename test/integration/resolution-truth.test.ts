@@ -198,7 +198,7 @@ describe('R2 refusals and answers', () => {
     const response = await quick.request(`/admin/v1${path(handle.workflowId)}/resolution`, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ decision: 'applied', operator: 'alice', reason: 'checked' }),
+      body: JSON.stringify({ decision: 'applied', reason: 'checked' }), // A2: the operator is the bootstrap key
     });
     expect(Date.now() - t0).toBeLessThan(5_000);
     expect(response.status).toBe(202);
