@@ -21,10 +21,15 @@ export interface AuditFilter extends ListWindow {
 export async function listAuditEvents(db: Db, filter: AuditFilter): Promise<AuditEventRow[]> {
   const window = idWindow(auditEvents.id, auditEvents.at, filter);
   const where: SQL[] = window.where;
-  if (filter.actor !== undefined) where.push(or(eq(auditEvents.actorKeyId, filter.actor), eq(auditEvents.actorName, filter.actor))!);
+  if (filter.actor !== undefined)
+    where.push(or(eq(auditEvents.actorKeyId, filter.actor), eq(auditEvents.actorName, filter.actor))!);
   if (filter.action !== undefined) where.push(eq(auditEvents.action, filter.action));
   if (filter.targetType !== undefined) where.push(eq(auditEvents.targetType, filter.targetType));
   if (filter.targetId !== undefined) where.push(eq(auditEvents.targetId, filter.targetId));
-  const query = db.select().from(auditEvents).where(and(...where)).orderBy(...window.orderBy);
+  const query = db
+    .select()
+    .from(auditEvents)
+    .where(and(...where))
+    .orderBy(...window.orderBy);
   return filter.limit === undefined ? query : query.limit(filter.limit + 1);
 }

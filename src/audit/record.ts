@@ -40,7 +40,11 @@ export function redact(value: unknown): unknown {
   if (value instanceof Date) return value.toISOString();
   if (typeof value === 'bigint') return value.toString();
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).filter(([key]) => !FORBIDDEN_KEY.test(key)).map(([key, v]) => [key, redact(v)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => !FORBIDDEN_KEY.test(key))
+      .map(([key, v]) => [key, redact(v)]),
+  );
 }
 
 /** Writes one audit row with `tx` (the change's own transaction); returns its id. */

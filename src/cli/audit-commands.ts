@@ -5,8 +5,19 @@ import { cursorPage, date, oneOf, optional, str, UsageError, type Command } from
 export const AUDIT_COMMANDS: Command[] = [
   {
     words: ['audit', 'list'],
-    options: { actor: str, action: str, 'target-type': str, 'target-id': str, since: str, until: str, order: str, csv: { type: 'boolean' }, ...cursorPage },
-    summary: '[--actor KEY_ID|NAME] [--action endpoint.update] [--target-type T --target-id ID] [--since DATE] [--until DATE] [--order asc|desc] [--limit N] [--cursor C] [--csv]',
+    options: {
+      actor: str,
+      action: str,
+      'target-type': str,
+      'target-id': str,
+      since: str,
+      until: str,
+      order: str,
+      csv: { type: 'boolean' },
+      ...cursorPage,
+    },
+    summary:
+      '[--actor KEY_ID|NAME] [--action endpoint.update] [--target-type T --target-id ID] [--since DATE] [--until DATE] [--order asc|desc] [--limit N] [--cursor C] [--csv]',
     build: (v) => {
       const filters = {
         actor: optional(v, 'actor'),
@@ -17,8 +28,14 @@ export const AUDIT_COMMANDS: Command[] = [
         from: date(v, 'since'),
         to: date(v, 'until'),
       };
-      if (v.csv !== true) return { method: 'GET', path: '/audit-events', query: { ...filters, cursor: optional(v, 'cursor'), limit: optional(v, 'limit') } };
-      if (v.cursor !== undefined || v.limit !== undefined) throw new UsageError('--csv exports every matching row: leave out --cursor and --limit');
+      if (v.csv !== true)
+        return {
+          method: 'GET',
+          path: '/audit-events',
+          query: { ...filters, cursor: optional(v, 'cursor'), limit: optional(v, 'limit') },
+        };
+      if (v.cursor !== undefined || v.limit !== undefined)
+        throw new UsageError('--csv exports every matching row: leave out --cursor and --limit');
       return { method: 'GET', path: '/audit-events.csv', query: filters, raw: true };
     },
   },

@@ -31,6 +31,7 @@ export function readCliConfig(path: string, warn: (text: string) => void = () =>
     config[key] = value;
   }
   // Like ssh with its keys: a key others can read is no longer only yours.
-  if (config.api_key && process.platform !== 'win32' && (statSync(path).mode & 0o077) !== 0) warn(`warning: ${path} holds an API key and is readable by others; chmod 600 it\n`);
+  if (config.api_key && process.platform !== 'win32' && (statSync(path).mode & 0o077) !== 0)
+    warn(`warning: ${path} holds an API key and is readable by others; chmod 600 it\n`);
   return config;
 }

@@ -32,7 +32,11 @@ beforeAll(async () => {
   operator = await createKey(api, 'operator', undefined, `audit-operator-${label}`);
 });
 afterAll(async () => {
-  for (const id of started) await temporal.client.workflow.getHandle(id).terminate('test cleanup').catch(() => undefined);
+  for (const id of started)
+    await temporal.client.workflow
+      .getHandle(id)
+      .terminate('test cleanup')
+      .catch(() => undefined);
   await temporal?.close();
   await appRole?.close();
   await database?.close();
@@ -43,40 +47,69 @@ async function call(who: Caller, method: string, path: string, body?: unknown) {
   const requestId = `req-${randomUUID()}`;
   const headers: Record<string, string> = { authorization: `Bearer ${who.token}`, 'x-request-id': requestId };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await api.request(`/admin/v1${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  const res = await api.request(`/admin/v1${path}`, {
+    method,
+    headers,
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
   const text = await res.text();
   return { status: res.status, text, json: text ? JSON.parse(text) : undefined, requestId };
 }
 
-const rowsOf = (targetId: string) => database.db.select().from(auditEvents).where(eq(auditEvents.targetId, targetId)).orderBy(auditEvents.id);
+const rowsOf = (targetId: string) =>
+  database.db.select().from(auditEvents).where(eq(auditEvents.targetId, targetId)).orderBy(auditEvents.id);
 const rowsOfRequest = (requestId: string) => database.db.select().from(auditEvents).where(eq(auditEvents.requestId, requestId));
 
 /** Exactly one row for the request, by `who`, with this action and target. */
 async function theRow(reply: { requestId: string }, who: Caller, action: string, target: { type: string; id: string }) {
   const rows = await rowsOfRequest(reply.requestId);
   expect(rows, action).toHaveLength(1);
-  expect(rows[0]).toMatchObject({ actorKeyId: who.id, actorName: expect.stringContaining('audit-'), actorRole: who.role, action, targetType: target.type, targetId: target.id, via: 'api' });
+  expect(rows[0]).toMatchObject({
+    actorKeyId: who.id,
+    actorName: expect.stringContaining('audit-'),
+    actorRole: who.role,
+    action,
+    targetType: target.type,
+    targetId: target.id,
+    via: 'api',
+  });
   return rows[0]!;
 }
 
 describe('A3 every change to an endpoint writes one audit row', () => {
   it('A3 create, update, disable, enable, rotate, delete: actor, before and after, request id; never a secret', async () => {
-    const created = await call(admin, 'POST', '/webhook-endpoints', { merchant_account: merchant, url: 'http://127.0.0.1:4999/a', event_types: ['*'], livemode: false });
+    const created = await call(admin, 'POST', '/webhook-endpoints', {
+      merchant_account: merchant,
+      url: 'http://127.0.0.1:4999/a',
+      event_types: ['*'],
+      livemode: false,
+    });
     expect(created.status).toBe(201);
     const id = created.json.id as string;
     const target = { type: 'webhook_endpoint', id };
     const create = await theRow(created, admin, 'endpoint.create', target);
     expect(create.before).toBeNull();
-    expect(create.after).toMatchObject({ merchant_account: merchant, status: 'enabled', event_types: ['*'], url: 'http://127.0.0.1:4999/a' });
+    expect(create.after).toMatchObject({
+      merchant_account: merchant,
+      status: 'enabled',
+      event_types: ['*'],
+      url: 'http://127.0.0.1:4999/a',
+    });
 
-    const updated = await call(admin, 'PATCH', `/webhook-endpoints/${id}`, { description: 'new words', url: 'http://127.0.0.1:4999/b' });
+    const updated = await call(admin, 'PATCH', `/webhook-endpoints/${id}`, {
+      description: 'new words',
+      url: 'http://127.0.0.1:4999/b',
+    });
     expect(updated.status).toBe(200);
     const update = await theRow(updated, admin, 'endpoint.update', target);
     expect(update.before).toMatchObject({ description: null, url: 'http://127.0.0.1:4999/a' });
     expect(update.after).toMatchObject({ description: 'new words', url: 'http://127.0.0.1:4999/b' });
 
     const disabled = await call(admin, 'POST', `/webhook-endpoints/${id}/disable`, { reason: 'merchant asked' });
-    expect((await theRow(disabled, admin, 'endpoint.disable', target)).after).toMatchObject({ status: 'disabled', disabled_reason: 'merchant asked' });
+    expect((await theRow(disabled, admin, 'endpoint.disable', target)).after).toMatchObject({
+      status: 'disabled',
+      disabled_reason: 'merchant asked',
+    });
     const enabled = await call(admin, 'POST', `/webhook-endpoints/${id}/enable`);
     const enable = await theRow(enabled, admin, 'endpoint.enable', target);
     expect([enable.before!.status, enable.after!.status]).toEqual(['disabled', 'enabled']);
@@ -92,14 +125,26 @@ describe('A3 every change to an endpoint writes one audit row', () => {
     expect(remove.after).toMatchObject({ status: 'disabled', disabled_reason: 'deleted', deleted_at: expect.any(String) });
 
     const all = await rowsOf(id);
-    expect(all.map((r) => r.action)).toEqual(['endpoint.create', 'endpoint.update', 'endpoint.disable', 'endpoint.enable', 'endpoint.rotate_secret', 'endpoint.delete']);
+    expect(all.map((r) => r.action)).toEqual([
+      'endpoint.create',
+      'endpoint.update',
+      'endpoint.disable',
+      'endpoint.enable',
+      'endpoint.rotate_secret',
+      'endpoint.delete',
+    ]);
     const stored = JSON.stringify(all);
     for (const secret of [created.json.secret, rotated.json.secret]) expect(stored).not.toContain(secret);
     expect(stored).not.toContain('whsec_');
   });
 
   it('A3 a refused change writes no row: 404, a bad body, a forbidden role, an unsafe URL', async () => {
-    const created = await call(admin, 'POST', '/webhook-endpoints', { merchant_account: merchant, url: 'http://127.0.0.1:4999/r', event_types: ['*'], livemode: false });
+    const created = await call(admin, 'POST', '/webhook-endpoints', {
+      merchant_account: merchant,
+      url: 'http://127.0.0.1:4999/r',
+      event_types: ['*'],
+      livemode: false,
+    });
     const id = created.json.id as string;
     const refused = [
       await call(admin, 'PATCH', `/webhook-endpoints/we_${'0'.repeat(26)}`, { description: 'x' }),
@@ -113,12 +158,23 @@ describe('A3 every change to an endpoint writes one audit row', () => {
   });
 
   it('A3 same transaction: when the audit row cannot be written, the change is not made either', async () => {
-    const created = await call(admin, 'POST', '/webhook-endpoints', { merchant_account: merchant, url: 'http://127.0.0.1:4999/t', event_types: ['*'], livemode: false });
+    const created = await call(admin, 'POST', '/webhook-endpoints', {
+      merchant_account: merchant,
+      url: 'http://127.0.0.1:4999/t',
+      event_types: ['*'],
+      livemode: false,
+    });
     const id = created.json.id as string;
     const fn = `audit_refuse_${label}`;
     // Owner-only test hook: the audit insert of this one endpoint's update fails, inside the change's transaction.
-    await database.db.execute(sql.raw(`create function ${fn}() returns trigger language plpgsql as $$ begin if new.target_id = '${id}' and new.action = 'endpoint.update' then raise exception 'audit refused for the test'; end if; return new; end $$`));
-    await database.db.execute(sql.raw(`create trigger ${fn} before insert on audit_events for each row execute function ${fn}()`));
+    await database.db.execute(
+      sql.raw(
+        `create function ${fn}() returns trigger language plpgsql as $$ begin if new.target_id = '${id}' and new.action = 'endpoint.update' then raise exception 'audit refused for the test'; end if; return new; end $$`,
+      ),
+    );
+    await database.db.execute(
+      sql.raw(`create trigger ${fn} before insert on audit_events for each row execute function ${fn}()`),
+    );
     try {
       const failed = await call(admin, 'PATCH', `/webhook-endpoints/${id}`, { description: 'must not stick' });
       expect(failed.status).toBe(500);
@@ -134,7 +190,12 @@ describe('A3 every change to an endpoint writes one audit row', () => {
 
 describe('A3 deliveries, API keys and master keys', () => {
   it('A3 a retry and a recovery each write one row; a refused retry (already delivered) writes none', async () => {
-    const created = await call(admin, 'POST', '/webhook-endpoints', { merchant_account: merchant, url: 'http://127.0.0.1:4999/d', event_types: ['*'], livemode: false });
+    const created = await call(admin, 'POST', '/webhook-endpoints', {
+      merchant_account: merchant,
+      url: 'http://127.0.0.1:4999/d',
+      event_types: ['*'],
+      livemode: false,
+    });
     const endpointId = created.json.id as string;
     const failed = (await insertDelivery(database.db, { endpointId, merchantAccount: merchant })).deliveryId;
     await database.db.execute(sql`update deliveries set status = 'FAILED', failed_at = now() where id = ${failed}`);
@@ -153,7 +214,9 @@ describe('A3 deliveries, API keys and master keys', () => {
     const again = (await insertDelivery(database.db, { endpointId, merchantAccount: merchant })).deliveryId;
     await database.db.execute(sql`update deliveries set status = 'FAILED', failed_at = now() where id = ${again}`);
     started.add(again);
-    const recovered = await call(operator, 'POST', `/webhook-endpoints/${endpointId}/recover`, { since: new Date(Date.now() - 60_000).toISOString() });
+    const recovered = await call(operator, 'POST', `/webhook-endpoints/${endpointId}/recover`, {
+      since: new Date(Date.now() - 60_000).toISOString(),
+    });
     expect(recovered.status).toBe(202);
     const recover = await theRow(recovered, operator, 'endpoint.recover', { type: 'webhook_endpoint', id: endpointId });
     expect(recover.after).toMatchObject({ requeued: 1, delivery_ids: [again] });
@@ -164,12 +227,22 @@ describe('A3 deliveries, API keys and master keys', () => {
     expect(made.status).toBe(201);
     const target = { type: 'api_key', id: made.json.id as string };
     const create = await theRow(made, admin, 'api_key.create', target);
-    expect(create.after).toEqual({ name: `audit-made-${label}`, role: 'viewer', merchant_account: null, created_by: admin.id, revoked_at: null, revoked_by: null });
+    expect(create.after).toEqual({
+      name: `audit-made-${label}`,
+      role: 'viewer',
+      merchant_account: null,
+      created_by: admin.id,
+      revoked_at: null,
+      revoked_by: null,
+    });
     const secretPart = (made.json.token as string).slice(target.id.length + 1);
     expect(JSON.stringify(create)).not.toContain(secretPart);
 
     const revoked = await call(admin, 'POST', `/api-keys/${target.id}/revoke`);
-    expect((await theRow(revoked, admin, 'api_key.revoke', target)).after).toMatchObject({ revoked_by: admin.id, revoked_at: expect.any(String) });
+    expect((await theRow(revoked, admin, 'api_key.revoke', target)).after).toMatchObject({
+      revoked_by: admin.id,
+      revoked_at: expect.any(String),
+    });
     const twice = await call(admin, 'POST', `/api-keys/${target.id}/revoke`);
     expect(twice.status).toBe(200);
     expect(await rowsOfRequest(twice.requestId)).toEqual([]);
@@ -184,16 +257,26 @@ describe('A3 deliveries, API keys and master keys', () => {
 });
 
 describe('A3 the audit log is immutable', () => {
-  const attempt = (run: Promise<unknown>) => run.then(() => 'ok', (e: Error) => e.message);
+  const attempt = (run: Promise<unknown>) =>
+    run.then(
+      () => 'ok',
+      (e: Error) => e.message,
+    );
 
   it('A3 the application role may insert and read, but never update, delete or truncate a row; the owner is stopped by the trigger', async () => {
     const [row] = await appRole.db.select().from(auditEvents).where(eq(auditEvents.actorKeyId, admin.id)).limit(1);
     expect(row).toBeDefined();
-    expect(await attempt(appRole.sql`update audit_events set actor_name = 'someone else' where id = ${row!.id}`)).toMatch('permission denied for table audit_events');
-    expect(await attempt(appRole.sql`delete from audit_events where id = ${row!.id}`)).toMatch('permission denied for table audit_events');
+    expect(await attempt(appRole.sql`update audit_events set actor_name = 'someone else' where id = ${row!.id}`)).toMatch(
+      'permission denied for table audit_events',
+    );
+    expect(await attempt(appRole.sql`delete from audit_events where id = ${row!.id}`)).toMatch(
+      'permission denied for table audit_events',
+    );
     expect(await attempt(appRole.sql`truncate audit_events`)).toMatch('permission denied for table audit_events');
     expect(await attempt(appRole.sql`alter table audit_events disable trigger all`)).toMatch('must be owner');
-    expect(await attempt(database.sql`update audit_events set actor_name = 'someone else' where id = ${row!.id}`)).toMatch('append-only');
+    expect(await attempt(database.sql`update audit_events set actor_name = 'someone else' where id = ${row!.id}`)).toMatch(
+      'append-only',
+    );
     expect(await attempt(database.sql`delete from audit_events where id = ${row!.id}`)).toMatch('append-only');
     const [still] = await database.db.select().from(auditEvents).where(eq(auditEvents.id, row!.id));
     expect(still!.actorName).toBe(row!.actorName);

@@ -11,12 +11,27 @@ import { afterIdOf, listEnvelope, listWindow, page, paginationQuery, windowQuery
 
 const tags = ['Audit'];
 const viewer = { role: 'viewer', merchant: false } as const;
-const word = (what: string, example: string) => z.string().min(1).max(200).regex(/^[\x21-\x7e]+$/, 'printable ASCII').optional().openapi({ description: what, example });
+const word = (what: string, example: string) =>
+  z
+    .string()
+    .min(1)
+    .max(200)
+    .regex(/^[\x21-\x7e]+$/, 'printable ASCII')
+    .optional()
+    .openapi({ description: what, example });
 
 const filterQuery = {
-  actor: z.string().min(1).max(200).optional().openapi({ description: "an apk_… key id (or bootstrap), or a key's name", example: 'alice' }),
+  actor: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .openapi({ description: "an apk_… key id (or bootstrap), or a key's name", example: 'alice' }),
   action: word('e.g. endpoint.update, reconciliation.resolve, api_key.revoke', 'endpoint.update'),
-  target_type: word('webhook_endpoint, webhook_delivery, reconciliation, ledger_adjustment, api_key, master_key', 'webhook_endpoint'),
+  target_type: word(
+    'webhook_endpoint, webhook_delivery, reconciliation, ledger_adjustment, api_key, master_key',
+    'webhook_endpoint',
+  ),
   target_id: word('the id of the changed object', 'we_01jd2m3k4n5p6q7r8s9t0v1w2x'),
   ...windowQuery,
 };
@@ -27,7 +42,10 @@ const auditEventSchema = z
     object: z.literal('audit_event'),
     at: z.string().openapi({ format: 'date-time' }),
     actor: z.object({
-      key_id: z.string().nullable().openapi({ description: 'apk_… or bootstrap; null when no ApiPay credential made the change' }),
+      key_id: z
+        .string()
+        .nullable()
+        .openapi({ description: 'apk_… or bootstrap; null when no ApiPay credential made the change' }),
       name: z.string(),
       role: z.string().nullable(),
     }),
@@ -68,14 +86,35 @@ const csvRoute = adminRoute(viewer, {
   tags,
   summary: 'Every audit event of the same filters as CSV (before and after as JSON text)',
   request: { query: z.strictObject(filterQuery) },
-  responses: { 200: { content: { 'text/csv': { schema: z.string() } }, description: 'RFC 4180 CSV with a header line' }, ...errorResponses },
+  responses: {
+    200: { content: { 'text/csv': { schema: z.string() } }, description: 'RFC 4180 CSV with a header line' },
+    ...errorResponses,
+  },
 });
 
-const CSV_COLUMNS = ['id', 'at', 'actor_key_id', 'actor_name', 'actor_role', 'action', 'target_type', 'target_id', 'before', 'after', 'request_id', 'via'] as const;
+const CSV_COLUMNS = [
+  'id',
+  'at',
+  'actor_key_id',
+  'actor_name',
+  'actor_role',
+  'action',
+  'target_type',
+  'target_id',
+  'before',
+  'after',
+  'request_id',
+  'via',
+] as const;
 /** Free text a spreadsheet could run as a formula gets the export's guard (src/inbound/csv.ts). */
 const CSV_TEXT = new Set(['actor_name', 'before', 'after'].map((n) => CSV_COLUMNS.indexOf(n as never)));
 
-type FilterQuery = { actor?: string | undefined; action?: string | undefined; target_type?: string | undefined; target_id?: string | undefined };
+type FilterQuery = {
+  actor?: string | undefined;
+  action?: string | undefined;
+  target_type?: string | undefined;
+  target_id?: string | undefined;
+};
 const filterOf = (q: FilterQuery) => ({
   ...(q.actor !== undefined ? { actor: q.actor } : {}),
   ...(q.action !== undefined ? { action: q.action } : {}),
@@ -97,8 +136,27 @@ export function registerAuditEvents(admin: AdminApp, deps: ApiDeps): void {
     let body = csvLine([...CSV_COLUMNS]);
     for (const r of rows) {
       const asJson = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
-      body += csvLine([r.id, r.at.toISOString(), r.actorKeyId, r.actorName, r.actorRole, r.action, r.targetType, r.targetId, asJson(r.before), asJson(r.after), r.requestId, r.via], CSV_TEXT);
+      body += csvLine(
+        [
+          r.id,
+          r.at.toISOString(),
+          r.actorKeyId,
+          r.actorName,
+          r.actorRole,
+          r.action,
+          r.targetType,
+          r.targetId,
+          asJson(r.before),
+          asJson(r.after),
+          r.requestId,
+          r.via,
+        ],
+        CSV_TEXT,
+      );
     }
-    return c.body(body, 200, { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': 'attachment; filename="audit-events.csv"' }) as never;
+    return c.body(body, 200, {
+      'content-type': 'text/csv; charset=utf-8',
+      'content-disposition': 'attachment; filename="audit-events.csv"',
+    }) as never;
   });
 }

@@ -10,5 +10,8 @@ export function operatorOf(principal: Principal, claimed: string | undefined): s
   if (claimed === undefined) return principal.name;
   const text = claimed.trim();
   if (text === principal.name || text === principal.keyId) return principal.name;
-  throw new ApiError('forbidden', `operator: is taken from your API key (${principal.keyId}, "${principal.name}"); leave it out or give your own key's name or id`);
+  throw new ApiError(
+    'forbidden',
+    `operator: is taken from your API key (${principal.keyId}, "${principal.name}"); leave it out or give your own key's name or id`,
+  );
 }
