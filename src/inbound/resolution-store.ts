@@ -37,7 +37,7 @@ class Refused extends Error {}
 
 /** The state a decision leads to: `acknowledged` is applied without a posting of its own (L3). */
 /** A resolution the admin API did not send (a signal or update from the Temporal UI) names only its operator text. */
-const actorOfResolution = (r: OperatorResolution, operator: string): AuditActor =>
+export const actorOfResolution = (r: OperatorResolution, operator: string): AuditActor =>
   r.actor ?? { keyId: null, name: operator, role: null, requestId: null, via: 'temporal' };
 
 export const stateFor = (decision: OperatorResolution['decision']): ReconciliationState => (decision === 'rejected' ? 'rejected' : 'applied');
