@@ -51,7 +51,8 @@ async function parked() {
   peer.set(event.paymentReference, succeeded(event, { amountMinor: '1999' }));
   const handle = await startReconciliation(temporal.client, profile, taskQueues.reconciliation, event, { provider });
   open.push(handle.workflowId);
-  await waitFor(async () => (await handle.query(reconciliationStateQuery)).state === 'manual_review', 60_000, 'manual_review');
+  // Under heavy load a workflow task can time out; until its retry runs, queries answer FAILED_PRECONDITION.
+  await waitFor(async () => (await handle.query(reconciliationStateQuery).catch(() => null))?.state === 'manual_review', 120_000, 'manual_review');
   return { id: handle.workflowId, reference: event.paymentReference };
 }
 
