@@ -80,6 +80,9 @@ describe('C1 operator console in Chromium', () => {
     const attempts = await page.locator('table tbody tr').allTextContents();
     expect(attempts.some((row) => row.includes('200') && row.includes('OK'))).toBe(true);
     await shoot(page, 'delivery');
+    // A3: the console's retry is audited like the admin API's, as the signed-in principal.
+    const audit = await callAs(world.app, TEST_ADMIN_TOKEN, 'GET', `/audit-events?target_id=${deliveryId}`);
+    expect(audit.json.data.map((e: { actor: { key_id: string } }) => e.actor.key_id)).toEqual(['bootstrap']);
 
     await page.goto(`${world.url}/console/endpoints/${endpointId}`);
     await expect(page.locator('dl').textContent()).resolves.toMatch(/Success, last hour\s*100\.0 % of 1/);
@@ -122,7 +125,7 @@ describe('C1 operator console in Chromium', () => {
       decision: 'applied',
       post_basis: 'webhook',
       posted_amount_minor: '5000',
-      operator: `alice (${world.keys.operator.id})`,
+      operator: 'alice', // A2: the signed-in key
     });
   });
 
@@ -144,12 +147,10 @@ describe('C1 operator console in Chromium', () => {
       .context()
       .request.post(`${world.url}/console/deliveries/${deliveryId}/retry`, { form: { reason: 'x' }, maxRedirects: 0 });
     expect(forged.status()).toBe(403);
-    const huge = await page
-      .context()
-      .request.post(`${world.url}/console/deliveries/${deliveryId}/retry`, {
-        form: { reason: 'x'.repeat(100_000) },
-        maxRedirects: 0,
-      });
+    const huge = await page.context().request.post(`${world.url}/console/deliveries/${deliveryId}/retry`, {
+      form: { reason: 'x'.repeat(100_000) },
+      maxRedirects: 0,
+    });
     expect(huge.status()).toBe(413); // a form is a few fields: a large body is refused before it is read
     const still = await callAs(world.app, TEST_ADMIN_TOKEN, 'GET', `/webhook-deliveries/${deliveryId}`);
     expect(still.json.status).toBe('FAILED');

@@ -13,6 +13,7 @@ import { authenticate } from '../middleware/authenticate.js';
 import { storableInput } from '../middleware/storable-input.js';
 import { accessRules, PUBLIC_ROUTES } from './access.js';
 import { registerApiKeys } from './api-keys.js';
+import { registerAuditEvents } from './audit-events.js';
 import { registerDocsPage } from './docs-page.js';
 import { registerEvents } from './events.js';
 import { registerExports } from './exports.js';
@@ -67,6 +68,7 @@ export function createAdminApp(deps: ApiDeps, services: ApiServices): AdminApp {
   registerApiKeys(admin, keys);
   registerSecrets(admin, deps);
   registerPortalLinks(admin, deps); // C2
+  registerAuditEvents(admin, deps); // A3
   registerDocsPage(admin); // C9: the viewer of /openapi.json, public like it
   return admin;
 }

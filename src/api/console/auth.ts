@@ -82,7 +82,7 @@ export function sessionMiddleware(o: AuthOptions) {
       base: o.base,
       csrf: o.sessions.csrfToken(session),
       temporal: o.temporal,
-      ...(principal ? { principal } : {}),
+      ...(principal ? { principal: { ...principal, requestId: c.get('requestId') } } : {}), // A3: audited with it
     });
 
     if (c.req.method === 'POST') {

@@ -4,7 +4,7 @@
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
 import { parseTimeCursor, timeCursor } from '../../db/list-window.js';
-import { OPERATOR_MAX } from '../../shared/operator-input.js';
+import { actorOf } from '../../audit/record.js';
 import { resolutionRequestSchema, idParam } from '../admin/reconciliation-schemas.js';
 import { toOperatorResolution } from '../admin/reconciliations.js';
 import { mayDo, PageError, requireAccess, type ConsoleEnv } from './context.js';
@@ -107,7 +107,6 @@ export function registerReviewPages(app: Hono<ConsoleEnv>, s: ConsoleServices): 
           : form.post;
     const parsed = resolutionRequestSchema.safeParse({
       decision: form.decision,
-      operator: `${principal.name} (${principal.keyId})`.slice(0, OPERATOR_MAX),
       reason: form.reason ?? '',
       ...(post !== undefined ? { post } : {}),
     });
@@ -115,7 +114,9 @@ export function registerReviewPages(app: Hono<ConsoleEnv>, s: ConsoleServices): 
       const problem = parsed.error.issues.map((i) => `${i.path.join('.') || 'form'}: ${i.message}`).join('; ');
       return c.html(detailPage(view, found, { canResolve: true, message: { text: problem, kind: 'error' }, form }), 400);
     }
-    const after = await s.reconciliations.resolve(found.reconciliation.id, toOperatorResolution(parsed.data)).catch(s.conflict);
+    // A2, A3: the operator is the signed-in key, audited like an admin API resolution.
+    const resolution = { ...toOperatorResolution(parsed.data, principal.name), actor: actorOf(principal) };
+    const after = await s.reconciliations.resolve(found.reconciliation.id, resolution).catch(s.conflict);
     if (!after) throw new PageError(404, `reconciliation ${found.reconciliation.id} does not exist`);
     s.logger.info(
       {
