@@ -1,7 +1,9 @@
 // R2: an operator resolution is one PostgreSQL transaction: the ledger posting (L2 amounts), the immutable
 // audit row and the state transition commit together or not at all. A retry after a lost completion finds the
-// row it wrote and answers the same. Refusals are answers, not errors, so nothing retries them.
+// row it wrote and answers the same. Refusals are answers, not errors, so nothing retries them. A3: the audit
+// log's row goes into the same transaction, with the actor the admin API passed in the resolution.
 import { eq, sql } from 'drizzle-orm';
+import { recordAuditEvent, type AuditActor } from '../audit/record.js';
 import type { Db } from '../db/client.js';
 import { operatorResolutions, reconciliations, reconciliationTransitions } from '../db/schema/index.js';
 import { CaptureNotPostedError, LedgerConflictError, ReversalExceedsSettledError } from '../ledger/errors.js';
@@ -59,6 +61,10 @@ export type ResolutionCommit =
 class Refused extends Error {}
 
 /** The state a decision leads to: `acknowledged` is applied without a posting of its own (L3). */
+/** A resolution the admin API did not send (a signal or update from the Temporal UI) names only its operator text. */
+export const actorOfResolution = (r: OperatorResolution, operator: string): AuditActor =>
+  r.actor ?? { keyId: null, name: operator, role: null, requestId: null, via: 'temporal' };
+
 export const stateFor = (decision: OperatorResolution['decision']): ReconciliationState => (decision === 'rejected' ? 'rejected' : 'applied');
 
 export async function commitResolution(db: Db, command: ResolutionCommand, access?: ResolvedAccess): Promise<ResolutionCommit> {
@@ -90,8 +96,8 @@ export async function commitResolution(db: Db, command: ResolutionCommand, acces
         by = view.proposedBy;
         approval = { proposalId: open.id, proposedAt: open.proposedAt, approver: access.principal };
       } else if (open) throw new Refused(`proposal ${open.id} is waiting for approval: approve or cancel it first`);
-      // Until the body's operator goes away (A2), an API resolution is named by it; the key beside it is the credential's.
-      const operator = by?.via === 'temporal' ? by.name : resolution.operator.trim();
+      // A2/A4: the verified principal names the resolution (the signed key's name, or the Temporal identity).
+      const operator = by?.name ?? resolution.operator.trim();
       const reason = resolution.reason.trim();
       const actor = `operator:${operator}`;
       const to = stateFor(resolution.decision);
@@ -169,6 +175,25 @@ export async function commitResolution(db: Db, command: ResolutionCommand, acces
       }
       const approved = approval ? ` (dual control: proposed by ${operator}, approved by ${approval.approver.name})` : '';
       const why = `${note ? `${reason} (${note})` : reason}${approved}`;
+      const actingAs = approval?.approver ?? by;
+      const auditActor = actingAs
+        ? { keyId: actingAs.key, name: actingAs.name, role: actingAs.role, requestId: actingAs.requestId, via: actingAs.via }
+        : actorOfResolution(resolution, operator);
+      await recordAuditEvent(tx, {
+        actor: auditActor, // A4: the verified principal (the approver, A5), never the payload's own `actor`
+        action: 'reconciliation.resolve',
+        target: { type: 'reconciliation', id: reconciliationId },
+        before: { state: command.previousState },
+        after: {
+          state: to,
+          decision: resolution.decision,
+          reason: why,
+          resolution_id: auditId,
+          ledger_transaction_id: ledgerTransactionId,
+          ...(approval ? { proposal_id: approval.proposalId, proposed_by: operator, approved_by: approval.approver.name } : {}),
+          ...(posted ? { post_basis: posted.basis, posted_amount_minor: posted.amountMinor, posted_currency: posted.currency } : {}),
+        },
+      });
       await tx
         .update(reconciliations)
         .set({ state: to, reason: why, ...(ledgerTransactionId ? { ledgerTransactionId } : {}), updatedAt: new Date() })

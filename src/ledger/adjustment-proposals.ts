@@ -4,15 +4,17 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { adjustmentProposals } from '../db/schema/index.js';
+import type { AuditActor } from '../shared/audit.js';
 import { newId } from '../shared/ids.js';
 import { OPERATOR_MAX, REASON_MAX, textProblem } from '../shared/operator-input.js';
 import { AdjustmentRefusedError, postAdjustment, type AdjustmentInput } from './adjustments.js';
 
 export type AdjustmentProposalRow = typeof adjustmentProposals.$inferSelect;
-/** The principal acting: its key id (apk_…, bootstrap) and name. */
+/** The principal acting: its key id (apk_…, bootstrap) and name; the approver's audit actor (A3). */
 export interface Actor {
   keyId: string;
   name: string;
+  audit?: AuditActor;
 }
 
 export class SelfApprovalError extends Error {
@@ -75,6 +77,8 @@ export async function approveAdjustment(db: Db, id: string, by: Actor) {
     reason: proposal.reason,
     ...(proposal.reconciliationId ? { reconciliationId: proposal.reconciliationId } : {}),
     ...(proposal.idempotencyKey ? { idempotencyKey: proposal.idempotencyKey } : {}),
+    // A3: the posting is the approver's act; the proposer is on the adjustment row (operator, operator_key).
+    actor: by.audit ?? { keyId: by.keyId, name: by.name, role: null, requestId: null, via: 'api' },
   };
   return postAdjustment(db, input, {
     operatorKey: proposal.proposedByKey,

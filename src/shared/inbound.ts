@@ -1,6 +1,7 @@
 // What the inbound side agrees on: the normalized provider event, the reconciliation workflow's name, input,
 // signal/update/query names, and the provider payments API contract the sandbox serves and activities query.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { AuditActor } from './audit.js';
 
 /** Event types the platform understands; adapters map provider names onto these. */
 export const PROVIDER_EVENT_TYPES = [
@@ -56,11 +57,14 @@ export type ResolutionPost = 'provider' | 'webhook' | { amountMinor: string; cur
 
 export interface OperatorResolution {
   decision: ResolutionDecision;
+  /** A2: from the admin API, the name of the key that resolves (never a body field). */
   operator: string;
   reason: string;
   post?: ResolutionPost;
   /** A4: set only by the admin API, signed (src/access/request-signing.ts); without it the request came through Temporal. */
   api?: ApiRequestProof;
+  /** A3: set by the admin API (the key, its role, the request id); absent when sent to the workflow directly. */
+  actor?: AuditActor;
 }
 
 /** A4: who sent a request through the admin API, signed with a key only the API and the workers derive. */

@@ -133,13 +133,12 @@ describe('A4 resolutions sent to Temporal directly', () => {
       `/reconciliations/${encodeURIComponent(handle.workflowId)}/resolution`,
       {
         decision: 'applied',
-        operator: 'ana@finance',
         reason: 'confirmed',
         post: 'webhook',
       },
     );
     expect(viaApi.status).toBe(200);
-    expect(viaApi.json.resolution).toMatchObject({ operator: 'ana@finance', operator_key: 'bootstrap', via: 'api' });
+    expect(viaApi.json.resolution).toMatchObject({ operator: 'ADMIN_TOKEN', operator_key: 'bootstrap', via: 'api' });
     expect(await ledgerRowsFor(database.db, event.paymentReference)).toHaveLength(1);
   });
 

@@ -5,6 +5,7 @@ import type { AdjustmentProposalRow } from '../../ledger/adjustment-proposals.js
 import { approveAdjustment, cancelAdjustment, SelfApprovalError } from '../../ledger/adjustment-proposals.js';
 import { AdjustmentRefusedError } from '../../ledger/adjustments.js';
 import type { ApiDeps } from '../deps.js';
+import { actorOf } from '../../audit/record.js';
 import { ApiError } from '../errors.js';
 import { adminRoute } from './access.js';
 import type { AdminApp } from './app.js';
@@ -90,7 +91,7 @@ export function registerAdjustmentProposals(
   admin.openapi(route('approve', adjustment.schema), async (c) => {
     const principal = c.get('principal');
     const { id } = c.req.valid('param');
-    const { adjustment: row } = await approveAdjustment(deps.db, id, { keyId: principal.keyId, name: principal.name }).catch(
+    const { adjustment: row } = await approveAdjustment(deps.db, id, { keyId: principal.keyId, name: principal.name, audit: actorOf(principal) }).catch(
       refused,
     );
     return c.json(adjustment.json(row as never) as never, 200);

@@ -13,10 +13,12 @@ import {
 } from '../../inbound/reconciliation-admin.js';
 import { type OperatorResolution } from '../../shared/inbound.js';
 import { bindReconciliationGauges } from '../../metrics/inbound-ledger.js';
+import { actorOf } from '../../audit/record.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { adminRoute } from './access.js';
 import type { AdminApp } from './app.js';
+import { operatorOf } from './operator.js';
 import { conflictResponse, errorResponses, json } from './outbound-schemas.js';
 import { afterTimeOf, listEnvelope, listWindow, page, paginationQuery, windowQuery } from './pagination.js';
 import { timeCursor } from '../../db/list-window.js';
@@ -98,11 +100,11 @@ const proposalJson = (p: ProposalRow) => ({
   proposed_at: p.proposedAt.toISOString(),
 });
 
-/** The API's snake_case body as the workflow's OperatorResolution. */
-export function toOperatorResolution(body: z.infer<typeof resolutionRequestSchema>): OperatorResolution {
+/** The API's snake_case body as the workflow's OperatorResolution, by `operator` (A2: the principal's name). */
+export function toOperatorResolution(body: z.infer<typeof resolutionRequestSchema>, operator: string): OperatorResolution {
   const { post, ...rest } = body;
-  if (post === undefined) return rest;
-  return { ...rest, post: typeof post === 'string' ? post : { amountMinor: post.amount_minor, currency: post.currency } };
+  if (post === undefined) return { ...rest, operator };
+  return { ...rest, operator, post: typeof post === 'string' ? post : { amountMinor: post.amount_minor, currency: post.currency } };
 }
 
 const listRoute = adminRoute({ role: 'viewer', merchant: false }, {
@@ -202,10 +204,12 @@ export function registerReconciliations(admin: AdminApp, deps: ApiDeps): void {
   admin.openapi(resolveRoute, async (c) => {
     const { id } = c.req.valid('param');
     const body = c.req.valid('json');
-    const who = { principal: c.get('principal'), requestId: c.get('requestId') };
-    const found = await service.resolve(id, toOperatorResolution(body), who).catch(conflicts);
+    const principal = c.get('principal');
+    const resolution = { ...toOperatorResolution(body, operatorOf(principal, body.operator)), actor: actorOf(principal) }; // A2, A3
+    const who = { principal, requestId: principal.requestId ?? c.get('requestId') };
+    const found = await service.resolve(id, resolution, who).catch(conflicts);
     if (!found) throw new ApiError('not_found', `reconciliation ${id} does not exist`);
-    logger.info({ reconciliationId: id, decision: body.decision, operator: body.operator, pending: found.pending }, 'operator resolution (I11)');
+    logger.info({ reconciliationId: id, decision: body.decision, operator: principal.keyId, pending: found.pending }, 'operator resolution (I11)');
     // A5: a proposal waiting for a second principal is accepted, not done: 202 with the proposal.
     return found.pending || found.proposal ? c.json(detail(found), 202) : c.json(detail(found), 200);
   });

@@ -4,3 +4,4 @@ export * from './inbound.js';
 export * from './smoke.js';
 export * from './access.js';
 export * from './dual-control.js';
+export * from './audit.js';
