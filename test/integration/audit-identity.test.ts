@@ -183,7 +183,11 @@ describe('A2 the operator is the credential', () => {
   it('A3/A4 a resolution signalled to the workflow directly (Temporal UI) is audited via temporal, as the identity that sent it', async () => {
     const r = await parked('900');
     // A4: the identity Temporal recorded for the signal, not the operator text typed into it.
-    await handleAs(temporal.connection, 'someone-in-the-ui', r.handle.workflowId).signal(operatorResolutionSignal, { decision: 'rejected', operator: 'cfo', reason: 'duplicate' });
+    await handleAs(temporal.connection, 'someone-in-the-ui', r.handle.workflowId).signal(operatorResolutionSignal, {
+      decision: 'rejected',
+      operator: 'cfo',
+      reason: 'duplicate',
+    });
     await waitFor(async () => (await auditOf(r.id)).length > 0, 30_000, 'audit row');
     expect(await auditOf(r.id)).toEqual([
       expect.objectContaining({

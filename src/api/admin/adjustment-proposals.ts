@@ -91,9 +91,11 @@ export function registerAdjustmentProposals(
   admin.openapi(route('approve', adjustment.schema), async (c) => {
     const principal = c.get('principal');
     const { id } = c.req.valid('param');
-    const { adjustment: row } = await approveAdjustment(deps.db, id, { keyId: principal.keyId, name: principal.name, audit: actorOf(principal) }).catch(
-      refused,
-    );
+    const { adjustment: row } = await approveAdjustment(deps.db, id, {
+      keyId: principal.keyId,
+      name: principal.name,
+      audit: actorOf(principal),
+    }).catch(refused);
     return c.json(adjustment.json(row as never) as never, 200);
   });
   admin.openapi(route('cancel', adjustmentProposalSchema), async (c) => {
