@@ -30,11 +30,18 @@ if (!(WEBHOOKS > 0)) {
 }
 quietTemporalRuntime();
 const address = process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
-const shipped = parseEnv({ ADMIN_TOKEN: 'bench-admin-token-unused', SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'), ...process.env });
+const shipped = parseEnv({
+  ADMIN_TOKEN: 'bench-admin-token-unused',
+  SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  ...process.env,
+});
 const database = createDatabase(await ensureBenchDatabase(), { max: 20 });
 const native = await NativeConnection.connect({ address });
 const temporal = new Client({ connection: native });
-const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
 
 const loadBefore = load();
 console.log(`bench:inbound-drain: ${WEBHOOKS} webhooks, load average ${loadBefore}, ${new Date().toISOString()}`);
@@ -51,13 +58,25 @@ const drain = await startInboundDrain({
 const result = await drain.done;
 const baseline = await measureBaselineRate({ count: Number(args.baseline), concurrency: 32, address });
 const ratio = (result.reconciliationsPerSecond / baseline.workflowsPerSecond) * 100;
-console.log(`bench:inbound-drain (shipped worker tuning: ${shipped.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS} workflow tasks, ${shipped.WORKER_MAX_CONCURRENT_ACTIVITIES} activities)`);
-console.log(`  acked     ${result.acked}/${result.webhooks} in ${result.ackSeconds.toFixed(1)} s (${(result.acked / Math.max(result.ackSeconds, 0.001)).toFixed(0)}/s), ${result.refused} refused`);
-console.log(`  drain     first ack → last ledger posting ${result.drainSeconds.toFixed(1)} s: ${result.reconciliationsPerSecond.toFixed(1)} reconciliations/s; posted ${result.posted}, posted twice ${result.postedTwice}`);
-console.log(`  starts    ${Object.entries(result.starts).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+console.log(
+  `bench:inbound-drain (shipped worker tuning: ${shipped.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS} workflow tasks, ${shipped.WORKER_MAX_CONCURRENT_ACTIVITIES} activities)`,
+);
+console.log(
+  `  acked     ${result.acked}/${result.webhooks} in ${result.ackSeconds.toFixed(1)} s (${(result.acked / Math.max(result.ackSeconds, 0.001)).toFixed(0)}/s), ${result.refused} refused`,
+);
+console.log(
+  `  drain     first ack → last ledger posting ${result.drainSeconds.toFixed(1)} s: ${result.reconciliationsPerSecond.toFixed(1)} reconciliations/s; posted ${result.posted}, posted twice ${result.postedTwice}`,
+);
+console.log(
+  `  starts    ${Object.entries(result.starts)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ')}`,
+);
 console.log('  curve');
 for (const line of formatCurve(result.curve)) console.log(line);
-console.log(`  baseline  ${baseline.count} one-activity workflows, concurrency ${baseline.concurrency}: ${baseline.workflowsPerSecond.toFixed(1)} workflows/s`);
+console.log(
+  `  baseline  ${baseline.count} one-activity workflows, concurrency ${baseline.concurrency}: ${baseline.workflowsPerSecond.toFixed(1)} workflows/s`,
+);
 console.log(`  ratio     reconciliations/s ÷ bare workflows/s = ${ratio.toFixed(0)} % (goal ≥ 70 %)`);
 console.log(`  load      average before ${loadBefore}, after ${load()}`);
 await native.close();

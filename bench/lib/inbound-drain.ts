@@ -69,12 +69,16 @@ function drainProfile(provider: string, apiBaseUrl: string, inbound: Record<stri
   process.env.DRAIN_WEBHOOK_SECRET ??= SECRET;
   process.env.SANDBOX_STRIPE_WEBHOOK_SECRET ??= 'whsec_unused';
   process.env.SANDBOX_HMAC_WEBHOOK_SECRET ??= 'unused';
-  const document = parseYaml(readFileSync(new URL('../../config/example.yaml', import.meta.url), 'utf8')) as { inbound: Record<string, unknown> };
+  const document = parseYaml(readFileSync(new URL('../../config/example.yaml', import.meta.url), 'utf8')) as {
+    inbound: Record<string, unknown>;
+  };
   Object.assign(document.inbound, inbound);
   // The burst is the point: the provider's A7 bucket must not refuse it.
   document.inbound.rate_limit = { per_second: 1_000_000, burst: 1_000_000 };
   document.inbound.receipt_queue_max = 100_000;
-  document.inbound.providers = { [provider]: { scheme: 'stripe', secret_ref: 'env:DRAIN_WEBHOOK_SECRET', api_base_url: apiBaseUrl } };
+  document.inbound.providers = {
+    [provider]: { scheme: 'stripe', secret_ref: 'env:DRAIN_WEBHOOK_SECRET', api_base_url: apiBaseUrl },
+  };
   return parseProfile(document, 'inbound drain profile');
 }
 
@@ -143,7 +147,8 @@ export async function startInboundDrain(options: DrainOptions): Promise<InboundD
 
   const prefix = `drn_${run}_`;
   const references = Array.from({ length: options.webhooks }, (_, i) => `${prefix}${String(i).padStart(7, '0')}`);
-  for (const [i, reference] of references.entries()) sandbox.upsertPayment(provider, reference, { status: 'succeeded', amountMinor: 1000 + i, currency: 'EUR' });
+  for (const [i, reference] of references.entries())
+    sandbox.upsertPayment(provider, reference, { status: 'succeeded', amountMinor: 1000 + i, currency: 'EUR' });
 
   let acked = 0;
   let refused = 0;
@@ -187,7 +192,8 @@ export async function startInboundDrain(options: DrainOptions): Promise<InboundD
         await new Promise((r) => setTimeout(r, options.sampleMs ?? 1_000));
         latest = await sample();
         curve.push(latest);
-        if (curve.length % 10 === 0) log(`  t=${latest.t.toFixed(0)}s acked ${latest.acked} started ${latest.started} posted ${latest.posted}`);
+        if (curve.length % 10 === 0)
+          log(`  t=${latest.t.toFixed(0)}s acked ${latest.acked} started ${latest.started} posted ${latest.posted}`);
         if ((sendingDone && latest.posted >= acked) || Date.now() > deadline) break;
       }
       await sending;
@@ -227,5 +233,8 @@ export async function startInboundDrain(options: DrainOptions): Promise<InboundD
 export function formatCurve(curve: DrainSample[], lines = 12): string[] {
   const step = Math.max(1, Math.ceil(curve.length / lines));
   const picked = curve.filter((_, i) => i % step === 0 || i === curve.length - 1);
-  return picked.map((s) => `  t=${s.t.toFixed(1).padStart(7)} s  acked ${String(s.acked).padStart(6)}  started ${String(s.started).padStart(6)}  posted ${String(s.posted).padStart(6)}`);
+  return picked.map(
+    (s) =>
+      `  t=${s.t.toFixed(1).padStart(7)} s  acked ${String(s.acked).padStart(6)}  started ${String(s.started).padStart(6)}  posted ${String(s.posted).padStart(6)}`,
+  );
 }
