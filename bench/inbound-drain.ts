@@ -21,6 +21,7 @@ const { values: args } = parseArgs({
     senders: { type: 'string', default: '64' },
     baseline: { type: 'string', default: '300' },
     'start-rate': { type: 'string' }, // inbound.reconciliation_start_rate for this run (0 = unlimited)
+    'json-samples': { type: 'boolean', default: false }, // one `sample {…}` line per sample (bench:outbound --inbound-burst reads them)
   },
 });
 const WEBHOOKS = Number(args.webhooks);
@@ -54,10 +55,10 @@ const drain = await startInboundDrain({
   tuning: workerTuning(shipped),
   inbound: args['start-rate'] === undefined ? {} : { reconciliation_start_rate: Number(args['start-rate']) },
   log: (line) => console.log(line),
+  ...(args['json-samples'] ? { onSample: (sample) => console.log(`sample ${JSON.stringify(sample)}`) } : {}),
 });
 const result = await drain.done;
-const baseline = await measureBaselineRate({ count: Number(args.baseline), concurrency: 32, address });
-const ratio = (result.reconciliationsPerSecond / baseline.workflowsPerSecond) * 100;
+const baseline = Number(args.baseline) > 0 ? await measureBaselineRate({ count: Number(args.baseline), concurrency: 32, address }) : null;
 console.log(
   `bench:inbound-drain (shipped worker tuning: ${shipped.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS} workflow tasks, ${shipped.WORKER_MAX_CONCURRENT_ACTIVITIES} activities)`,
 );
@@ -74,10 +75,11 @@ console.log(
 );
 console.log('  curve');
 for (const line of formatCurve(result.curve)) console.log(line);
-console.log(
-  `  baseline  ${baseline.count} one-activity workflows, concurrency ${baseline.concurrency}: ${baseline.workflowsPerSecond.toFixed(1)} workflows/s`,
-);
-console.log(`  ratio     reconciliations/s ÷ bare workflows/s = ${ratio.toFixed(0)} % (goal ≥ 70 %)`);
+if (baseline) {
+  const ratio = (result.reconciliationsPerSecond / baseline.workflowsPerSecond) * 100;
+  console.log(`  baseline  ${baseline.count} one-activity workflows, concurrency ${baseline.concurrency}: ${baseline.workflowsPerSecond.toFixed(1)} workflows/s`);
+  console.log(`  ratio     reconciliations/s ÷ bare workflows/s = ${ratio.toFixed(0)} % (goal ≥ 70 %)`);
+}
 console.log(`  load      average before ${loadBefore}, after ${load()}`);
 await native.close();
 await database.close();

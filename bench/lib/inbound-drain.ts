@@ -37,6 +37,7 @@ export interface DrainOptions {
   sampleMs?: number;
   timeoutMs?: number;
   log?: (line: string) => void;
+  onSample?: (sample: DrainSample) => void;
 }
 
 export interface DrainSample {
@@ -192,6 +193,7 @@ export async function startInboundDrain(options: DrainOptions): Promise<InboundD
         await new Promise((r) => setTimeout(r, options.sampleMs ?? 1_000));
         latest = await sample();
         curve.push(latest);
+        options.onSample?.(latest);
         if (curve.length % 10 === 0)
           log(`  t=${latest.t.toFixed(0)}s acked ${latest.acked} started ${latest.started} posted ${latest.posted}`);
         if ((sendingDone && latest.posted >= acked) || Date.now() > deadline) break;
