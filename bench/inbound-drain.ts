@@ -58,7 +58,8 @@ const drain = await startInboundDrain({
   ...(args['json-samples'] ? { onSample: (sample) => console.log(`sample ${JSON.stringify(sample)}`) } : {}),
 });
 const result = await drain.done;
-const baseline = Number(args.baseline) > 0 ? await measureBaselineRate({ count: Number(args.baseline), concurrency: 32, address }) : null;
+const baseline =
+  Number(args.baseline) > 0 ? await measureBaselineRate({ count: Number(args.baseline), concurrency: 32, address }) : null;
 console.log(
   `bench:inbound-drain (shipped worker tuning: ${shipped.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS} workflow tasks, ${shipped.WORKER_MAX_CONCURRENT_ACTIVITIES} activities)`,
 );
@@ -77,7 +78,9 @@ console.log('  curve');
 for (const line of formatCurve(result.curve)) console.log(line);
 if (baseline) {
   const ratio = (result.reconciliationsPerSecond / baseline.workflowsPerSecond) * 100;
-  console.log(`  baseline  ${baseline.count} one-activity workflows, concurrency ${baseline.concurrency}: ${baseline.workflowsPerSecond.toFixed(1)} workflows/s`);
+  console.log(
+    `  baseline  ${baseline.count} one-activity workflows, concurrency ${baseline.concurrency}: ${baseline.workflowsPerSecond.toFixed(1)} workflows/s`,
+  );
   console.log(`  ratio     reconciliations/s ÷ bare workflows/s = ${ratio.toFixed(0)} % (goal ≥ 70 %)`);
 }
 console.log(`  load      average before ${loadBefore}, after ${load()}`);

@@ -49,4 +49,7 @@ export const resolutions = proxyActivities<ReturnType<typeof createResolutionAct
 
 // One try per query: the workflow's own loop retries with the profile's backoff and owns the timeout (I8).
 const ONE_TRY: ActivityOptions = { startToCloseTimeout: '20 seconds', retry: { maximumAttempts: 1 } };
-export const provider = localOnceLanded(proxyLocalActivities<ReconciliationActivities>(ONE_TRY), proxyActivities<ReconciliationActivities>(ONE_TRY));
+export const provider = localOnceLanded(
+  proxyLocalActivities<ReconciliationActivities>(ONE_TRY),
+  proxyActivities<ReconciliationActivities>(ONE_TRY),
+);
