@@ -57,6 +57,7 @@ const drain = await startInboundDrain({
   log: (line) => console.log(line),
   ...(args['json-samples'] ? { onSample: (sample) => console.log(`sample ${JSON.stringify(sample)}`) } : {}),
 });
+if (args['json-samples']) console.log(`queue ${drain.taskQueue}`);
 const result = await drain.done;
 const baseline =
   Number(args.baseline) > 0 ? await measureBaselineRate({ count: Number(args.baseline), concurrency: 32, address }) : null;

@@ -316,7 +316,7 @@ try {
     const reset = () => (receivedAt.clear(), (latencies.length = 0));
     const harness = { produce, waitForReceived, reset, latencies };
     const startRate = args['inbound-start-rate'] === undefined ? {} : { startRate: Number(args['inbound-start-rate']) };
-    results.push(...(await measureAgainstInboundDrain(harness, { webhooks: Number(args['inbound-burst']), count: COUNT, rate: RATE, seconds: STEADY_SECONDS, ...startRate })));
+    results.push(...(await measureAgainstInboundDrain(harness, { webhooks: Number(args['inbound-burst']), count: COUNT, rate: RATE, seconds: STEADY_SECONDS, temporal, ...startRate })));
   }
 } finally {
   await consumer.stop().catch(() => {});

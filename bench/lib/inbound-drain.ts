@@ -88,6 +88,8 @@ export interface InboundDrain {
   done: Promise<DrainResult>;
   /** The latest sample. */
   current(): DrainSample;
+  /** The run's private reconciliation task queue (to terminate what is left when the drain is cut short). */
+  taskQueue: string;
 }
 
 /** Starts the burst and returns at once; `done` resolves with the figures. Cleans up after itself. */
@@ -228,7 +230,7 @@ export async function startInboundDrain(options: DrainOptions): Promise<InboundD
       for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
     }
   })();
-  return { done, current: () => latest };
+  return { done, current: () => latest, taskQueue: queue };
 }
 
 /** The curve as a few lines: every `step`-th sample and the last. */
