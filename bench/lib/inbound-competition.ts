@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import type { Client } from '@temporalio/client';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
+import pLimit from 'p-limit';
 import type { DrainSample } from './inbound-drain.js';
 import { percentile } from './stats.js';
 
@@ -92,15 +93,22 @@ export async function measureAgainstInboundDrain(harness: DeliveryHarness, optio
   child.kill('SIGKILL');
   await exited;
   if (taskQueue) {
-    await options.temporal.workflowService
-      .startBatchOperation({
-        namespace: 'default',
-        jobId: `bench-inbound-cleanup-${taskQueue}`,
-        visibilityQuery: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`,
-        reason: 'bench:outbound --inbound-burst cleanup',
-        terminationOperation: {},
-      })
-      .catch((error: Error) => console.warn(`cleanup of the drain's workflows failed: ${error.message}`));
+    // One by one: the dev server runs one batch operation at a time, and other benches may hold it.
+    const limit = pLimit(16);
+    const open: Promise<unknown>[] = [];
+    for await (const run of options.temporal.workflow.list({
+      query: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`,
+    })) {
+      open.push(
+        limit(() =>
+          options.temporal.workflow
+            .getHandle(run.workflowId)
+            .terminate('bench:outbound --inbound-burst cleanup')
+            .catch(() => undefined),
+        ),
+      );
+    }
+    await Promise.all(open);
   }
   const drainRate = (after.posted - before.posted) / Math.max(0.001, after.t - before.t);
 
