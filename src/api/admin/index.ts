@@ -14,6 +14,7 @@ import { storableInput } from '../middleware/storable-input.js';
 import { accessRules, PUBLIC_ROUTES } from './access.js';
 import { registerApiKeys } from './api-keys.js';
 import { registerDocsPage } from './docs-page.js';
+import { registerEventStream } from './event-stream.js';
 import { registerEvents } from './events.js';
 import { registerExports } from './exports.js';
 import { registerLedger } from './ledger.js';
@@ -59,6 +60,7 @@ export function createAdminApp(deps: ApiDeps, services: ApiServices): AdminApp {
   // Resource modules register themselves here, one line each:
   registerWebhookEndpoints(admin, deps);
   registerWebhookDeliveries(admin, deps, services.deliveryAdmin);
+  registerEventStream(admin, deps); // M7; before /events/{id}, which would otherwise match /events/stream
   registerEvents(admin, services.deliveryAdmin);
   registerReconciliations(admin, deps);
   registerExports(admin, deps);
