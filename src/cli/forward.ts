@@ -34,7 +34,11 @@ export async function forward(
     const response = await fetchFn(url, {
       method: 'POST',
       redirect: 'manual',
-      headers: { 'content-type': 'application/json', 'user-agent': 'apipay-listen', [SIGNATURE_HEADER]: sign({ payload: event.body, secrets: [secret], timestamp }) },
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'apipay-listen',
+        [SIGNATURE_HEADER]: sign({ payload: event.body, secrets: [secret], timestamp }),
+      },
       body: event.body,
       signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
     });

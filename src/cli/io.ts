@@ -19,4 +19,5 @@ export const fail = (io: CliIo, code: string, message: string): number => {
 /** A1: a person's own key first; the bootstrap ADMIN_TOKEN only when no key is given (a fresh install). */
 export const tokenOf = (io: CliIo) => io.env.APIPAY_API_KEY || io.env.ADMIN_TOKEN;
 
-export const adminUrl = (io: CliIo, path: string) => `${(io.env.APIPAY_API_URL || DEFAULT_API_URL).replace(/\/+$/, '')}/admin/v1${path}`;
+export const adminUrl = (io: CliIo, path: string) =>
+  `${(io.env.APIPAY_API_URL || DEFAULT_API_URL).replace(/\/+$/, '')}/admin/v1${path}`;

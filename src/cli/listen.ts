@@ -10,7 +10,13 @@ import { readSse } from './sse.js';
 export const LISTEN_HELP =
   '  apipay listen --forward-to URL [--events payment.*,refund.succeeded] [--merchant ACCT] [--live] [--secret whsec_…]   (Ctrl-C to stop)';
 
-const OPTIONS = { 'forward-to': { type: 'string' }, events: { type: 'string' }, merchant: { type: 'string' }, live: { type: 'boolean' }, secret: { type: 'string' } } as const;
+const OPTIONS = {
+  'forward-to': { type: 'string' },
+  events: { type: 'string' },
+  merchant: { type: 'string' },
+  live: { type: 'boolean' },
+  secret: { type: 'string' },
+} as const;
 const GIVE_UP = new Set([400, 401, 403, 404]);
 const MAX_BACKOFF_MS = 10_000;
 
@@ -71,7 +77,11 @@ export async function runListen(args: string[], io: CliIo): Promise<number> {
     let response: Response;
     try {
       response = await io.fetch(url, {
-        headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', ...(lastId ? { 'last-event-id': lastId } : {}) },
+        headers: {
+          authorization: `Bearer ${token}`,
+          accept: 'text/event-stream',
+          ...(lastId ? { 'last-event-id': lastId } : {}),
+        },
         ...(signal ? { signal } : {}),
       });
     } catch (error) {
@@ -103,8 +113,13 @@ export async function runListen(args: string[], io: CliIo): Promise<number> {
         if (message.event === 'ready') {
           backoff = 500;
           if (!announced) {
-            const { merchant_account: account, livemode } = JSON.parse(message.data) as { merchant_account: string; livemode: boolean };
-            io.stdout.write(`Ready! Forwarding ${livemode ? 'live' : 'test'} events of ${account} to ${settings.forwardTo} (Ctrl-C to stop)\n`);
+            const { merchant_account: account, livemode } = JSON.parse(message.data) as {
+              merchant_account: string;
+              livemode: boolean;
+            };
+            io.stdout.write(
+              `Ready! Forwarding ${livemode ? 'live' : 'test'} events of ${account} to ${settings.forwardTo} (Ctrl-C to stop)\n`,
+            );
             io.stdout.write(`Your webhook signing secret is ${settings.secret}\n`);
             announced = true;
           }

@@ -7,7 +7,6 @@ import { LISTEN_HELP, runListen } from './listen.js';
 
 export { DEFAULT_API_URL, type CliIo } from './io.js';
 
-
 export function helpText(): string {
   const lines = COMMANDS.map((c) => `  apipay ${c.words.join(' ')} ${c.summary}`);
   return [

@@ -25,7 +25,12 @@ export async function* readSse(body: AsyncIterable<Uint8Array>): AsyncGenerator<
     for (const line of lines(final)) {
       if (line === '') {
         if (message.data.length > 0 || message.id !== undefined) {
-          yield { event: message.event ?? 'message', data: message.data.join('\n'), ...(message.id !== undefined ? { id: message.id } : {}), ...(message.retry !== undefined ? { retry: message.retry } : {}) };
+          yield {
+            event: message.event ?? 'message',
+            data: message.data.join('\n'),
+            ...(message.id !== undefined ? { id: message.id } : {}),
+            ...(message.retry !== undefined ? { retry: message.retry } : {}),
+          };
         }
         message = { data: [] };
         continue;

@@ -3,7 +3,10 @@
 import { createProducer } from './kafkajs.js';
 import type { KafkaSettings, Producer } from './types.js';
 
-export function lazyProducer(settings: KafkaSettings, connect: (s: KafkaSettings) => Promise<Producer> = createProducer): Producer {
+export function lazyProducer(
+  settings: KafkaSettings,
+  connect: (s: KafkaSettings) => Promise<Producer> = createProducer,
+): Producer {
   let connecting: Promise<Producer> | undefined;
   const producer = () => {
     connecting ??= connect(settings).catch((error: unknown) => {

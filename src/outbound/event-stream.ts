@@ -55,7 +55,9 @@ export function createEventStreamSource(deps: { db: Db; batchSize?: number }): E
     async next(filter, cursor) {
       // Drain the snapshot of a batch that hit the limit before taking a new one.
       const snapshot = cursor.within?.snapshot ?? (await snapshotNow());
-      const position = cursor.within ? sql`and (e.stream_xid, e.event_public_id) > (${cursor.within.xid}::xid8, ${cursor.within.eventId})` : sql``;
+      const position = cursor.within
+        ? sql`and (e.stream_xid, e.event_public_id) > (${cursor.within.xid}::xid8, ${cursor.within.eventId})`
+        : sql``;
       const rows = await db.execute<Row>(sql`
         select e.event_public_id as id, e.type, e.livemode, e.created_unix, e.body, e.stream_xid::text as xid
         from events e

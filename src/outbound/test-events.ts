@@ -6,15 +6,17 @@ import { newId } from '../shared/ids.js';
 
 type Sample = (ids: { object: string }) => Record<string, unknown>;
 
-const payment = (status: string, extra: Record<string, unknown> = {}): Sample => ({ object: id }) => ({
-  id,
-  object: 'payment',
-  amount: 2000,
-  currency: 'eur',
-  status,
-  description: 'ApiPay test event',
-  ...extra,
-});
+const payment =
+  (status: string, extra: Record<string, unknown> = {}): Sample =>
+  ({ object: id }) => ({
+    id,
+    object: 'payment',
+    amount: 2000,
+    currency: 'eur',
+    status,
+    description: 'ApiPay test event',
+    ...extra,
+  });
 
 const SAMPLES: Record<string, { prefix: string; body: Sample }> = {
   'payment.succeeded': { prefix: 'pay', body: payment('succeeded') },
@@ -23,11 +25,25 @@ const SAMPLES: Record<string, { prefix: string; body: Sample }> = {
   'payment.reversed': { prefix: 'pay', body: payment('reversed') },
   'refund.succeeded': {
     prefix: 're',
-    body: ({ object: id }) => ({ id, object: 'refund', amount: 500, currency: 'eur', status: 'succeeded', payment: 'pay_test_sample' }),
+    body: ({ object: id }) => ({
+      id,
+      object: 'refund',
+      amount: 500,
+      currency: 'eur',
+      status: 'succeeded',
+      payment: 'pay_test_sample',
+    }),
   },
   'dispute.created': {
     prefix: 'dp',
-    body: ({ object: id }) => ({ id, object: 'dispute', amount: 2000, currency: 'eur', status: 'needs_response', payment: 'pay_test_sample' }),
+    body: ({ object: id }) => ({
+      id,
+      object: 'dispute',
+      amount: 2000,
+      currency: 'eur',
+      status: 'needs_response',
+      payment: 'pay_test_sample',
+    }),
   },
 };
 

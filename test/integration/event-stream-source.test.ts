@@ -20,7 +20,14 @@ afterAll(async () => {
 
 const row = (merchantAccount: string, type = 'payment.succeeded', livemode = false) => {
   const id = uniqueEventId();
-  return { eventPublicId: id, merchantAccount, type, livemode, createdUnix: 1_780_000_000, body: Buffer.from(JSON.stringify({ id, marker: randomUUID() })) };
+  return {
+    eventPublicId: id,
+    merchantAccount,
+    type,
+    livemode,
+    createdUnix: 1_780_000_000,
+    body: Buffer.from(JSON.stringify({ id, marker: randomUUID() })),
+  };
 };
 const insert = async (...rows: ReturnType<typeof row>[]) => {
   for (const r of rows) await database.db.insert(events).values(r); // one transaction each
@@ -53,7 +60,13 @@ describe('M7 event stream source (snapshot cursor)', () => {
     try {
       await open`begin`;
       await open`insert into events (event_public_id, merchant_account, type, livemode, created_unix, body) values (${late.eventPublicId}, ${account}, ${late.type}, false, ${late.createdUnix}, ${late.body})`;
-      const committed = await insert(row(account), row(account), row(account), row(uniqueMerchant('stream-other')), row(account, 'payment.succeeded', true));
+      const committed = await insert(
+        row(account),
+        row(account),
+        row(account),
+        row(uniqueMerchant('stream-other')),
+        row(account, 'payment.succeeded', true),
+      );
 
       const first = await drain(source, filter, start);
       expect(first.got.map((e) => e.id)).toEqual(committed.slice(0, 3)); // commit order; not the open one, not the others
@@ -68,7 +81,10 @@ describe('M7 event stream source (snapshot cursor)', () => {
       const all = [...first.got, ...second.got];
       for (const [i, e] of all.entries()) {
         const rest = await drain(source, filter, decodeCursor(e.cursor));
-        expect(rest.got.map((r) => r.id), `after event ${i}`).toEqual(all.slice(i + 1).map((r) => r.id));
+        expect(
+          rest.got.map((r) => r.id),
+          `after event ${i}`,
+        ).toEqual(all.slice(i + 1).map((r) => r.id));
       }
     } finally {
       await open`rollback`.catch(() => undefined);
@@ -80,10 +96,16 @@ describe('M7 event stream source (snapshot cursor)', () => {
     const account = uniqueMerchant('stream-filter');
     const source = createEventStreamSource({ db: database.db, batchSize: 2 });
     const start = await source.now();
-    const [refund, payment, live] = await insert(row(account, 'refund.succeeded'), row(account, 'payment.failed'), row(account, 'payment.succeeded', true));
+    const [refund, payment, live] = await insert(
+      row(account, 'refund.succeeded'),
+      row(account, 'payment.failed'),
+      row(account, 'payment.succeeded', true),
+    );
     const test = await drain(source, { merchantAccount: account, livemode: false, matches: typeMatcher(['payment.*']) }, start);
     expect(test.got.map((e) => e.id)).toEqual([payment]);
-    expect((await drain(source, { merchantAccount: account, livemode: false, matches: typeMatcher(['*']) }, test.cursor)).got).toEqual([]);
+    expect(
+      (await drain(source, { merchantAccount: account, livemode: false, matches: typeMatcher(['*']) }, test.cursor)).got,
+    ).toEqual([]);
     const liveOnly = await drain(source, { merchantAccount: account, livemode: true, matches: typeMatcher([]) }, start);
     expect(liveOnly.got.map((e) => e.id)).toEqual([live]);
     expect(refund).toBeDefined();

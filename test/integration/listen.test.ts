@@ -50,8 +50,22 @@ beforeAll(async () => {
   server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
   await new Promise((resolve) => server.once('listening', resolve));
   apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  consumer = createBatchConsumer({ brokers: KAFKA_BROKERS, clientId: 'listen-test-dispatcher', topic, groupId: profile.outbound.kafka.group });
-  await runDispatcher(consumer, createOutboundBatchHandler({ db: database.db, temporal: temporal.client, taskQueue: taskQueues.delivery, profile, logger: testLogger }));
+  consumer = createBatchConsumer({
+    brokers: KAFKA_BROKERS,
+    clientId: 'listen-test-dispatcher',
+    topic,
+    groupId: profile.outbound.kafka.group,
+  });
+  await runDispatcher(
+    consumer,
+    createOutboundBatchHandler({
+      db: database.db,
+      temporal: temporal.client,
+      taskQueue: taskQueues.delivery,
+      profile,
+      logger: testLogger,
+    }),
+  );
   receiver = await startReceiver();
   callers.merchant = await createKey(app, 'merchant', mine, 'listen-mine');
   callers.other = await createKey(app, 'merchant', theirs, 'listen-theirs');
@@ -71,11 +85,19 @@ afterAll(async () => {
 });
 
 const trigger = async (caller: Caller, type: string, merchant?: string) => {
-  const res = await callAs(app, caller.token, 'POST', '/events/trigger', { type, ...(merchant ? { merchant_account: merchant } : {}) });
+  const res = await callAs(app, caller.token, 'POST', '/events/trigger', {
+    type,
+    ...(merchant ? { merchant_account: merchant } : {}),
+  });
   expect(res.status, res.text).toBe(202);
   return res.json.id as string;
 };
-const stored = (ids: string[]) => waitFor(async () => (await database.db.select().from(events).where(inArray(events.eventPublicId, ids))).length === ids.length, 30_000, `events ${ids.join(',')} stored`);
+const stored = (ids: string[]) =>
+  waitFor(
+    async () => (await database.db.select().from(events).where(inArray(events.eventPublicId, ids))).length === ids.length,
+    30_000,
+    `events ${ids.join(',')} stored`,
+  );
 
 /** The real CLI (src/cli/index.ts) as a child process; its stdout collected. */
 function startCli(args: string[], token: string) {
@@ -117,7 +139,11 @@ async function openStream(token: string, query = '', lastEventId?: string) {
 describe('M7 apipay listen and apipay trigger', () => {
   it('M7 listen → trigger: the local server gets a POST signed with the printed secret, one line is printed, other merchants and filtered types are not forwarded; Ctrl-C exits 0', async () => {
     const cli = startCli(['listen', '--forward-to', `${receiver.url}/hooks`, '--events', 'payment.*'], callers.merchant.token);
-    const secret = (await waitFor(() => /signing secret is (whsec_\S+)/.exec(cli.out.stdout)?.[1], 60_000, `the secret line (${cli.out.stderr})`))!;
+    const secret = (await waitFor(
+      () => /signing secret is (whsec_\S+)/.exec(cli.out.stdout)?.[1],
+      60_000,
+      `the secret line (${cli.out.stderr})`,
+    ))!;
     expect(cli.out.stdout).toContain(`events of ${mine}`);
 
     const skipped = await trigger(callers.merchant, 'refund.succeeded'); // not payment.*: not forwarded
@@ -132,7 +158,9 @@ describe('M7 apipay listen and apipay trigger', () => {
     expect(() => verify(got.body, got.headers['apipay-signature'] as string, secret)).not.toThrow();
     expect(() => verify(got.body, got.headers['apipay-signature'] as string, 'whsec_some_other_secret')).toThrow();
     const line = await waitFor(() => cli.out.stdout.split('\n').find((l) => l.includes(id)), 10_000, 'the delivery line');
-    expect(line).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ  payment\\.succeeded  ${id}  \\[200\\]  \\d+ ms$`));
+    expect(line).toMatch(
+      new RegExp(`^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ  payment\\.succeeded  ${id}  \\[200\\]  \\d+ ms$`),
+    );
 
     await expectNoMore(() => receiver.received.filter((r) => r.path === '/hooks').length, 1, 1_500, 'forwarded POSTs');
     for (const other of [skipped, foreign, foreignByStaff]) expect(cli.out.stdout).not.toContain(other);
@@ -159,7 +187,13 @@ describe('M7 apipay listen and apipay trigger', () => {
     const after = await resumed.take(2);
     expect(after.map((m) => JSON.parse(m.data).id)).toEqual([e2, e3]);
     const sent = JSON.parse(after[0]!.data);
-    expect(sent).toEqual({ id: e2, type: 'payment.pending', livemode: false, created: expect.any(Number), body: expect.any(String) });
+    expect(sent).toEqual({
+      id: e2,
+      type: 'payment.pending',
+      livemode: false,
+      created: expect.any(Number),
+      body: expect.any(String),
+    });
     expect(JSON.parse(sent.body)).toMatchObject({ id: e2, account: mine, data: { test_event: true } });
     resumed.close();
 
@@ -187,6 +221,13 @@ describe('M7 apipay listen and apipay trigger', () => {
     const unknown = await callAs(app, callers.merchant.token, 'POST', '/events/trigger', { type: 'payment.nope' });
     expect(unknown.status).toBe(400);
     expect(unknown.json.error.message).toContain('payment.succeeded');
-    expect((await callAs(app, callers.merchant.token, 'POST', '/events/trigger', { type: 'payment.succeeded', merchant_account: theirs })).status).toBe(404);
+    expect(
+      (
+        await callAs(app, callers.merchant.token, 'POST', '/events/trigger', {
+          type: 'payment.succeeded',
+          merchant_account: theirs,
+        })
+      ).status,
+    ).toBe(404);
   });
 });

@@ -21,8 +21,12 @@ const all = async <T>(gen: AsyncIterable<T>) => {
 
 describe('M7 SSE reader', () => {
   it('M7 reads events split anywhere across chunks, CRLF or LF, multi-line data, comments, id and retry; drops an unterminated tail', async () => {
-    const text = ': hello\r\nevent: ready\r\nid: c1\r\nretry: 1000\r\ndata: {"a":1}\r\n\r\nevent: event\nid: c2\ndata: line1\ndata: line2\n\ndata: plain\n\nid: c3\n\nevent: event\ndata: cut';
-    const split = [...text].reduce<string[]>((acc, ch, i) => (i % 7 === 0 ? [...acc, ch] : [...acc.slice(0, -1), acc[acc.length - 1] + ch]), []);
+    const text =
+      ': hello\r\nevent: ready\r\nid: c1\r\nretry: 1000\r\ndata: {"a":1}\r\n\r\nevent: event\nid: c2\ndata: line1\ndata: line2\n\ndata: plain\n\nid: c3\n\nevent: event\ndata: cut';
+    const split = [...text].reduce<string[]>(
+      (acc, ch, i) => (i % 7 === 0 ? [...acc, ch] : [...acc.slice(0, -1), acc[acc.length - 1] + ch]),
+      [],
+    );
     for (const parts of [[text], split]) {
       expect(await all(readSse(chunks(...parts)))).toEqual([
         { event: 'ready', id: 'c1', retry: 1000, data: '{"a":1}' },
@@ -63,7 +67,13 @@ describe('M7 trigger', () => {
       const parsed = parseEnvelope(Buffer.from(JSON.stringify(envelope)));
       expect(parsed.ok, type).toBe(true);
       const body = JSON.parse(parsed.ok ? parsed.event.body.toString() : '{}');
-      expect(body).toMatchObject({ type, account: 'acct_1', livemode: false, created: 1_796_083_200, data: { test_event: true } });
+      expect(body).toMatchObject({
+        type,
+        account: 'acct_1',
+        livemode: false,
+        created: 1_796_083_200,
+        data: { test_event: true },
+      });
     }
     expect(testEventEnvelope('payment.nope', 'acct_1', new Date())).toBeUndefined();
   });
@@ -71,12 +81,18 @@ describe('M7 trigger', () => {
   it('M7 `apipay trigger TYPE` and `events trigger TYPE --merchant` post to /events/trigger', async () => {
     for (const [argv, body] of [
       [['trigger', 'payment.succeeded'], { type: 'payment.succeeded' }],
-      [['events', 'trigger', 'refund.succeeded', '--merchant', 'acct_9'], { type: 'refund.succeeded', merchant_account: 'acct_9' }],
+      [
+        ['events', 'trigger', 'refund.succeeded', '--merchant', 'acct_9'],
+        { type: 'refund.succeeded', merchant_account: 'acct_9' },
+      ],
     ] as const) {
       const seen: { url: string; init: RequestInit }[] = [];
       const io = {
         env: { APIPAY_API_KEY: 'apk_x', APIPAY_API_URL: 'http://api.test' },
-        fetch: (async (url: string, init: RequestInit) => (seen.push({ url, init }), Response.json({ id: 'evt_1' }, { status: 202 }))) as unknown as typeof fetch,
+        fetch: (async (url: string, init: RequestInit) => (
+          seen.push({ url, init }),
+          Response.json({ id: 'evt_1' }, { status: 202 })
+        )) as unknown as typeof fetch,
         stdout: { write: () => true },
         stderr: { write: () => true },
       };
@@ -89,14 +105,31 @@ describe('M7 trigger', () => {
 });
 
 describe('M7 listen against a fake API and local server', () => {
-  const sse = (...messages: string[]) => new Response(new ReadableStream({ start: (c) => (messages.forEach((m) => c.enqueue(new TextEncoder().encode(m))), c.close()) }), { headers: { 'content-type': 'text/event-stream' } });
+  const sse = (...messages: string[]) =>
+    new Response(
+      new ReadableStream({ start: (c) => (messages.forEach((m) => c.enqueue(new TextEncoder().encode(m))), c.close()) }),
+      { headers: { 'content-type': 'text/event-stream' } },
+    );
 
   it('M7 usage errors name the flag', async () => {
     const harness = () => {
       let err = '';
-      return { io: { env: { APIPAY_API_KEY: 'apk_x' }, fetch: fetch, stdout: { write: () => true }, stderr: { write: (t: string) => (err += t) } }, err: () => err };
+      return {
+        io: {
+          env: { APIPAY_API_KEY: 'apk_x' },
+          fetch: fetch,
+          stdout: { write: () => true },
+          stderr: { write: (t: string) => (err += t) },
+        },
+        err: () => err,
+      };
     };
-    for (const [args, text] of [[[], '--forward-to'], [['--forward-to', 'ftp://x'], 'http'], [['--forward-to', 'http://l/h', '--secret', 'nope'], '--secret'], [['--forward-to', 'http://l/h', '--bogus'], 'bogus']] as const) {
+    for (const [args, text] of [
+      [[], '--forward-to'],
+      [['--forward-to', 'ftp://x'], 'http'],
+      [['--forward-to', 'http://l/h', '--secret', 'nope'], '--secret'],
+      [['--forward-to', 'http://l/h', '--bogus'], 'bogus'],
+    ] as const) {
       const h = harness();
       expect(await runCli(['listen', ...args], h.io)).toBe(1);
       expect(JSON.parse(h.err()).error).toMatchObject({ code: 'usage', message: expect.stringContaining(text) });
@@ -118,15 +151,29 @@ describe('M7 listen against a fake API and local server', () => {
       }
       streams.push(headers);
       expect(String(url)).toBe('http://api.test/admin/v1/events/stream?merchant_account=acct_1&events=payment.*');
-      const event = (cursor: string, id: string) => `event: event\nid: ${cursor}\ndata: ${JSON.stringify({ id, type: 'payment.succeeded', livemode: false, created: 1, body: body(id) })}\n\n`;
+      const event = (cursor: string, id: string) =>
+        `event: event\nid: ${cursor}\ndata: ${JSON.stringify({ id, type: 'payment.succeeded', livemode: false, created: 1, body: body(id) })}\n\n`;
       return streams.length === 1
         ? sse(`event: ready\nid: 1:1:\ndata: {"merchant_account":"acct_1","livemode":false}\n\n`, event('c-1', 'evt_1'))
-        : sse(`event: ready\nid: c-1\ndata: {"merchant_account":"acct_1","livemode":false}\n\n`, event('c-2', 'evt_2'), event('c-3', 'evt_3'));
+        : sse(
+            `event: ready\nid: c-1\ndata: {"merchant_account":"acct_1","livemode":false}\n\n`,
+            event('c-2', 'evt_2'),
+            event('c-3', 'evt_3'),
+          );
     }) as unknown as typeof fetch;
     let out = '';
-    const io = { env: { APIPAY_API_KEY: 'apk_x', APIPAY_API_URL: 'http://api.test' }, fetch: fakeFetch, stdout: { write: (t: string) => (out += t) }, stderr: { write: () => true }, signal: stop.signal };
+    const io = {
+      env: { APIPAY_API_KEY: 'apk_x', APIPAY_API_URL: 'http://api.test' },
+      fetch: fakeFetch,
+      stdout: { write: (t: string) => (out += t) },
+      stderr: { write: () => true },
+      signal: stop.signal,
+    };
 
-    const code = await runCli(['listen', '--forward-to', 'http://local.test/hooks', '--merchant', 'acct_1', '--events', 'payment.*', '--secret', secret], io);
+    const code = await runCli(
+      ['listen', '--forward-to', 'http://local.test/hooks', '--merchant', 'acct_1', '--events', 'payment.*', '--secret', secret],
+      io,
+    );
     expect(code).toBe(0);
     expect(streams.map((h) => h['last-event-id'])).toEqual([undefined, 'c-1']);
     expect(posts.map((p) => p.body)).toEqual([body('evt_1'), body('evt_2')]);
@@ -140,7 +187,11 @@ describe('M7 listen against a fake API and local server', () => {
   });
 
   it('M7 a local server that is down is a line too, not a crash', () => {
-    const line = deliveryLine(new Date('2026-12-01T18:30:00.123Z'), { id: 'evt_1', type: 'payment.failed', body: '{}' }, { status: null, error: 'ECONNREFUSED', latencyMs: 2 });
+    const line = deliveryLine(
+      new Date('2026-12-01T18:30:00.123Z'),
+      { id: 'evt_1', type: 'payment.failed', body: '{}' },
+      { status: null, error: 'ECONNREFUSED', latencyMs: 2 },
+    );
     expect(line).toBe('2026-12-01T18:30:00Z  payment.failed  evt_1  [error ECONNREFUSED]  2 ms\n');
   });
 });
