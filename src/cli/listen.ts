@@ -18,7 +18,10 @@ const OPTIONS = {
   secret: { type: 'string' },
 } as const;
 const GIVE_UP = new Set([400, 401, 403, 404]);
+const MIN_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 10_000;
+/** Three of the server's 15 s heartbeats. */
+const SILENCE_MS = 45_000;
 
 interface Settings {
   forwardTo: string;
@@ -72,74 +75,85 @@ export async function runListen(args: string[], io: CliIo): Promise<number> {
 
   let lastId: string | undefined;
   let announced = false;
-  let backoff = 500;
+  let backoff = MIN_BACKOFF_MS;
+  const retry = async (why: string) => {
+    io.stderr.write(`${why}; reconnecting\n`);
+    await sleep(backoff, signal);
+    backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+  };
   while (!signal?.aborted) {
-    let response: Response;
+    // Each connection has its own watchdog: a stream silent for longer than three heartbeats is dropped and reopened.
+    const connection = new AbortController();
+    const both = signal ? AbortSignal.any([signal, connection.signal]) : connection.signal;
+    let watchdog = setTimeout(() => connection.abort(), SILENCE_MS);
+    const alive = () => (clearTimeout(watchdog), (watchdog = setTimeout(() => connection.abort(), SILENCE_MS)));
     try {
-      response = await io.fetch(url, {
-        headers: {
+      let response: Response;
+      try {
+        const headers = {
           authorization: `Bearer ${token}`,
           accept: 'text/event-stream',
           ...(lastId ? { 'last-event-id': lastId } : {}),
-        },
-        ...(signal ? { signal } : {}),
-      });
-    } catch (error) {
-      if (signal?.aborted) break;
-      const cause = (error as { cause?: { code?: string } }).cause?.code;
-      io.stderr.write(`cannot reach ${new URL(url).origin} (${cause ?? (error as Error).message}); retrying\n`);
-      await sleep(backoff, signal);
-      backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
-      continue;
-    }
-    if (!response.ok) {
-      const text = await response.text().catch(() => '');
-      if (GIVE_UP.has(response.status)) {
-        try {
-          const body = JSON.parse(text) as { error?: { code?: string } };
-          if (body.error?.code) return (io.stderr.write(`${JSON.stringify(body)}\n`), 1);
-        } catch {
-          // not our error shape
-        }
-        return fail(io, `http_${response.status}`, text.slice(0, 500) || response.statusText);
+        };
+        response = await io.fetch(url, { headers, signal: both });
+      } catch (error) {
+        if (signal?.aborted) break;
+        const cause = (error as { cause?: { code?: string } }).cause?.code;
+        await retry(`cannot reach ${new URL(url).origin} (${cause ?? (error as Error).name})`);
+        continue;
       }
-      io.stderr.write(`the API answered ${response.status}; retrying\n`);
-      await sleep(backoff, signal);
-      backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
-      continue;
-    }
-    try {
-      for await (const message of readSse((response.body ?? new ReadableStream()) as unknown as AsyncIterable<Uint8Array>)) {
-        if (message.event === 'ready') {
-          backoff = 500;
-          if (!announced) {
-            const { merchant_account: account, livemode } = JSON.parse(message.data) as {
-              merchant_account: string;
-              livemode: boolean;
-            };
-            io.stdout.write(
-              `Ready! Forwarding ${livemode ? 'live' : 'test'} events of ${account} to ${settings.forwardTo} (Ctrl-C to stop)\n`,
-            );
-            io.stdout.write(`Your webhook signing secret is ${settings.secret}\n`);
+      if (!response.ok) {
+        const text = await response.text().catch(() => '');
+        if (GIVE_UP.has(response.status)) return failWith(io, response, text);
+        await retry(`the API answered ${response.status}`);
+        continue;
+      }
+      try {
+        for await (const message of readSse((response.body ?? new ReadableStream()) as unknown as AsyncIterable<Uint8Array>)) {
+          alive();
+          if (message.event === 'ready') {
+            backoff = MIN_BACKOFF_MS;
+            if (!announced) announce(io, settings, JSON.parse(message.data) as { merchant_account: string; livemode: boolean });
             announced = true;
+          } else if (message.event === 'event') {
+            const event = JSON.parse(message.data) as StreamedEvent;
+            const outcome = await forward(io.fetch, settings.forwardTo, event, settings.secret, signal ? { signal } : {});
+            if (signal?.aborted) break; // this event was not handled: not printed, and its id not taken
+            io.stdout.write(deliveryLine(new Date(), event, outcome));
+          } else if (message.event === 'error') {
+            io.stderr.write('the event stream failed on the server; resuming\n');
           }
-        } else if (message.event === 'event') {
-          const event = JSON.parse(message.data) as StreamedEvent;
-          const outcome = await forward(io.fetch, settings.forwardTo, event, settings.secret, signal ? { signal } : {});
-          if (signal?.aborted) break; // this event was not handled: not printed, and its id not taken
-          io.stdout.write(deliveryLine(new Date(), event, outcome));
-        } else if (message.event === 'error') {
-          io.stderr.write('the event stream failed on the server; resuming\n');
+          if (message.id !== undefined) lastId = message.id;
         }
-        if (message.id !== undefined) lastId = message.id;
+      } catch (error) {
+        if (signal?.aborted) break;
+        await retry(
+          connection.signal.aborted
+            ? `no message for ${SILENCE_MS / 1000} s`
+            : `the event stream broke (${(error as Error).name})`,
+        );
       }
-    } catch (error) {
-      if (signal?.aborted) break;
-      io.stderr.write(`the event stream broke (${(error as Error).name}); resuming\n`);
-      await sleep(backoff, signal);
-      backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+    } finally {
+      clearTimeout(watchdog);
     }
   }
   io.stdout.write('Stopped.\n');
   return 0;
+}
+
+function announce(io: CliIo, settings: Settings, ready: { merchant_account: string; livemode: boolean }) {
+  const mode = ready.livemode ? 'live' : 'test';
+  io.stdout.write(`Ready! Forwarding ${mode} events of ${ready.merchant_account} to ${settings.forwardTo} (Ctrl-C to stop)\n`);
+  io.stdout.write(`Your webhook signing secret is ${settings.secret}\n`);
+}
+
+/** The API's own error line when it answered in our shape, else an http_<status> one; exit code 1. */
+function failWith(io: CliIo, response: Response, text: string): number {
+  try {
+    const body = JSON.parse(text) as { error?: { code?: string } };
+    if (body.error?.code) return (io.stderr.write(`${JSON.stringify(body)}\n`), 1);
+  } catch {
+    // not our error shape
+  }
+  return fail(io, `http_${response.status}`, text.slice(0, 500) || response.statusText);
 }

@@ -197,6 +197,7 @@ export function registerEventStream(admin: AdminApp, deps: ApiDeps, options: Eve
           if (!batch.more) await stream.sleep(Math.min(pollMs, Math.max(0, deadline - Date.now())));
         }
         if (!stream.aborted) await stream.writeSSE({ event: 'ping', id: encodeCursor(cursor), data: '{}' });
+        logger.debug({ merchant_account: filter.merchantAccount, ended: stream.aborted ? 'client' : 'max_seconds' }, 'event stream ended');
       } catch (error) {
         // The message is ours, never the database's (it could carry parameters); the client resumes from its last id.
         logger.warn({ err: { name: (error as Error).name }, requestId: c.get('requestId') }, 'event stream failed');
