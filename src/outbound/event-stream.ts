@@ -64,6 +64,7 @@ export function createEventStreamSource(deps: { db: Db; batchSize?: number }): E
         where e.merchant_account = ${filter.merchantAccount}
           and e.livemode = ${filter.livemode}
           and e.stream_xid >= pg_snapshot_xmin(${cursor.after}::pg_snapshot)
+          and e.stream_xid < pg_snapshot_xmax(${snapshot}::pg_snapshot)
           and not pg_visible_in_snapshot(e.stream_xid, ${cursor.after}::pg_snapshot)
           and pg_visible_in_snapshot(e.stream_xid, ${snapshot}::pg_snapshot)
           ${position}
