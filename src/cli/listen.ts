@@ -121,7 +121,8 @@ export async function runListen(args: string[], io: CliIo): Promise<number> {
             if (signal?.aborted) break; // this event was not handled: not printed, and its id not taken
             io.stdout.write(deliveryLine(new Date(), event, outcome));
           } else if (message.event === 'error') {
-            io.stderr.write('the event stream failed on the server; resuming\n');
+            const reason = (JSON.parse(message.data) as { error?: { message?: string } }).error?.message ?? 'an error';
+            io.stderr.write(`the server ended the event stream (${reason}); resuming\n`);
           }
           if (message.id !== undefined) lastId = message.id;
         }

@@ -18,7 +18,7 @@ import type { BatchConsumer, Producer } from '../../src/kafka/types.js';
 import { verify } from '../../src/signing/index.js';
 import { callAs, createKey, type Caller } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
-import { KAFKA_BROKERS, TEST_DATABASE_URL } from '../helpers/env.js';
+import { KAFKA_BROKERS, TEST_ADMIN_TOKEN, TEST_DATABASE_URL } from '../helpers/env.js';
 import { startReceiver, uniqueMerchant } from '../helpers/outbound.js';
 import { testProfile } from '../helpers/profile.js';
 import { connectDevServer, testLogger, uniqueTaskQueues } from '../helpers/temporal.js';
@@ -203,6 +203,21 @@ describe('M7 apipay listen and apipay trigger', () => {
     const e4 = await trigger(callers.merchant, 'payment.succeeded');
     expect(JSON.parse((await fresh.take(1))[0]!.data).id).toBe(e4);
     fresh.close();
+  });
+
+  it('M7 A1 an open stream of a key that is revoked ends with an unauthorized error; reopening it answers 401', async () => {
+    const key = await createKey(app, 'merchant', mine, 'listen-revoked');
+    const stream = await openStream(key.token);
+    expect((await stream.next()).event).toBe('ready');
+    expect((await callAs(app, TEST_ADMIN_TOKEN, 'POST', `/api-keys/${key.id}/revoke`)).status).toBe(200);
+    let message: SseMessage;
+    do message = await stream.next();
+    while (message.event === 'ping');
+    expect(message.event).toBe('error');
+    expect(JSON.parse(message.data).error.code).toBe('unauthorized');
+    expect(await stream.next()).toBeUndefined(); // the server closed it
+    const again = await fetch(`${apiUrl}/admin/v1/events/stream`, { headers: { authorization: `Bearer ${key.token}` } });
+    expect(again.status).toBe(401);
   });
 
   it('M7 the stream refuses what it must: a viewer (no bodies), another account for a merchant key, a staff key without an account, a bad cursor; trigger knows its types', async () => {

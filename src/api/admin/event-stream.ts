@@ -1,9 +1,8 @@
-// M7 for `apipay listen` and `apipay trigger`: a Server-Sent Events stream of one merchant account's events (the
-// exact bodies its endpoints receive; never an endpoint, a secret or another account's event), resumable with
-// Last-Event-ID, and a route that publishes a sample test-mode event for the account to the outbound topic.
+// M7 for `apipay listen`: a Server-Sent Events stream of one merchant account's events (the exact bodies its
+// endpoints receive; never an endpoint, a secret or another account's event), resumable with Last-Event-ID.
 import { z } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
-import { scopeOf, type Principal } from '../../access/roles.js';
+import { createApiKeyService } from '../../access/api-keys.js';
 import { createEventStreamSource } from '../../outbound/event-stream.js';
 import {
   CursorError,
@@ -13,20 +12,14 @@ import {
   typeMatcher,
   type StreamCursor,
 } from '../../outbound/stream-cursor.js';
-import { TRIGGER_TYPES, testEventEnvelope } from '../../outbound/test-events.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError, errorBody } from '../errors.js';
 import { adminRoute } from './access.js';
 import type { AdminApp } from './app.js';
-import { errorResponses, json } from './outbound-schemas.js';
+import { accountOf, accountParam as account } from './merchant-scope.js';
+import { errorResponses } from './outbound-schemas.js';
 
 const tags = ['Events'];
-const account = z
-  .string()
-  .min(1)
-  .max(200)
-  .optional()
-  .openapi({ description: 'staff keys: the account (required); a merchant key: its own (default)' });
 const globs = (text: string | undefined) =>
   (text ?? '')
     .split(',')
@@ -77,62 +70,6 @@ const streamRoute = adminRoute(
   },
 );
 
-const triggerResult = z
-  .object({
-    id: z.string(),
-    object: z.literal('event'),
-    type: z.string(),
-    merchant_account: z.string(),
-    livemode: z.literal(false),
-    test_event: z.literal(true),
-  })
-  .openapi('TriggeredEvent');
-const triggerRoute = adminRoute(
-  { role: 'operator', merchant: true },
-  {
-    method: 'post',
-    path: '/events/trigger',
-    tags,
-    summary:
-      'Publish a sample test-mode event for the account to the outbound topic; it is delivered like any event (M7, `apipay trigger`)',
-    request: {
-      body: {
-        content: {
-          'application/json': {
-            schema: z
-              .strictObject({
-                type: z.string().min(1).max(200).openapi({ example: 'payment.succeeded' }),
-                merchant_account: account,
-              })
-              .openapi('TriggerRequest'),
-          },
-        },
-        required: true,
-      },
-    },
-    responses: {
-      202: json(triggerResult, 'Published; the dispatcher fans it out to the endpoints subscribed to it'),
-      ...errorResponses,
-      503: json(z.object({ error: z.object({ code: z.string(), message: z.string() }) }), 'Kafka is not reachable; try again'),
-    },
-  },
-);
-
-/** A merchant key: its own account (another one does not exist for it); a staff key must name one. */
-function accountOf(principal: Principal, requested: string | undefined): string {
-  const own = scopeOf(principal);
-  if (own !== undefined) {
-    if (requested !== undefined && requested !== own) throw new ApiError('not_found', 'merchant account does not exist');
-    return own;
-  }
-  if (requested === undefined) {
-    throw new ApiError('validation_failed', 'merchant_account: required with a staff key', {
-      issues: [{ field: 'merchant_account', message: 'required with a staff key' }],
-    });
-  }
-  return requested;
-}
-
 function resumeCursor(header: string | undefined): StreamCursor | undefined {
   if (header === undefined || header.trim() === '') return undefined;
   try {
@@ -148,12 +85,18 @@ function resumeCursor(header: string | undefined): StreamCursor | undefined {
 export interface EventStreamOptions {
   pollMs?: number;
   heartbeatMs?: number;
+  /** How often an open stream checks that its API key is still valid (A1: a revoked key stops within this). */
+  recheckMs?: number;
 }
+
+class RevokedError extends Error {}
 
 export function registerEventStream(admin: AdminApp, deps: ApiDeps, options: EventStreamOptions = {}): void {
   const source = createEventStreamSource({ db: deps.db });
   const pollMs = options.pollMs ?? 250;
   const heartbeatMs = options.heartbeatMs ?? 15_000;
+  const recheckMs = options.recheckMs ?? 5_000;
+  const keys = createApiKeyService({ db: deps.db, ...(deps.now ? { now: deps.now } : {}) });
 
   admin.openapi(streamRoute, async (c) => {
     const query = c.req.valid('query');
@@ -166,6 +109,14 @@ export function registerEventStream(admin: AdminApp, deps: ApiDeps, options: Eve
     let cursor = resumed ?? (await source.now());
     const deadline = Date.now() + (query.max_seconds ?? 300) * 1000;
     const logger = c.get('logger');
+    // The bootstrap token is not a key and cannot be revoked; a key is checked again while the stream is open.
+    const token = /^Bearer (apk_\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1];
+    let checkedAt = Date.now();
+    const stillValid = async () => {
+      if (token === undefined || Date.now() - checkedAt < recheckMs) return;
+      checkedAt = Date.now();
+      if (!(await keys.authenticate(token))) throw new RevokedError();
+    };
     return streamSSE(c, async (stream) => {
       try {
         await stream.writeSSE({
@@ -180,6 +131,7 @@ export function registerEventStream(admin: AdminApp, deps: ApiDeps, options: Eve
         });
         let quietSince = Date.now();
         while (!stream.aborted && !stream.closed && Date.now() < deadline) {
+          await stillValid();
           const batch = await source.next(filter, cursor);
           for (const e of batch.events) {
             await stream.writeSSE({
@@ -197,8 +149,15 @@ export function registerEventStream(admin: AdminApp, deps: ApiDeps, options: Eve
           if (!batch.more) await stream.sleep(Math.min(pollMs, Math.max(0, deadline - Date.now())));
         }
         if (!stream.aborted) await stream.writeSSE({ event: 'ping', id: encodeCursor(cursor), data: '{}' });
-        logger.debug({ merchant_account: filter.merchantAccount, ended: stream.aborted ? 'client' : 'max_seconds' }, 'event stream ended');
+        logger.debug(
+          { merchant_account: filter.merchantAccount, ended: stream.aborted ? 'client' : 'max_seconds' },
+          'event stream ended',
+        );
       } catch (error) {
+        if (error instanceof RevokedError) {
+          await stream.writeSSE({ event: 'error', data: JSON.stringify(errorBody('unauthorized', 'the API key was revoked')) });
+          return;
+        }
         // The message is ours, never the database's (it could carry parameters); the client resumes from its last id.
         logger.warn({ err: { name: (error as Error).name }, requestId: c.get('requestId') }, 'event stream failed');
         await stream.writeSSE({
@@ -207,36 +166,5 @@ export function registerEventStream(admin: AdminApp, deps: ApiDeps, options: Eve
         });
       }
     }) as never;
-  });
-
-  admin.openapi(triggerRoute, async (c) => {
-    const body = c.req.valid('json');
-    const merchantAccount = accountOf(c.get('principal'), body.merchant_account);
-    const envelope = testEventEnvelope(body.type, merchantAccount, deps.now?.() ?? new Date());
-    if (!envelope) {
-      const message = `must be one of ${TRIGGER_TYPES.join(', ')}`;
-      throw new ApiError('validation_failed', `type: ${message}`, { issues: [{ field: 'type', message }] });
-    }
-    if (!deps.producer) throw new ApiError('unavailable', 'this API process publishes no events (no Kafka producer)');
-    try {
-      await deps.producer.send(deps.profile.outbound.kafka.topic, [{ key: merchantAccount, value: JSON.stringify(envelope) }]);
-    } catch (error) {
-      c.get('logger').warn(
-        { err: { name: (error as Error).name, message: (error as Error).message } },
-        'test event not published',
-      );
-      throw new ApiError('unavailable', 'the event could not be published to Kafka; try again', undefined, 5);
-    }
-    return c.json(
-      {
-        id: envelope.id,
-        object: 'event' as const,
-        type: envelope.type,
-        merchant_account: merchantAccount,
-        livemode: false as const,
-        test_event: true as const,
-      },
-      202,
-    );
   });
 }
