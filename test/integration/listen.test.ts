@@ -13,7 +13,8 @@ import { createDatabase, type Database } from '../../src/db/client.js';
 import { events } from '../../src/db/schema/index.js';
 import { createOutboundBatchHandler } from '../../src/dispatcher/outbound-handler.js';
 import { runDispatcher } from '../../src/dispatcher/run.js';
-import { createBatchConsumer, createKafkaAdmin, createProducer } from '../../src/kafka/kafkajs.js';
+import { createBatchConsumer, createKafkaAdmin } from '../../src/kafka/kafkajs.js';
+import { lazyProducer } from '../../src/kafka/lazy-producer.js';
 import type { BatchConsumer, Producer } from '../../src/kafka/types.js';
 import { verify } from '../../src/signing/index.js';
 import { callAs, createKey, type Caller } from '../helpers/access.js';
@@ -43,7 +44,7 @@ beforeAll(async () => {
   database = createDatabase(TEST_DATABASE_URL, { max: 8 });
   temporal = await connectDevServer();
   await kafkaAdmin.createTopic(topic, 1);
-  producer = await createProducer({ brokers: KAFKA_BROKERS, clientId: 'listen-test-api' });
+  producer = lazyProducer({ brokers: KAFKA_BROKERS, clientId: 'listen-test-api' }); // as src/processes/api.ts builds it
   const taskQueues = uniqueTaskQueues('listen');
   const profile = testProfile({ outbound: { kafka: { topic, group: `listen-${randomUUID().slice(0, 8)}` } } });
   app = testApp({ db: database.db, temporal: temporal.client, taskQueues, profile, producer });

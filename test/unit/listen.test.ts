@@ -9,6 +9,7 @@ import { decodeCursor, encodeCursor, isSnapshot, typeMatcher } from '../../src/o
 import { TRIGGER_TYPES, testEventEnvelope } from '../../src/outbound/test-events.js';
 import { parseEnvelope } from '../../src/dispatcher/envelope.js';
 import { verify } from '../../src/signing/index.js';
+import { lazyProducer } from '../../src/kafka/lazy-producer.js';
 
 async function* chunks(...parts: string[]) {
   for (const p of parts) yield new TextEncoder().encode(p);
@@ -193,5 +194,26 @@ describe('M7 listen against a fake API and local server', () => {
       { status: null, error: 'ECONNREFUSED', latencyMs: 2 },
     );
     expect(line).toBe('2026-12-01T18:30:00Z  payment.failed  evt_1  [error ECONNREFUSED]  2 ms\n');
+  });
+});
+
+describe('M7 the API process connects to Kafka lazily (R5)', () => {
+  it('M7 no connection until the first send; a failed connect is not cached; close closes what was opened', async () => {
+    let connects = 0;
+    const sent: string[] = [];
+    let closed = 0;
+    const producer = lazyProducer({ brokers: ['unused:1'], clientId: 'unit' }, async () => {
+      connects += 1;
+      if (connects === 1) throw new Error('broker down');
+      return { send: async (topic) => void sent.push(topic), close: async () => void (closed += 1) };
+    });
+    expect(connects).toBe(0);
+    await expect(producer.send('t', [{ value: 'x' }])).rejects.toThrow('broker down');
+    await producer.send('t1', [{ value: 'x' }]);
+    await producer.send('t2', [{ value: 'y' }]);
+    expect(connects).toBe(2);
+    expect(sent).toEqual(['t1', 't2']);
+    await producer.close();
+    expect(closed).toBe(1);
   });
 });
