@@ -108,11 +108,12 @@ export async function runListen(args: string[], io: CliIo): Promise<number> {
         await retry(`the API answered ${response.status}`);
         continue;
       }
+      let serverError: string | undefined;
       try {
         for await (const message of readSse((response.body ?? new ReadableStream()) as unknown as AsyncIterable<Uint8Array>)) {
           alive();
+          if (message.event === 'event' || message.event === 'ping') backoff = MIN_BACKOFF_MS; // the stream works
           if (message.event === 'ready') {
-            backoff = MIN_BACKOFF_MS;
             if (!announced) announce(io, settings, JSON.parse(message.data) as { merchant_account: string; livemode: boolean });
             announced = true;
           } else if (message.event === 'event') {
@@ -121,11 +122,12 @@ export async function runListen(args: string[], io: CliIo): Promise<number> {
             if (signal?.aborted) break; // this event was not handled: not printed, and its id not taken
             io.stdout.write(deliveryLine(new Date(), event, outcome));
           } else if (message.event === 'error') {
-            const reason = (JSON.parse(message.data) as { error?: { message?: string } }).error?.message ?? 'an error';
-            io.stderr.write(`the server ended the event stream (${reason}); resuming\n`);
+            serverError = (JSON.parse(message.data) as { error?: { message?: string } }).error?.message ?? 'an error';
           }
           if (message.id !== undefined) lastId = message.id;
         }
+        // A stream the server ended on purpose (max_seconds) is reopened at once; one it ended on an error after a wait.
+        if (serverError !== undefined && !signal?.aborted) await retry(`the server ended the event stream (${serverError})`);
       } catch (error) {
         if (signal?.aborted) break;
         await retry(

@@ -187,6 +187,34 @@ describe('M7 listen against a fake API and local server', () => {
     expect(out.trimEnd().endsWith('Stopped.')).toBe(true);
   });
 
+  it('M7 a stream the server ends with an error is reopened after a wait, from the last id', async () => {
+    const stop = new AbortController();
+    const connects: { at: number; lastId: string | undefined }[] = [];
+    let err = '';
+    const fakeFetch = (async (url: string, init: RequestInit) => {
+      if (String(url).startsWith('http://local.test')) {
+        stop.abort();
+        return new Response('ok');
+      }
+      connects.push({ at: Date.now(), lastId: ((init.headers ?? {}) as Record<string, string>)['last-event-id'] });
+      const ready = `event: ready\nid: r\ndata: {"merchant_account":"acct_1","livemode":false}\n\n`;
+      const event = `event: event\nid: c-2\ndata: ${JSON.stringify({ id: 'evt_2', type: 't', body: '{}' })}\n\n`;
+      const error = `event: error\ndata: {"error":{"code":"unavailable","message":"the event stream failed"}}\n\n`;
+      return connects.length === 1 ? sse(ready, 'event: ping\nid: c-1\ndata: {}\n\n', error) : sse(ready, event);
+    }) as unknown as typeof fetch;
+    const io = {
+      env: { APIPAY_API_KEY: 'apk_x', APIPAY_API_URL: 'http://api.test' },
+      fetch: fakeFetch,
+      stdout: { write: () => true },
+      stderr: { write: (t: string) => (err += t) },
+      signal: stop.signal,
+    };
+    expect(await runCli(['listen', '--forward-to', 'http://local.test/hooks'], io)).toBe(0);
+    expect(connects.map((c) => c.lastId)).toEqual([undefined, 'c-1']);
+    expect(connects[1]!.at - connects[0]!.at).toBeGreaterThanOrEqual(400);
+    expect(err).toContain('the server ended the event stream (the event stream failed); reconnecting');
+  });
+
   it('M7 a local server that is down is a line too, not a crash', () => {
     const line = deliveryLine(
       new Date('2026-12-01T18:30:00.123Z'),
