@@ -23,6 +23,8 @@ export function helpText(): string {
     '(2026-12-01, midnight UTC) or an ISO 8601 date-time with offset; --since is inclusive, --until exclusive.',
     '',
     `environment: APIPAY_API_URL (default ${DEFAULT_API_URL}), APIPAY_API_KEY (an apk_… key; or ADMIN_TOKEN, the bootstrap admin)`,
+    'config file: ~/.config/apipay/config.json (or $APIPAY_CONFIG) {"api_url": "…", "api_key": "apk_…"}; the environment wins',
+    'the operator of a resolution, adjustment or retry is your API key (--operator is no longer needed)',
     '',
   ].join('\n');
 }
@@ -75,7 +77,7 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
     throw error;
   }
   const token = tokenOf(io);
-  if (!token) return fail(io, 'usage', 'APIPAY_API_KEY (or ADMIN_TOKEN) is not set');
+  if (!token) return fail(io, 'usage', 'APIPAY_API_KEY (or api_key in ~/.config/apipay/config.json, or ADMIN_TOKEN) is not set');
 
   const url = urlFor(io, request);
   let response: Response;

@@ -6,11 +6,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
-import { inArray } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSse, type SseMessage } from '../../src/cli/sse.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
-import { events } from '../../src/db/schema/index.js';
+import { auditEvents, events } from '../../src/db/schema/index.js';
 import { createOutboundBatchHandler } from '../../src/dispatcher/outbound-handler.js';
 import { runDispatcher } from '../../src/dispatcher/run.js';
 import { createBatchConsumer, createKafkaAdmin } from '../../src/kafka/kafkajs.js';
@@ -234,16 +234,35 @@ describe('M7 apipay listen and apipay trigger', () => {
     expect(((await bad.json()) as { error: { message: string } }).error.message).toContain('last-event-id');
     expect((await res(callers.merchant.token, '?events=Payment%20*')).status).toBe(400);
 
-    const unknown = await callAs(app, callers.merchant.token, 'POST', '/events/trigger', { type: 'payment.nope' });
+    const refuser = await createKey(app, 'merchant', mine, 'listen-refused');
+    const unknown = await callAs(app, refuser.token, 'POST', '/events/trigger', { type: 'payment.nope' });
     expect(unknown.status).toBe(400);
     expect(unknown.json.error.message).toContain('payment.succeeded');
     expect(
       (
-        await callAs(app, callers.merchant.token, 'POST', '/events/trigger', {
+        await callAs(app, refuser.token, 'POST', '/events/trigger', {
           type: 'payment.succeeded',
           merchant_account: theirs,
         })
       ).status,
     ).toBe(404);
+
+    // A3: a published test event is audited with its actor; refused ones are not.
+    const id = await trigger(callers.operator, 'dispute.created', mine);
+    const rows = await database.db.select().from(auditEvents).where(eq(auditEvents.targetId, id));
+    expect(rows).toMatchObject([
+      {
+        action: 'event.trigger',
+        actorKeyId: callers.operator.id,
+        targetType: 'event',
+        after: { type: 'dispute.created', merchant_account: mine },
+      },
+    ]);
+    expect(
+      await database.db
+        .select()
+        .from(auditEvents)
+        .where(and(eq(auditEvents.action, 'event.trigger'), eq(auditEvents.actorKeyId, refuser.id))),
+    ).toHaveLength(0);
   });
 });

@@ -1,6 +1,7 @@
 // M7 `apipay trigger`: publishes a sample test-mode event for the account to the outbound topic as a normal
 // envelope (src/outbound/test-events.ts), so the dispatcher fans it out like any other event.
 import { z } from '@hono/zod-openapi';
+import { actorOf, recordAuditEvent } from '../../audit/record.js';
 import { TRIGGER_TYPES, testEventEnvelope } from '../../outbound/test-events.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
@@ -71,6 +72,13 @@ export function registerEventTrigger(admin: AdminApp, deps: ApiDeps): void {
       );
       throw new ApiError('unavailable', 'the event could not be published to Kafka; try again', undefined, 5);
     }
+    // A3: after Kafka acknowledged it (a publish that failed changed nothing); the event itself is in the topic.
+    await recordAuditEvent(deps.db, {
+      actor: actorOf(c.get('principal')),
+      action: 'event.trigger',
+      target: { type: 'event', id: envelope.id },
+      after: { type: envelope.type, merchant_account: merchantAccount, livemode: false, test_event: true },
+    });
     return c.json(
       {
         id: envelope.id,
