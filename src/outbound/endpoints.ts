@@ -9,6 +9,8 @@ import { idWindow, type ListWindow } from '../db/list-window.js';
 import type { Db } from '../db/client.js';
 import { endpointSecrets, webhookEndpoints } from '../db/schema/index.js';
 import { newId } from '../shared/ids.js';
+import type { EndpointStatus } from '../shared/outbound.js';
+import { recordStatusChange } from './endpoint-status.js';
 import type { SecretKeys } from './keyring.js';
 import { generateEndpointSecret, insertEndpointSecret, rotateEndpointSecret } from './secrets.js';
 
@@ -69,6 +71,20 @@ export function createEndpointService(deps: EndpointServiceDeps) {
     return row;
   }
 
+  /** M4: a change of status is recorded and announced in its own transaction; setting the same status again is not. */
+  async function changeStatus(principal: Principal, id: string, to: EndpointStatus, values: Partial<typeof webhookEndpoints.$inferInsert>): Promise<Endpoint> {
+    return db.transaction(async (tx) => {
+      const [before] = await tx.select({ status: webhookEndpoints.status }).from(webhookEndpoints).where(live(principal, id)).for('update');
+      if (!before) throw new EndpointNotFoundError(id);
+      const at = now();
+      const [row] = await tx.update(webhookEndpoints).set({ ...values, updatedAt: at }).where(live(principal, id)).returning();
+      if (before.status !== to) {
+        await recordStatusChange(tx, { endpoint: row!, from: before.status, to, reason: row!.disabledReason, actor: `operator:${principal.name}`, at });
+      }
+      return row!;
+    });
+  }
+
   return {
     get,
 
@@ -114,12 +130,12 @@ export function createEndpointService(deps: EndpointServiceDeps) {
     },
 
     async disable(principal: Principal, id: string, reason: string): Promise<Endpoint> {
-      return updateLive(principal, id, { status: 'disabled', disabledReason: reason, disabledAt: now() });
+      return changeStatus(principal, id, 'disabled', { status: 'disabled', disabledReason: reason, disabledAt: now() });
     },
 
     /** O13: enabling clears the failure streak, or the first failure after it would disable the endpoint again. */
     async enable(principal: Principal, id: string): Promise<Endpoint> {
-      return updateLive(principal, id, { status: 'enabled', disabledReason: null, disabledAt: null, failingSince: null });
+      return changeStatus(principal, id, 'enabled', { status: 'enabled', disabledReason: null, disabledAt: null, failingSince: null });
     },
 
     async rotateSecret(principal: Principal, id: string, graceMs: number): Promise<{ endpoint: Endpoint; secret: string }> {
