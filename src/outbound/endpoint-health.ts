@@ -46,9 +46,22 @@ export async function recordEndpointFailure(
         lte(webhookEndpoints.failingSince, cutoff),
       ),
     )
-    .returning({ id: webhookEndpoints.id, merchantAccount: webhookEndpoints.merchantAccount, livemode: webhookEndpoints.livemode, reason: webhookEndpoints.disabledReason });
+    .returning({
+      id: webhookEndpoints.id,
+      merchantAccount: webhookEndpoints.merchantAccount,
+      livemode: webhookEndpoints.livemode,
+      reason: webhookEndpoints.disabledReason,
+    });
   const [endpoint] = disabled;
   // M4: recorded for the admin feed and announced (endpoint.disabled) in this same transaction.
-  if (endpoint) await recordStatusChange(tx, { endpoint, from: 'enabled', to: 'disabled', reason: endpoint.reason, actor: 'system', at: now });
+  if (endpoint)
+    await recordStatusChange(tx, {
+      endpoint,
+      from: 'enabled',
+      to: 'disabled',
+      reason: endpoint.reason,
+      actor: 'system',
+      at: now,
+    });
   return endpoint !== undefined;
 }

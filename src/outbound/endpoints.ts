@@ -8,6 +8,7 @@ import { scopeOf, type Principal } from '../access/roles.js';
 import { idWindow, type ListWindow } from '../db/list-window.js';
 import type { Db } from '../db/client.js';
 import { endpointSecrets, webhookEndpoints } from '../db/schema/index.js';
+import { endpointStatusChanges } from '../metrics/outbox.js';
 import { newId } from '../shared/ids.js';
 import type { EndpointStatus } from '../shared/outbound.js';
 import { recordStatusChange } from './endpoint-status.js';
@@ -73,7 +74,7 @@ export function createEndpointService(deps: EndpointServiceDeps) {
 
   /** M4: a change of status is recorded and announced in its own transaction; setting the same status again is not. */
   async function changeStatus(principal: Principal, id: string, to: EndpointStatus, values: Partial<typeof webhookEndpoints.$inferInsert>): Promise<Endpoint> {
-    return db.transaction(async (tx) => {
+    const { row, changed } = await db.transaction(async (tx) => {
       const [before] = await tx.select({ status: webhookEndpoints.status }).from(webhookEndpoints).where(live(principal, id)).for('update');
       if (!before) throw new EndpointNotFoundError(id);
       const at = now();
@@ -81,8 +82,10 @@ export function createEndpointService(deps: EndpointServiceDeps) {
       if (before.status !== to) {
         await recordStatusChange(tx, { endpoint: row!, from: before.status, to, reason: row!.disabledReason, actor: `operator:${principal.name}`, at });
       }
-      return row!;
+      return { row: row!, changed: before.status !== to };
     });
+    if (changed) endpointStatusChanges.inc({ to, actor: 'operator' });
+    return row;
   }
 
   return {

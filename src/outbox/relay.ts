@@ -10,7 +10,7 @@ import type { Producer } from '../kafka/types.js';
 import type { Logger } from '../lib/logger.js';
 import { outboxOldestAge, outboxPublished, outboxPublishFailures, outboxUnpublished } from '../metrics/outbox.js';
 import { outboxEnvelope, type LedgerAccount } from './envelope.js';
-import { outboxBacklog, relayBatch, type OutboxRow } from './store.js';
+import { outboxBacklog, relayBatch, type OutboxRow, type RelayScope } from './store.js';
 
 export interface RelayOptions {
   db: Db;
@@ -25,6 +25,8 @@ export interface RelayOptions {
   maxBackoffMs?: number;
   /** How often the lag gauges are refreshed. */
   gaugeIntervalMs?: number;
+  /** Only these rows (a test's own, on a database other tests share); absent: every row. */
+  scope?: RelayScope;
   /** Test seam: runs after Kafka acknowledged a batch and before its rows are marked (the crash window). */
   afterPublish?: (rows: OutboxRow[]) => Promise<void>;
 }
@@ -74,7 +76,7 @@ export function startOutboxRelay(options: RelayOptions): Relay {
     while (running) {
       try {
         producer ??= await options.connect(); // before the claim: no transaction waits on a Kafka connect
-        const published = await relayBatch(db, batchSize, publish);
+        const published = await relayBatch(db, batchSize, publish, options.scope);
         if (published > 0) outboxPublished.inc(published);
         if (failures > 0) logger.info({ after: failures }, 'outbox relay publishing again');
         failures = 0;

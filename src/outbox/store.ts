@@ -1,7 +1,7 @@
 // M1: writing an outbox row inside the caller's transaction, and the relay's claim → publish → mark cycle. A row is
 // claimed with FOR UPDATE SKIP LOCKED, so N relays share the table without publishing one row at the same time; the
 // lock is held until the row is marked, and a relay that dies before the mark releases it for the next claim.
-import { asc, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { outboxEvents } from '../db/schema/index.js';
 
@@ -39,12 +39,30 @@ export async function writeOutbox(tx: Executor, entry: OutboxEntry): Promise<voi
  * relay holds), hands them to `publish` (which resolves only once Kafka acknowledged them), then marks them
  * published. Returns how many were published. A failure of `publish` rolls back: nothing is marked.
  */
-export async function relayBatch(db: Db, limit: number, publish: (rows: OutboxRow[]) => Promise<void>): Promise<number> {
+/** Restricts a relay to some rows (tests that share one database each run their own relay); absent: all rows. */
+export interface RelayScope {
+  providers?: string[];
+  merchantAccounts?: string[];
+}
+
+const inScope = (scope: RelayScope | undefined) =>
+  scope &&
+  or(
+    scope.providers?.length ? inArray(outboxEvents.provider, scope.providers) : undefined,
+    scope.merchantAccounts?.length ? inArray(outboxEvents.merchantAccount, scope.merchantAccounts) : undefined,
+  );
+
+export async function relayBatch(
+  db: Db,
+  limit: number,
+  publish: (rows: OutboxRow[]) => Promise<void>,
+  scope?: RelayScope,
+): Promise<number> {
   return db.transaction(async (tx) => {
     const rows = await tx
       .select()
       .from(outboxEvents)
-      .where(isNull(outboxEvents.publishedAt))
+      .where(and(isNull(outboxEvents.publishedAt), inScope(scope)))
       .orderBy(asc(outboxEvents.id))
       .limit(limit)
       .for('update', { skipLocked: true });

@@ -16,6 +16,7 @@ const relay = startOutboxRelay({
   connect: () => createProducer({ brokers: KAFKA_BROKERS, clientId: `relay-test-${process.pid}` }),
   topic: config.topic,
   accountOf: (provider) => ({ merchantAccount: config.accounts[provider] ?? provider, livemode: false }),
+  scope: { providers: Object.keys(config.accounts) }, // other test files' rows are not ours to publish
   idleMs: 50,
   afterPublish: async (rows) => {
     if (!config.pauseForProvider || !rows.some((r) => r.provider === config.pauseForProvider)) return;

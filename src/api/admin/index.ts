@@ -14,6 +14,8 @@ import { storableInput } from '../middleware/storable-input.js';
 import { accessRules, PUBLIC_ROUTES } from './access.js';
 import { registerApiKeys } from './api-keys.js';
 import { registerDocsPage } from './docs-page.js';
+import { registerEndpointStatusChanges } from './endpoint-status-changes.js';
+import { registerEndpointTests } from './endpoint-tests.js';
 import { registerEvents } from './events.js';
 import { registerExports } from './exports.js';
 import { registerLedger } from './ledger.js';
@@ -58,6 +60,8 @@ export function createAdminApp(deps: ApiDeps, services: ApiServices): AdminApp {
   admin.onError(handleError);
   // Resource modules register themselves here, one line each:
   registerWebhookEndpoints(admin, deps);
+  registerEndpointStatusChanges(admin, deps.db);
+  registerEndpointTests(admin, deps);
   registerWebhookDeliveries(admin, deps, services.deliveryAdmin);
   registerEvents(admin, services.deliveryAdmin);
   registerReconciliations(admin, deps);
