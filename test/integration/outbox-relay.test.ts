@@ -9,8 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliveries, events, outboxEvents } from '../../src/db/schema/index.js';
 import { createOutboundBatchHandler } from '../../src/dispatcher/outbound-handler.js';
 import { runDispatcher } from '../../src/dispatcher/run.js';
-import { createBatchConsumer, createKafkaAdmin } from '../../src/kafka/kafkajs.js';
+import { createBatchConsumer, createKafkaAdmin, createProducer } from '../../src/kafka/kafkajs.js';
 import { ledgerEventId } from '../../src/ledger/announce.js';
+import { registry } from '../../src/metrics/registry.js';
+import { ledgerAccounts } from '../../src/outbox/envelope.js';
+import { startOutboxRelay } from '../../src/outbox/relay.js';
+import { writeOutbox } from '../../src/outbox/store.js';
 import { verify } from '../../src/signing/index.js';
 import { KAFKA_BROKERS } from '../helpers/env.js';
 import { insertEndpoint, startReceiver, uniqueMerchant, waitFor } from '../helpers/outbound.js';
@@ -213,4 +217,45 @@ describe('M1 ledger postings become merchant events through the outbox', () => {
     const forPayment = rows.filter((r) => (r.data as { payment_reference?: string }).payment_reference === reference);
     expect(forPayment.map((r) => r.type).sort()).toEqual(['payment.settled', 'refund.settled']);
   }, 180_000);
+
+  it('M1 a relay cycle that fails after Kafka acknowledged marks nothing; after a backoff the same envelope is published again and stays one event', async () => {
+    const account = uniqueMerchant('m1-fail');
+    const eventId = `evt_${randomUUID().replaceAll('-', '')}`;
+    await writeOutbox(world.db, {
+      eventPublicId: eventId,
+      type: 'payment.settled',
+      merchantAccount: account,
+      livemode: false,
+      data: { id: 'ltx_test', object: 'ledger_transaction' },
+    });
+    const failures = async () =>
+      (await registry.getSingleMetric('apipay_outbox_publish_failures_total')!.get()).values[0]?.value ?? 0;
+    const before = await failures();
+    let crash = true;
+    const running = startOutboxRelay({
+      db: world.db,
+      logger: testLogger,
+      connect: () => createProducer({ brokers: KAFKA_BROKERS, clientId: 'outbox-relay-test-inproc' }),
+      topic,
+      accountOf: ledgerAccounts(testProfile()),
+      scope: { merchantAccounts: [account] },
+      idleMs: 50,
+      maxBackoffMs: 500,
+      afterPublish: async () => {
+        if (!crash) return;
+        crash = false;
+        throw new Error('the process died after the ack');
+      },
+    });
+    stops.push(() => running.stop());
+    await waitFor(
+      async () => (await world.db.select().from(outboxEvents).where(eq(outboxEvents.eventPublicId, eventId)))[0]?.publishedAt,
+      30_000,
+      'the row marked published',
+    );
+    expect(await failures()).toBe(before + 1);
+    await waitFor(() => (consumed.get(eventId) ?? 0) >= 2, 30_000, 'both publishes at the dispatcher');
+    expect(await world.db.select().from(events).where(eq(events.eventPublicId, eventId))).toHaveLength(1);
+    await running.stop();
+  }, 60_000);
 });
