@@ -65,16 +65,14 @@ export async function createTestDelivery(
   const deliveryId = newId('whd');
   await db.transaction(async (tx) => {
     const event = parsed.event;
-    await tx
-      .insert(events)
-      .values({
-        eventPublicId: eventId,
-        merchantAccount: event.merchantAccount,
-        type: event.type,
-        livemode: event.livemode,
-        createdUnix: event.createdUnix,
-        body: event.body,
-      });
+    await tx.insert(events).values({
+      eventPublicId: eventId,
+      merchantAccount: event.merchantAccount,
+      type: event.type,
+      livemode: event.livemode,
+      createdUnix: event.createdUnix,
+      body: event.body,
+    });
     await tx
       .insert(deliveries)
       .values({ id: deliveryId, eventPublicId: eventId, endpointId: endpoint.id, merchantAccount: endpoint.merchantAccount });
