@@ -63,12 +63,17 @@ export function startOutboxRelay(options: RelayOptions): Relay {
     if (options.afterPublish) await options.afterPublish(rows);
   }
 
+  /** Also while Kafka is down (that is when the lag grows); a database outage leaves the last values. */
   async function refreshGauges(): Promise<void> {
     if (Date.now() - gaugesAt < gaugeIntervalMs) return;
     gaugesAt = Date.now();
-    const backlog = await outboxBacklog(db);
-    outboxUnpublished.set(backlog.unpublished);
-    outboxOldestAge.set(backlog.oldestSeconds);
+    try {
+      const backlog = await outboxBacklog(db);
+      outboxUnpublished.set(backlog.unpublished);
+      outboxOldestAge.set(backlog.oldestSeconds);
+    } catch {
+      // PostgreSQL unreachable: the relay cycle reports it.
+    }
   }
 
   const loop = (async () => {
@@ -92,6 +97,7 @@ export function startOutboxRelay(options: RelayOptions): Relay {
         // One line per failure streak step, never the rows: bodies stay out of the log.
         if (failures === 1 || failures % 10 === 0)
           logger.warn({ err: safeError(error), failures, backoffMs: backoff }, 'outbox relay cycle failed; retrying');
+        await refreshGauges();
         await sleep(backoff);
       }
     }
