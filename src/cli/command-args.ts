@@ -51,6 +51,10 @@ export function operatorText(values: Values, name: 'operator' | 'reason'): strin
   if (problem) throw new UsageError(`--${name} ${problem}`);
   return value;
 }
+/** A2: the operator is the API key; a given --operator is checked like other operator text (the API checks it is yours). */
+export function optionalOperatorText(values: Values, name: 'operator'): string | undefined {
+  return values[name] === undefined ? undefined : operatorText(values, name);
+}
 /** C9: a plain day (2026-12-01, sent as midnight UTC) or a full ISO date-time (sent as typed). */
 export function date(values: Values, name: string): string | undefined {
   const text = optional(values, name)?.trim();

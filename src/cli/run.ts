@@ -26,6 +26,8 @@ export function helpText(): string {
     '(2026-12-01, midnight UTC) or an ISO 8601 date-time with offset; --since is inclusive, --until exclusive.',
     '',
     `environment: APIPAY_API_URL (default ${DEFAULT_API_URL}), APIPAY_API_KEY (an apk_… key; or ADMIN_TOKEN, the bootstrap admin)`,
+    'config file: ~/.config/apipay/config.json (or $APIPAY_CONFIG) {"api_url": "…", "api_key": "apk_…"}; the environment wins',
+    'the operator of a resolution, adjustment or retry is your API key (--operator is no longer needed)',
     '',
   ].join('\n');
 }
@@ -81,7 +83,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
   // A1: a person's own key first; the bootstrap ADMIN_TOKEN only when no key is given (a fresh install).
   const token = io.env.APIPAY_API_KEY || io.env.ADMIN_TOKEN;
-  if (!token) return fail(io, 'usage', 'APIPAY_API_KEY (or ADMIN_TOKEN) is not set');
+  if (!token) return fail(io, 'usage', 'APIPAY_API_KEY (or api_key in ~/.config/apipay/config.json, or ADMIN_TOKEN) is not set');
 
   const url = urlFor(io.env.APIPAY_API_URL || DEFAULT_API_URL, request);
   let response: Response;

@@ -3,6 +3,7 @@
 // recorded like every other delivery; the caller then starts its delivery workflow.
 import { and, eq, isNull } from 'drizzle-orm';
 import { scopeOf, type Principal } from '../access/roles.js';
+import { actorOf, recordAuditEvent } from '../audit/record.js';
 import type { Db } from '../db/client.js';
 import { deliveries, events, webhookEndpoints } from '../db/schema/index.js';
 import { parseEnvelope } from '../dispatcher/envelope.js';
@@ -76,6 +77,13 @@ export async function createTestDelivery(
     await tx
       .insert(deliveries)
       .values({ id: deliveryId, eventPublicId: eventId, endpointId: endpoint.id, merchantAccount: endpoint.merchantAccount });
+    // A3: who asked for the test, in the transaction that creates it.
+    await recordAuditEvent(tx, {
+      actor: actorOf(principal),
+      action: 'endpoint.test',
+      target: { type: 'webhook_endpoint', id: endpoint.id },
+      after: { delivery_id: deliveryId, event_id: eventId },
+    });
   });
   return { deliveryId, eventId, endpointId: endpoint.id, merchantAccount: endpoint.merchantAccount, eventType: TEST_EVENT_TYPE };
 }

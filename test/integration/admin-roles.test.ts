@@ -91,6 +91,8 @@ const TABLE: Record<string, Row> = {
   'GET /api-keys': { role: 'admin', merchant: false, ok: 200, request: () => ({ path: '/api-keys' }) },
   'POST /secrets/reencrypt': { role: 'admin', merchant: false, ok: 200, request: () => ({ path: '/secrets/reencrypt' }) },
   'POST /api-keys/{id}/revoke': { role: 'admin', merchant: false, ok: 200, request: (o) => ({ path: `/api-keys/${o.keyId}/revoke` }) },
+  'GET /audit-events': { role: 'viewer', merchant: false, ok: 200, request: (o) => ({ path: `/audit-events?target_id=${o.endpointId}` }) },
+  'GET /audit-events.csv': { role: 'viewer', merchant: false, ok: 200, request: (o) => ({ path: `/audit-events.csv?target_id=${o.endpointId}` }) },
 };
 
 const RANK: Record<StaffRole, number> = { viewer: 0, operator: 1, admin: 2 };

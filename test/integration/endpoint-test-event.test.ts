@@ -1,7 +1,9 @@
 // M6 on the real PostgreSQL and Temporal: POST /webhook-endpoints/{id}/test sends a signed ping now, recorded as a
 // delivery with its workflow and attempts; the merchant's verifier (src/signing) accepts it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { and, eq } from 'drizzle-orm';
 import { createDatabase, type Database } from '../../src/db/client.js';
+import { auditEvents } from '../../src/db/schema/index.js';
 import { verify } from '../../src/signing/index.js';
 import { callAs, createKey } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
@@ -69,6 +71,13 @@ describe('M6 test events on demand', () => {
     );
     expect(delivery.attempts).toEqual([expect.objectContaining({ attempt_number: 1, response_status: 200 })]);
     await expectNoMore(() => postsTo('/hooks').length, 1, 1_000, 'pings');
+    // A3: the request is audited with the delivery it created.
+    const audited = await database.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.action, 'endpoint.test'), eq(auditEvents.targetId, endpoint.id)));
+    expect(audited).toHaveLength(1);
+    expect(audited[0]!.after).toMatchObject({ delivery_id: deliveryId });
   }, 60_000);
 
   it('M6 a merchant key tests its own endpoint (202) but not another account’s (404); a disabled endpoint is 409; a failing one is retried like any delivery', async () => {

@@ -13,6 +13,7 @@ import { authenticate } from '../middleware/authenticate.js';
 import { storableInput } from '../middleware/storable-input.js';
 import { accessRules, PUBLIC_ROUTES } from './access.js';
 import { registerApiKeys } from './api-keys.js';
+import { registerAuditEvents } from './audit-events.js';
 import { registerDocsPage } from './docs-page.js';
 import { registerEndpointStatusChanges } from './endpoint-status-changes.js';
 import { registerEndpointTests } from './endpoint-tests.js';
@@ -69,6 +70,7 @@ export function createAdminApp(deps: ApiDeps, services: ApiServices): AdminApp {
   registerLedger(admin, deps);
   registerApiKeys(admin, keys);
   registerSecrets(admin, deps);
+  registerAuditEvents(admin, deps); // A3
   registerDocsPage(admin); // C9: the viewer of /openapi.json, public like it
   return admin;
 }

@@ -3,4 +3,5 @@ export * from './outbound.js';
 export * from './inbound.js';
 export * from './smoke.js';
 export * from './access.js';
+export * from './audit.js';
 export * from './outbox.js';
