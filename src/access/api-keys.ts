@@ -61,6 +61,13 @@ export function createApiKeyService(deps: { db: Db; now?: () => Date }) {
       return { keyId: row.id, name: row.name, role: row.role as Role, merchantAccount: row.merchantAccount };
     },
 
+    /** The principal of a key by its id alone, if it is not revoked: a console session re-checks its key with this (C1). */
+    async active(id: string): Promise<Principal | undefined> {
+      if (!KEY_ID_PATTERN.test(id)) return undefined;
+      const [row] = await db.select().from(apiKeys).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)));
+      return row && { keyId: row.id, name: row.name, role: row.role as Role, merchantAccount: row.merchantAccount };
+    },
+
     async create(actor: Principal, input: CreateApiKeyInput): Promise<{ key: ApiKeyRow; token: string }> {
       const { id, token, secretHash } = generateApiKey();
       const key = await db.transaction(async (tx) => {

@@ -17,13 +17,16 @@ export interface ApiRequest {
 }
 
 export interface Command {
-  words: [string, string];
+  /** `group command`, or one word for a command of its own (`portal-link`). */
+  words: [string, string] | [string];
   args?: string[];
   options?: Options;
   summary: string;
   build(values: Values, args: string[]): ApiRequest;
   /** The exit code for a successful answer (default 0): `ledger check` exits 1 when it found violations. */
   exitCode?(body: unknown): number;
+  /** What to print instead of the JSON answer (`portal-link` prints its URL). */
+  format?(body: unknown): string;
 }
 
 export class UsageError extends Error {

@@ -215,5 +215,13 @@ export const COMMANDS: Command[] = [
     summary: '[--from DATE] [--to DATE] [--provider NAME]   (every ledger entry of the period as CSV)',
     build: (v) => ({ method: 'GET', path: '/exports/ledger.csv', query: { from: date(v, 'from'), to: date(v, 'to'), provider: optional(v, 'provider') }, raw: true }),
   },
+  {
+    words: ['portal-link'],
+    args: ['merchant_account'],
+    options: { ttl: str },
+    summary: 'ACCT [--ttl 15m]   (C2: prints a signed link to the merchant portal of ACCT; it expires, default 15m)',
+    build: (v, [account]) => ({ method: 'POST', path: '/portal-links', body: defined({ merchant_account: account!, ttl: optional(v, 'ttl') }) }),
+    format: (body) => String((body as { url?: unknown }).url),
+  },
   ...AUDIT_COMMANDS,
 ];

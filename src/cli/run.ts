@@ -41,10 +41,12 @@ const fail = (io: CliIo, code: string, message: string): number => {
 const ALIASES: Record<string, string> = { show: 'get' };
 
 function buildRequest(argv: string[]): { request: ApiRequest; command: Command } {
-  const [groupWord, nameWord, ...rest] = argv;
+  const [groupWord, nameWord, ...more] = argv;
   const group = groupWord?.toLowerCase();
+  const single = COMMANDS.find((c) => c.words.length === 1 && c.words[0] === group);
   const name = nameWord === undefined ? undefined : (ALIASES[nameWord.toLowerCase()] ?? nameWord.toLowerCase());
-  const command = COMMANDS.find((c) => c.words[0] === group && c.words[1] === name);
+  const command = single ?? COMMANDS.find((c) => c.words[0] === group && c.words[1] === name);
+  const rest = single ? argv.slice(1) : more;
   if (!command) {
     const known = [...new Set(COMMANDS.map((c) => c.words[0]))].join(', ');
     throw new UsageError(group && COMMANDS.some((c) => c.words[0] === group) ? `unknown command "${group} ${name ?? ''}"; see apipay help` : `unknown command group "${group ?? ''}" (${known}); see apipay help`);
@@ -121,7 +123,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(`${JSON.stringify({ ok: true, status: response.status })}\n`);
   } else {
     const body = JSON.parse(text) as unknown;
-    io.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+    io.stdout.write(`${command.format ? command.format(body) : JSON.stringify(body, null, 2)}\n`);
     return command.exitCode?.(body) ?? 0;
   }
   return 0;

@@ -3,7 +3,7 @@
 // Every method takes the acting principal (A1): for a merchant key, other accounts' rows do not exist. A retry and
 // a recovery each write one audit row (A3), the retry in the transaction that re-queues the delivery.
 import type { Client } from '@temporalio/client';
-import { and, asc, eq, gte, inArray, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, sql, type SQL } from 'drizzle-orm';
 import pLimit from 'p-limit';
 import { scopeOf, type Principal } from '../access/roles.js';
 import { actorOf, recordAuditEvent, type AuditExecutor } from '../audit/record.js';
@@ -16,6 +16,17 @@ import { requestDeliveryRetry } from './retry.js';
 export type Delivery = typeof deliveries.$inferSelect;
 export type Attempt = typeof deliveryAttempts.$inferSelect;
 export type EventRow = typeof events.$inferSelect;
+
+/** What deliveries can be searched by (O11; C1 adds merchant, event type and payment reference for the console). */
+export interface DeliveryFilter {
+  status?: DeliveryStatus;
+  endpointId?: string;
+  eventId?: string;
+  merchantAccount?: string;
+  eventType?: string;
+  /** Found in the event body, as the value of any field. */
+  paymentReference?: string;
+}
 
 export class DeliveryConflictError extends Error {
   override name = 'DeliveryConflictError';
@@ -86,7 +97,7 @@ export function createDeliveryAdmin(deps: DeliveryAdminDeps) {
 
   return {
     /** O11, C9: ordered by id (ULID, so creation order) either way, within from/to; the cursor is the last id of the previous page. */
-    async list(principal: Principal, filter: { status?: DeliveryStatus; endpointId?: string; eventId?: string; afterId?: string; limit: number } & ListWindow): Promise<Delivery[]> {
+    async list(principal: Principal, filter: DeliveryFilter & { afterId?: string; limit: number } & ListWindow): Promise<Delivery[]> {
       const window = idWindow(deliveries.id, deliveries.createdAt, filter);
       const where: SQL[] = window.where;
       const account = scopeOf(principal);
@@ -94,6 +105,16 @@ export function createDeliveryAdmin(deps: DeliveryAdminDeps) {
       if (filter.status !== undefined) where.push(eq(deliveries.status, filter.status));
       if (filter.endpointId !== undefined) where.push(eq(deliveries.endpointId, filter.endpointId));
       if (filter.eventId !== undefined) where.push(eq(deliveries.eventPublicId, filter.eventId));
+      if (filter.merchantAccount !== undefined) where.push(eq(deliveries.merchantAccount, filter.merchantAccount));
+      if (filter.eventType !== undefined) {
+        where.push(inArray(deliveries.eventPublicId, db.select({ id: events.eventPublicId }).from(events).where(eq(events.type, filter.eventType))));
+      }
+      if (filter.paymentReference !== undefined) {
+        // C1: the reference as a JSON string anywhere in the body (the bytes as sent, so no decoding); a scan of
+        // the events in the window, fine for an operator's search, not for a hot path.
+        const needle = Buffer.from(JSON.stringify(filter.paymentReference), 'utf8');
+        where.push(inArray(deliveries.eventPublicId, db.select({ id: events.eventPublicId }).from(events).where(sql`position(${needle}::bytea in ${events.body}) > 0`)));
+      }
       return db
         .select()
         .from(deliveries)

@@ -20,6 +20,7 @@ import { registerEndpointTests } from './endpoint-tests.js';
 import { registerEvents } from './events.js';
 import { registerExports } from './exports.js';
 import { registerLedger } from './ledger.js';
+import { registerPortalLinks } from './portal-links.js';
 import { registerReconciliations } from './reconciliations.js';
 import { registerSecrets } from './secrets.js';
 import { registerWebhookDeliveries } from './webhook-deliveries.js';
@@ -70,6 +71,7 @@ export function createAdminApp(deps: ApiDeps, services: ApiServices): AdminApp {
   registerLedger(admin, deps);
   registerApiKeys(admin, keys);
   registerSecrets(admin, deps);
+  registerPortalLinks(admin, deps); // C2
   registerAuditEvents(admin, deps); // A3
   registerDocsPage(admin); // C9: the viewer of /openapi.json, public like it
   return admin;
