@@ -85,6 +85,22 @@ export const COMMANDS: Command[] = [
   },
   { words: ['endpoints', 'delete'], args: ['we_id'], summary: 'WE_ID', build: (_v, [id]) => ({ method: 'DELETE', path: `/webhook-endpoints/${seg(id!)}` }) },
   {
+    words: ['endpoints', 'test'],
+    args: ['we_id'],
+    summary: 'WE_ID   (M6: sends a signed ping now; prints its delivery id)',
+    build: (_v, [id]) => ({ method: 'POST', path: `/webhook-endpoints/${seg(id!)}/test` }),
+  },
+  {
+    words: ['endpoints', 'status-changes'],
+    options: { endpoint: str, to: str, ...cursorPage },
+    summary: '[--endpoint WE_ID] [--to disabled|enabled] [--limit N] [--cursor C]   (M4: disables and enables, newest first)',
+    build: (v) => ({
+      method: 'GET',
+      path: '/endpoint-status-changes',
+      query: { endpoint_id: optional(v, 'endpoint'), to_status: oneOf(v, 'to', ['disabled', 'enabled']), cursor: optional(v, 'cursor'), limit: optional(v, 'limit') },
+    }),
+  },
+  {
     words: ['deliveries', 'list'],
     options: { status: str, endpoint: str, event: str, ...page },
     summary: `[--status pending|retrying|delivered|failed] [--endpoint WE_ID] [--event EVT_ID] ${PAGE_HELP}`,

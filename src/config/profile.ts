@@ -40,6 +40,10 @@ const providerBase = {
   rate_limit: rateLimit.optional(),
   api_base_url: z.url(),
   tolerance_seconds: z.number().int().positive().default(300),
+  /** M1: the merchant account this provider's ledger events belong to (default: the provider's name). */
+  merchant_account: z.string().min(1).max(200).optional(),
+  /** M1: whether those events are live (true) or test mode. */
+  livemode: z.boolean().default(false),
 };
 
 const provider = z.discriminatedUnion('scheme', [

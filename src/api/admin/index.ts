@@ -15,6 +15,8 @@ import { accessRules, PUBLIC_ROUTES } from './access.js';
 import { registerApiKeys } from './api-keys.js';
 import { registerAuditEvents } from './audit-events.js';
 import { registerDocsPage } from './docs-page.js';
+import { registerEndpointStatusChanges } from './endpoint-status-changes.js';
+import { registerEndpointTests } from './endpoint-tests.js';
 import { registerEventStream } from './event-stream.js';
 import { registerEventTrigger } from './event-trigger.js';
 import { registerEvents } from './events.js';
@@ -62,6 +64,8 @@ export function createAdminApp(deps: ApiDeps, services: ApiServices): AdminApp {
   admin.onError(handleError);
   // Resource modules register themselves here, one line each:
   registerWebhookEndpoints(admin, deps);
+  registerEndpointStatusChanges(admin, deps.db);
+  registerEndpointTests(admin, deps);
   registerWebhookDeliveries(admin, deps, services.deliveryAdmin);
   registerEventStream(admin, deps); // M7; before /events/{id}, which would otherwise match /events/stream
   registerEventTrigger(admin, deps); // M7
