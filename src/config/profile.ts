@@ -40,6 +40,10 @@ const providerBase = {
   rate_limit: rateLimit.optional(),
   api_base_url: z.url(),
   tolerance_seconds: z.number().int().positive().default(300),
+  /** M1: the merchant account this provider's ledger events belong to (default: the provider's name). */
+  merchant_account: z.string().min(1).max(200).optional(),
+  /** M1: whether those events are live (true) or test mode. */
+  livemode: z.boolean().default(false),
 };
 
 const provider = z.discriminatedUnion('scheme', [
@@ -85,6 +89,8 @@ export const profileSchema = z.strictObject({
     dual_control_above: z.record(z.string().regex(/^[A-Z]{3}$/, 'currencies are ISO 4217 codes'), z.coerce.bigint().min(0n)).default({}),
     unstarted_sweep_interval: duration,
     unstarted_grace: duration,
+    /** P7: reconciliation workflow starts per second per process (ingress starter and sweep together); 0 = unlimited. */
+    reconciliation_start_rate: z.number().min(0).default(0),
     /** R5: receipts held in memory by the receipt writer (waiting or committing) at most; past it the ingress answers 503. */
     receipt_queue_max: z.number().int().positive().default(10_000),
     /** R5: the same bound in raw body bytes. */

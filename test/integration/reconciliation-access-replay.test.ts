@@ -6,8 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { WORKFLOW_BUNDLE_PATH } from '../helpers/env.js';
 import { HISTORIES_DIR, historyFromObject, loadHistoryFixtures } from '../helpers/histories.js';
 
-describe('R12 reconciliation histories recorded before A4/A5', () => {
-  const fixtures = loadHistoryFixtures(new URL('pre-a4/', HISTORIES_DIR));
+// pre-a4/: recorded before P3 too; pre-a4/p3/: recorded by main with P3's local steps, before A4/A5 met it.
+describe.each(['pre-a4/', 'pre-a4/p3/'])('R12 reconciliation histories recorded before A4/A5 (%s)', (dir) => {
+  const fixtures = loadHistoryFixtures(new URL(dir, HISTORIES_DIR));
 
   it('R12 all eight reconciliation paths are kept', () => {
     expect(fixtures.length).toBe(8);

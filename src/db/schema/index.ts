@@ -5,3 +5,4 @@ export * from './smoke.js';
 export * from './access.js';
 export * from './dual-control.js';
 export * from './audit.js';
+export * from './outbox.js';
