@@ -79,7 +79,20 @@ export function createFirstAttempts(deps: FirstAttemptDeps) {
     const signers = await timed('sign', chunk.length, async () => {
       const out = new Map<string, ((body: Buffer) => string) | null>();
       for (const endpointId of new Set(chunk.map((d) => d.endpointId))) {
-        out.set(endpointId, await sender.signer(endpointId, at).catch((error: Error) => (logger.warn({ endpointId, error: error.name }, 'batched first attempt: signing failed; the workflow attempts instead'), null)));
+        out.set(
+          endpointId,
+          await sender
+            .signer(endpointId, at)
+            .catch(
+              (error: Error) => (
+                logger.warn(
+                  { endpointId, error: error.name },
+                  'batched first attempt: signing failed; the workflow attempts instead',
+                ),
+                null
+              ),
+            ),
+        );
       }
       return out;
     });
@@ -87,7 +100,12 @@ export function createFirstAttempts(deps: FirstAttemptDeps) {
     workflows.push(...chunk.filter((d) => !signers.get(d.endpointId)).map((d) => fromRow(d, d.handoff)));
 
     // O7: attempt 1 is reserved before its POST; a delivery whose attempt 1 already exists is never POSTed here.
-    const reserved = await timed('reserve', signable.length, () => store.reserve(signable.map((d) => d.deliveryId), at));
+    const reserved = await timed('reserve', signable.length, () =>
+      store.reserve(
+        signable.map((d) => d.deliveryId),
+        at,
+      ),
+    );
     const attemptIds = new Map(reserved.map((r: Reserved) => [r.deliveryId, r.attemptId]));
     const lost = signable.filter((d) => !attemptIds.has(d.deliveryId));
     if (lost.length) {
@@ -120,7 +138,13 @@ export function createFirstAttempts(deps: FirstAttemptDeps) {
       mine.forEach((d, i) => {
         const outcome = outcomes[i];
         if (outcome === null || outcome === undefined) workflows.push(fromRow(d, d.handoff));
-        else if (outcome.succeeded) succeeded.push({ deliveryId: d.deliveryId, attemptId: attemptIds.get(d.deliveryId)!, endpointId: d.endpointId, outcome });
+        else if (outcome.succeeded)
+          succeeded.push({
+            deliveryId: d.deliveryId,
+            attemptId: attemptIds.get(d.deliveryId)!,
+            endpointId: d.endpointId,
+            outcome,
+          });
         else failed.push([d, outcome]);
       });
       const marked = await store.markDelivered(succeeded, new Date()).catch(async (error: unknown) => {
@@ -136,25 +160,41 @@ export function createFirstAttempts(deps: FirstAttemptDeps) {
       for (const s of succeeded) {
         count(s.outcome);
         if (marked.has(s.deliveryId)) deliveriesFinished.inc({ status: 'DELIVERED' });
-        else workflows.push(fromRow(chunk.find((d) => d.deliveryId === s.deliveryId)!, { status: 'PENDING', attemptCount: 0, nextAttemptAt: null }));
+        else
+          workflows.push(
+            fromRow(
+              chunk.find((d) => d.deliveryId === s.deliveryId)!,
+              { status: 'PENDING', attemptCount: 0, nextAttemptAt: null },
+            ),
+          );
       }
       for (const [d, outcome] of failed) {
         count(outcome);
         const applied = await attempts.record(input(d.deliveryId, at), attemptIds.get(d.deliveryId)!, d.endpointId, outcome);
         if (applied.disabledNow) {
           endpointsDisabled.inc();
-          logger.warn({ endpointId: d.endpointId, deliveryId: d.deliveryId }, 'endpoint auto-disabled: every attempt failed for outbound.auto_disable_after (O13)');
+          logger.warn(
+            { endpointId: d.endpointId, deliveryId: d.deliveryId },
+            'endpoint auto-disabled: every attempt failed for outbound.auto_disable_after (O13)',
+          );
         }
         if (applied.status === 'RETRYING') retriesScheduled.inc();
         else deliveriesFinished.inc({ status: applied.status });
         if (applied.status === 'DELIVERED') continue; // an earlier execution's 2xx, re-applied: nothing left to do
-        workflows.push(fromRow(d, { status: applied.status, attemptCount: 1, nextAttemptAt: new Date(at.getTime() + firstRetryMs) }));
+        workflows.push(
+          fromRow(d, { status: applied.status, attemptCount: 1, nextAttemptAt: new Date(at.getTime() + firstRetryMs) }),
+        );
       }
       return { delivered: marked.size, workflows };
     });
   }
 
-  const input = (deliveryId: string, at: Date) => ({ deliveryId, attemptNumber: 1, scheduledAt: at.getTime(), retryInMs: firstRetryMs });
+  const input = (deliveryId: string, at: Date) => ({
+    deliveryId,
+    attemptNumber: 1,
+    scheduledAt: at.getTime(),
+    retryInMs: firstRetryMs,
+  });
 
   return {
     /** Sends what it owns and may batch, starts a workflow for everything else; resolves once all are handed off. */
@@ -163,7 +203,11 @@ export function createFirstAttempts(deps: FirstAttemptDeps) {
       const workflows: DeliveryToStart[] = [];
       for (const d of deliveries) {
         const owned = d.handoff;
-        if (owned && owned.status === 'PENDING' && isBatchable({ id: d.endpointId, url: owned.url, status: owned.endpointStatus })) {
+        if (
+          owned &&
+          owned.status === 'PENDING' &&
+          isBatchable({ id: d.endpointId, url: owned.url, status: owned.endpointStatus })
+        ) {
           batchable.push(d as Owned);
         } else {
           workflows.push(owned ? fromRow(d, owned) : d);

@@ -24,7 +24,11 @@ export async function sweepHandoffs(deps: Omit<HandoffSweepDeps, 'intervalMs'>, 
   const store = createFirstAttemptStore(deps.db);
   const rows = await store.unhanded(new Date(now.getTime() - deps.graceMs), deps.batch ?? 500);
   if (rows.length === 0) return 0;
-  await handOff(deps.db, deps.start, rows.map((row) => fromRow(row, row)));
+  await handOff(
+    deps.db,
+    deps.start,
+    rows.map((row) => fromRow(row, row)),
+  );
   deps.logger.warn({ deliveries: rows.length }, 'hand-off sweep started workflows for deliveries a dispatcher left behind');
   return rows.length;
 }

@@ -56,7 +56,9 @@ export function createFirstAttemptStore(db: Db) {
       const rows = await client<{ delivery_id: string; error_kind: string | null; started_at: string | Date }[]>`
         select delivery_id, error_kind, started_at from delivery_attempts
          where attempt_number = 1 and delivery_id = any(${deliveryIds}::text[])`;
-      return new Map(rows.map((r) => [r.delivery_id, { inFlight: r.error_kind === IN_FLIGHT, startedAt: new Date(r.started_at) }]));
+      return new Map(
+        rows.map((r) => [r.delivery_id, { inFlight: r.error_kind === IN_FLIGHT, startedAt: new Date(r.started_at) }]),
+      );
     },
 
     /**
@@ -103,15 +105,17 @@ export function createFirstAttemptStore(db: Db) {
      * live dispatcher may be sending it: the sweep must not make the workflow record it `interrupted`).
      */
     async unhanded(cutoff: Date, limit: number): Promise<Unhanded[]> {
-      const rows = await client<{
-        id: string;
-        endpoint_id: string;
-        merchant_account: string;
-        type: string;
-        status: DeliveryStatus;
-        attempt_count: number;
-        next_attempt_at: string | Date | null;
-      }[]>`
+      const rows = await client<
+        {
+          id: string;
+          endpoint_id: string;
+          merchant_account: string;
+          type: string;
+          status: DeliveryStatus;
+          attempt_count: number;
+          next_attempt_at: string | Date | null;
+        }[]
+      >`
         select d.id, d.endpoint_id, d.merchant_account, e.type, d.status, d.attempt_count, d.next_attempt_at
           from deliveries d join events e on e.event_public_id = d.event_public_id
          where d.handoff_since is not null and d.handoff_since < ${iso(cutoff)}::timestamptz
