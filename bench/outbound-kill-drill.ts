@@ -23,7 +23,9 @@ import { createEndpointService } from '../src/outbound/endpoints.js';
 import { ensureBenchDatabase } from './lib/bench-db.js';
 import { loadAverage } from './lib/stages.js';
 
-const { values: args } = parseArgs({ options: { count: { type: 'string', default: '5000' }, concurrency: { type: 'string', default: '128' } } });
+const { values: args } = parseArgs({
+  options: { count: { type: 'string', default: '5000' }, concurrency: { type: 'string', default: '128' } },
+});
 const COUNT = Number(args.count);
 const run = randomUUID().slice(0, 8);
 const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
@@ -73,7 +75,10 @@ const env = {
 const REPLICA = fileURLToPath(new URL('./lib/outbound-replica.ts', import.meta.url));
 const children = new Set<ChildProcess>();
 async function replica(...replicaArgs: string[]): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', REPLICA, ...replicaArgs], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', REPLICA, ...replicaArgs], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   children.add(child);
   child.once('exit', () => children.delete(child));
   await new Promise<void>((resolve, reject) => {
@@ -94,7 +99,7 @@ const started = performance.now();
 const kills: string[] = [];
 const ids = Array.from({ length: COUNT }, (_, i) => `evt_drill_${run}_${i}`);
 ids.forEach((id, i) => i % 10 === 0 && failFirst.add(id));
-let lost = -1;
+let lost: number;
 try {
   let worker = await replica('worker', taskQueue);
   let dispatcher = await replica('dispatcher', topic, group, taskQueue);
@@ -104,7 +109,15 @@ try {
       topic,
       ids.slice(i, i + 500).map((id, j) => ({
         key: String(i + j),
-        value: JSON.stringify({ id, object: 'event', type: 'payment.succeeded', created: Math.floor(Date.now() / 1000), livemode: false, merchant_account: merchant, data: { object: { id: `pay_${i + j}`, object: 'payment' } } }),
+        value: JSON.stringify({
+          id,
+          object: 'event',
+          type: 'payment.succeeded',
+          created: Math.floor(Date.now() / 1000),
+          livemode: false,
+          merchant_account: merchant,
+          data: { object: { id: `pay_${i + j}`, object: 'payment' } },
+        }),
       })),
     );
   }
@@ -115,10 +128,15 @@ try {
     kills.push(`${name} at ${posts.size} received`);
     return name === 'dispatcher' ? replica('dispatcher', topic, group, taskQueue) : replica('worker', taskQueue);
   };
-  [dispatcher, worker] = await Promise.all([kill('dispatcher', dispatcher, Math.floor(COUNT * 0.3)), kill('worker', worker, Math.floor(COUNT * 0.3))]);
+  [dispatcher, worker] = await Promise.all([
+    kill('dispatcher', dispatcher, Math.floor(COUNT * 0.3)),
+    kill('worker', worker, Math.floor(COUNT * 0.3)),
+  ]);
   dispatcher = await kill('dispatcher', dispatcher, Math.floor(COUNT * 0.6));
   const settled = async () => {
-    const [row] = await database.sql<{ n: number }[]>`select count(*)::int as n from deliveries where merchant_account = ${merchant} and status = 'DELIVERED' and handoff_since is null`;
+    const [row] = await database.sql<
+      { n: number }[]
+    >`select count(*)::int as n from deliveries where merchant_account = ${merchant} and status = 'DELIVERED' and handoff_since is null`;
     return row!.n === COUNT;
   };
   await waitUntil('every delivery DELIVERED and handed off', settled);
@@ -128,7 +146,9 @@ try {
   await admin.close();
   server.close();
 }
-const [attempts] = await database.sql<{ total: number; interrupted: number; failed_first: number; in_flight: number; max_per_number: number }[]>`
+const [attempts] = await database.sql<
+  { total: number; interrupted: number; failed_first: number; in_flight: number; max_per_number: number }[]
+>`
   select count(*)::int as total,
          count(*) filter (where a.error_kind = 'interrupted')::int as interrupted,
          count(*) filter (where a.response_status = 503)::int as failed_first,
@@ -138,11 +158,19 @@ const [attempts] = await database.sql<{ total: number; interrupted: number; fail
 const totalPosts = [...posts.values()].reduce((a, b) => a + b, 0);
 const duplicates = totalPosts - posts.size;
 const unexplained = Math.max(0, duplicates - attempts!.failed_first - attempts!.interrupted);
-console.log(`drill:outbound-kill (batched, concurrency ${args.concurrency}; load average ${loadBefore} before, ${loadAverage()} after)`);
-console.log(`  events    ${COUNT} produced; kills: ${kills.join(', ')}; settled in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+console.log(
+  `drill:outbound-kill (batched, concurrency ${args.concurrency}; load average ${loadBefore} before, ${loadAverage()} after)`,
+);
+console.log(
+  `  events    ${COUNT} produced; kills: ${kills.join(', ')}; settled in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+);
 console.log(`  lost      ${lost} (events the merchant never received)`);
 console.log(`  posts     ${totalPosts} for ${posts.size} events: ${duplicates} beyond one per event`);
-console.log(`  explained ${attempts!.failed_first} first attempts answered 503 (then retried by a workflow), ${attempts!.interrupted} attempts recorded interrupted (killed between POST and record); unexplained ${unexplained}`);
-console.log(`  attempts  ${attempts!.total} rows, ${attempts!.in_flight} left in flight; POSTs ≤ attempt rows: ${totalPosts <= attempts!.total}`);
+console.log(
+  `  explained ${attempts!.failed_first} first attempts answered 503 (then retried by a workflow), ${attempts!.interrupted} attempts recorded interrupted (killed between POST and record); unexplained ${unexplained}`,
+);
+console.log(
+  `  attempts  ${attempts!.total} rows, ${attempts!.in_flight} left in flight; POSTs ≤ attempt rows: ${totalPosts <= attempts!.total}`,
+);
 await database.close();
 process.exit(lost === 0 && unexplained === 0 && attempts!.in_flight === 0 && totalPosts <= attempts!.total ? 0 : 1);

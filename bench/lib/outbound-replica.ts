@@ -25,7 +25,10 @@ process.env.SANDBOX_STRIPE_WEBHOOK_SECRET ??= 'whsec_bench_unused';
 process.env.SANDBOX_HMAC_WEBHOOK_SECRET ??= 'bench-unused';
 const base = parse(readFileSync('config/example.yaml', 'utf8')) as { outbound: Record<string, unknown> };
 const overrides = JSON.parse(process.env.BENCH_PROFILE ?? '{}') as Record<string, unknown>;
-const profile = parseProfile({ ...base, outbound: { ...base.outbound, allow_insecure_urls: true, ...overrides } }, 'drill profile');
+const profile = parseProfile(
+  { ...base, outbound: { ...base.outbound, allow_insecure_urls: true, ...overrides } },
+  'drill profile',
+);
 const [role, ...args] = process.argv.slice(2);
 const logger = createLogger(`drill-${role}`, 'warn');
 const database = createDatabase(BENCH_DATABASE_URL, { max: 10 });
@@ -45,12 +48,23 @@ const stops: (() => Promise<unknown>)[] = [];
 if (role === 'dispatcher') {
   const [topic, group] = args as [string, string];
   const temporal = new Client({ connection });
-  const consumer = createBatchConsumer({ brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','), clientId: `drill-${process.pid}`, topic, groupId: group });
+  const consumer = createBatchConsumer({
+    brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
+    clientId: `drill-${process.pid}`,
+    topic,
+    groupId: group,
+  });
   const start = { temporal, taskQueue, profile, eager: true };
-  await runDispatcher(consumer, createOutboundBatchHandler({ db: database.db, temporal, taskQueue, profile, logger, secretsKey, eagerStart: true }));
+  await runDispatcher(
+    consumer,
+    createOutboundBatchHandler({ db: database.db, temporal, taskQueue, profile, logger, secretsKey, eagerStart: true }),
+  );
   const { sweep_interval: intervalMs, handoff_grace: graceMs } = profile.outbound.batched;
   const sweep = startHandoffSweep({ db: database.db, logger, start, intervalMs, graceMs });
-  stops.push(() => consumer.stop(), () => sweep.stop());
+  stops.push(
+    () => consumer.stop(),
+    () => sweep.stop(),
+  );
 }
 console.log('ready');
 process.once('SIGTERM', async () => {

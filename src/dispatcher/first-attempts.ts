@@ -70,32 +70,33 @@ export function createFirstAttempts(deps: FirstAttemptDeps) {
     attemptLatency.observe({ outcome: label }, outcome.latencyMs / 1000);
   };
 
+  type Signer = ((body: Buffer) => string) | null;
+  /**
+   * One secrets lookup per endpoint and Kafka batch (`cache` lives for one run): signed at the time of the lookup,
+   * seconds before the POST. A failure (no secret, database down) is null: its deliveries go to their workflow.
+   */
+  async function signersFor(chunk: Owned[], cache: Map<string, Signer>): Promise<Map<string, Signer>> {
+    for (const endpointId of new Set(chunk.map((d) => d.endpointId))) {
+      if (cache.has(endpointId)) continue;
+      const signer = await sender.signer(endpointId, new Date()).catch((error: Error) => {
+        logger.warn({ endpointId, error: error.name }, 'batched first attempt: signing failed; the workflow attempts instead');
+        return null;
+      });
+      cache.set(endpointId, signer);
+    }
+    return cache;
+  }
+
   /** One chunk: what it delivered, and the deliveries that need a workflow (and from where). */
-  async function sendChunk(chunk: Owned[]): Promise<{ delivered: number; workflows: DeliveryToStart[] }> {
+  async function sendChunk(
+    chunk: Owned[],
+    cache: Map<string, Signer>,
+  ): Promise<{ delivered: number; workflows: DeliveryToStart[] }> {
     const workflows: DeliveryToStart[] = [];
+    // Sign before reserving, as the activity does: a failure leaves no attempt behind, and the delivery's workflow
+    // makes attempt 1 with the activity's own error handling (R4).
+    const signers = await timed('sign', chunk.length, () => signersFor(chunk, cache));
     const at = new Date();
-    // Sign before reserving, as the activity does: a failure here (no secret, database down) leaves no attempt
-    // behind, and the delivery's workflow makes attempt 1 with the activity's own error handling (R4).
-    const signers = await timed('sign', chunk.length, async () => {
-      const out = new Map<string, ((body: Buffer) => string) | null>();
-      for (const endpointId of new Set(chunk.map((d) => d.endpointId))) {
-        out.set(
-          endpointId,
-          await sender
-            .signer(endpointId, at)
-            .catch(
-              (error: Error) => (
-                logger.warn(
-                  { endpointId, error: error.name },
-                  'batched first attempt: signing failed; the workflow attempts instead',
-                ),
-                null
-              ),
-            ),
-        );
-      }
-      return out;
-    });
     const signable = chunk.filter((d) => signers.get(d.endpointId));
     workflows.push(...chunk.filter((d) => !signers.get(d.endpointId)).map((d) => fromRow(d, d.handoff)));
 
@@ -215,8 +216,9 @@ export function createFirstAttempts(deps: FirstAttemptDeps) {
       }
       let delivered = 0;
       const size = profile.outbound.batched.concurrency;
+      const signers = new Map<string, Signer>();
       for (let i = 0; i < batchable.length; i += size) {
-        const result = await sendChunk(batchable.slice(i, i + size));
+        const result = await sendChunk(batchable.slice(i, i + size), signers);
         delivered += result.delivered;
         workflows.push(...result.workflows);
       }
