@@ -69,7 +69,7 @@ if (role === 'dispatcher') {
 console.log('ready');
 process.once('SIGTERM', async () => {
   for (const stop of stops) await stop().catch(() => {});
-  for (const worker of workers) worker.shutdown();
+  for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
   await working.catch(() => {});
   await connection.close();
   await database.close();
