@@ -181,61 +181,71 @@ describe('batched delivery mode (P1)', () => {
     await database.db.update(deliveries).set({ handoffSince: null }).where(eq(deliveries.id, young.deliveryId)); // no later sweep takes it
   });
 
-  it('kill drill: dispatcher and worker processes SIGKILLed mid-burst; every event delivered, each duplicate an interrupted attempt', async () => {
-    const merchantAccount = uniqueMerchant('p1kill');
-    await insertEndpoint(database.db, { merchantAccount, url: `${receiver.url}/p1kill/${merchantAccount}` });
-    const name = await topic('p1kill', 2);
-    const group = `g-${name}`;
-    const taskQueue = uniqueTaskQueues('p1kill').delivery;
-    const replicaProfile = { outbound: { delivery_mode: 'batched', ...fast, batched: { ...fast.batched, concurrency: 16 } } };
-    const ids = Array.from({ length: 300 }, () => uniqueEventId());
-    for (const id of ids.filter((_, i) => i % 10 === 0)) failFirst.add(id); // some need their workflow
-    const worker = await replica(replicaProfile, 'worker', taskQueue);
-    const dispatcher = await replica(replicaProfile, 'dispatcher', name, group, taskQueue);
-    const killPath = `/p1kill/${merchantAccount}`;
-    await producer.send(
-      name,
-      ids.map((id, i) => ({ key: `k${i}`, value: JSON.stringify(envelope({ id, merchantAccount })) })),
-    );
-
-    await waitFor(() => posts(killPath).length >= 60, 60_000, 'the burst under way');
-    dispatcher.kill('SIGKILL');
-    worker.kill('SIGKILL');
-    await replica(replicaProfile, 'dispatcher', name, group, taskQueue); // restarted; stopped by afterAll
-    await replica(replicaProfile, 'worker', taskQueue);
-
-    const rows = await waitFor(
-      async () => {
-        const r = await database.db.select().from(deliveries).where(eq(deliveries.merchantAccount, merchantAccount));
-        return r.length === ids.length && r.every((d) => d.status === 'DELIVERED' && d.handoffSince === null) ? r : undefined;
-      },
-      120_000,
-      'every delivery DELIVERED and handed off',
-    );
-    const received = new Map<string, number>();
-    for (const r of posts(killPath)) {
-      const id = (JSON.parse(r.body.toString()) as { id: string }).id;
-      received.set(id, (received.get(id) ?? 0) + 1);
-    }
-    const all = await database.db
-      .select()
-      .from(deliveryAttempts)
-      .where(
-        inArray(
-          deliveryAttempts.deliveryId,
-          rows.map((d) => d.id),
-        ),
+  it(
+    'kill drill: dispatcher and worker processes SIGKILLed mid-burst; every event delivered, each duplicate an interrupted attempt',
+    { timeout: 300_000 },
+    async () => {
+      const merchantAccount = uniqueMerchant('p1kill');
+      await insertEndpoint(database.db, { merchantAccount, url: `${receiver.url}/p1kill/${merchantAccount}` });
+      const name = await topic('p1kill', 2);
+      const group = `g-${name}`;
+      const taskQueue = uniqueTaskQueues('p1kill').delivery;
+      const replicaProfile = { outbound: { delivery_mode: 'batched', ...fast, batched: { ...fast.batched, concurrency: 16 } } };
+      const ids = Array.from({ length: 300 }, () => uniqueEventId());
+      for (const id of ids.filter((_, i) => i % 10 === 0)) failFirst.add(id); // some need their workflow
+      const worker = await replica(replicaProfile, 'worker', taskQueue);
+      const dispatcher = await replica(replicaProfile, 'dispatcher', name, group, taskQueue);
+      const killPath = `/p1kill/${merchantAccount}`;
+      await producer.send(
+        name,
+        ids.map((id, i) => ({ key: `k${i}`, value: JSON.stringify(envelope({ id, merchantAccount })) })),
       );
-    const interrupted = all.filter((a) => a.errorKind === 'interrupted').length;
-    const failedFirst = all.filter((a) => a.responseStatus === 503).length;
-    const duplicates = [...received.values()].reduce((n, c) => n + c - 1, 0);
-    expect(ids.filter((id) => !received.has(id))).toEqual([]); // 0 lost
-    expect(all.filter((a) => a.errorKind === 'in_flight')).toEqual([]); // every attempt recorded
-    // Every POST beyond one per event is a 503'd first attempt or an attempt recorded interrupted (killed mid-POST).
-    expect(duplicates).toBeLessThanOrEqual(failedFirst + interrupted);
-    expect(posts(killPath).length).toBeLessThanOrEqual(all.length); // at most one POST per recorded attempt number
-    console.info('P1 kill drill', { duplicates, interrupted, failedFirst, posts: posts(killPath).length, attempts: all.length });
-  });
+
+      await waitFor(() => posts(killPath).length >= 60, 60_000, 'the burst under way');
+      dispatcher.kill('SIGKILL');
+      worker.kill('SIGKILL');
+      await replica(replicaProfile, 'dispatcher', name, group, taskQueue); // restarted; stopped by afterAll
+      await replica(replicaProfile, 'worker', taskQueue);
+
+      const rows = await waitFor(
+        async () => {
+          const r = await database.db.select().from(deliveries).where(eq(deliveries.merchantAccount, merchantAccount));
+          return r.length === ids.length && r.every((d) => d.status === 'DELIVERED' && d.handoffSince === null) ? r : undefined;
+        },
+        240_000, // a killed consumer's partitions move only after its 30 s session timeout
+        'every delivery DELIVERED and handed off',
+      );
+      const received = new Map<string, number>();
+      for (const r of posts(killPath)) {
+        const id = (JSON.parse(r.body.toString()) as { id: string }).id;
+        received.set(id, (received.get(id) ?? 0) + 1);
+      }
+      const all = await database.db
+        .select()
+        .from(deliveryAttempts)
+        .where(
+          inArray(
+            deliveryAttempts.deliveryId,
+            rows.map((d) => d.id),
+          ),
+        );
+      const interrupted = all.filter((a) => a.errorKind === 'interrupted').length;
+      const failedFirst = all.filter((a) => a.responseStatus === 503).length;
+      const duplicates = [...received.values()].reduce((n, c) => n + c - 1, 0);
+      expect(ids.filter((id) => !received.has(id))).toEqual([]); // 0 lost
+      expect(all.filter((a) => a.errorKind === 'in_flight')).toEqual([]); // every attempt recorded
+      // Every POST beyond one per event is a 503'd first attempt or an attempt recorded interrupted (killed mid-POST).
+      expect(duplicates).toBeLessThanOrEqual(failedFirst + interrupted);
+      expect(posts(killPath).length).toBeLessThanOrEqual(all.length); // at most one POST per recorded attempt number
+      console.info('P1 kill drill', {
+        duplicates,
+        interrupted,
+        failedFirst,
+        posts: posts(killPath).length,
+        attempts: all.length,
+      });
+    },
+  );
 });
 
 /** A replica in its own process (test/helpers/outbound-replica.ts), killed with SIGKILL by the drill. */
