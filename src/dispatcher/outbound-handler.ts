@@ -1,5 +1,6 @@
 // The dispatcher's batch handler (O1–O5, R1): quarantine bad envelopes, dedupe on evt_ id, fan out event +
-// deliveries in one transaction, start one workflow per delivery, and only then let the consumer commit the offsets.
+// deliveries in one transaction, start one workflow per delivery (P1 batched mode: send the first attempts here and
+// start workflows only for retries, ./first-attempts.ts), and only then let the consumer commit the offsets.
 // R1: when the database refuses the data of a batch, the batch is split until the refused message stands alone; it
 // is quarantined with the SQLSTATE as its reason and the rest is committed. Any other database failure (connection,
 // timeout) fails the batch, which the consumer retries without committing its offsets.
