@@ -4,6 +4,7 @@
 // Usage: npm run bench:outbound -- [--count 2000] [--rate 20] [--steady-seconds 15] [--baseline 500]
 //        [--first-attempt local|activity] [--no-eager] [--start-concurrency 32] [--parked 10000] [--max-cached 500] [--worker-process]
 //        [--mode per_delivery|batched] [--compare-count 2000] (P2: batched mode also runs a per_delivery burst of that size)
+//        [--inbound-burst N [--inbound-start-rate R]] (P7: the burst and steady phases again while N webhooks drain, bench/lib/inbound-competition.ts)
 import { ensureBenchDatabase } from './lib/bench-db.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -31,6 +32,7 @@ import { createEndpointService } from '../src/outbound/endpoints.js';
 import { measureBaselineRate, quietTemporalRuntime } from './lib/baseline.js';
 import { loadAverage, stageTimer } from './lib/stages.js';
 import { percentile } from './lib/stats.js';
+import { measureAgainstInboundDrain } from './lib/inbound-competition.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -47,6 +49,8 @@ const { values: args } = parseArgs({
     'worker-process': { type: 'boolean', default: false },
     mode: { type: 'string', default: 'per_delivery' },
     'compare-count': { type: 'string', default: '2000' },
+    'inbound-burst': { type: 'string', default: '0' },
+    'inbound-start-rate': { type: 'string' },
   },
 });
 const COUNT = Number(args.count);
@@ -333,6 +337,18 @@ try {
         results.push(`settle    +${i * 30} s: RSS ${workerRssMb().toFixed(0)} MB ${await childMem()}`);
       }
     }
+  }
+  // 5. Optional (P7): the delivery phases alone and again while an inbound backlog drains.
+  if (Number(args['inbound-burst']) > 0) {
+    const produce = async (n: number) => {
+      for (let sent = 0; sent < n; sent += 500) {
+        await producer.send(topic, Array.from({ length: Math.min(500, n - sent) }, () => ({ key: String(next), value: envelope(merchant, next++) })));
+      }
+    };
+    const reset = () => (receivedAt.clear(), (latencies.length = 0));
+    const harness = { produce, waitForReceived, reset, latencies };
+    const startRate = args['inbound-start-rate'] === undefined ? {} : { startRate: Number(args['inbound-start-rate']) };
+    results.push(...(await measureAgainstInboundDrain(harness, { webhooks: Number(args['inbound-burst']), count: COUNT, rate: RATE, seconds: STEADY_SECONDS, temporal, ...startRate })));
   }
 } finally {
   await consumer.stop().catch(() => {});

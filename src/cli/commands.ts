@@ -104,6 +104,13 @@ export const COMMANDS: Command[] = [
   },
   { words: ['events', 'get'], args: ['evt_id'], summary: 'EVT_ID   (with its deliveries)', build: (_v, [id]) => ({ method: 'GET', path: `/events/${seg(id!)}` }) },
   {
+    words: ['events', 'trigger'],
+    args: ['type'],
+    options: { merchant: str },
+    summary: 'TYPE [--merchant ACCT]   (M7: a sample test-mode event, e.g. payment.succeeded; --merchant with a staff key)',
+    build: (v, [type]) => ({ method: 'POST', path: '/events/trigger', body: defined({ type, merchant_account: optional(v, 'merchant') }) }),
+  },
+  {
     words: ['reconciliations', 'list'],
     options: { state: str, provider: str, ...page },
     summary: `[--state received|reconciling|applied|rejected|manual_review] [--provider NAME] ${PAGE_HELP}`,

@@ -97,6 +97,8 @@ export const profileSchema = z.strictObject({
     resolution_request_timeout: duration.prefault('10s'),
     unstarted_sweep_interval: duration,
     unstarted_grace: duration,
+    /** P7: reconciliation workflow starts per second per process (ingress starter and sweep together); 0 = unlimited. */
+    reconciliation_start_rate: z.number().min(0).default(0),
     /** R5: receipts held in memory by the receipt writer (waiting or committing) at most; past it the ingress answers 503. */
     receipt_queue_max: z.number().int().positive().default(10_000),
     /** R5: the same bound in raw body bytes. */

@@ -76,6 +76,9 @@ const TABLE: Record<string, Row> = {
   'GET /webhook-deliveries/{id}': { role: 'viewer', merchant: true, ok: 200, owned: true, request: (o) => ({ path: `/webhook-deliveries/${o.deliveryId}` }) },
   'POST /webhook-deliveries/{id}/retry': { role: 'operator', merchant: true, ok: 202, owned: true, request: (o) => ({ path: `/webhook-deliveries/${o.deliveryId}/retry` }) },
   'GET /events/{id}': { role: 'viewer', merchant: true, ok: 200, owned: true, request: (o) => ({ path: `/events/${o.eventId}` }) },
+  // M7: a one-second stream (it ends by itself); a type without a sample is refused after the account is checked.
+  'GET /events/stream': { role: 'operator', merchant: true, ok: 200, owned: true, request: (o) => ({ path: `/events/stream?merchant_account=${o.account}&max_seconds=1` }) },
+  'POST /events/trigger': { role: 'operator', merchant: true, ok: 400, owned: true, request: (o) => ({ path: '/events/trigger', body: { type: 'no.sample', merchant_account: o.account } }) },
   'GET /reconciliations': { role: 'viewer', merchant: false, ok: 200, request: () => ({ path: `/reconciliations?provider=${provider}` }) },
   'GET /reconciliations/{id}': { role: 'viewer', merchant: false, ok: 200, request: (o) => ({ path: `/reconciliations/${enc(o.reconciliationId)}` }) },
   // An empty body is refused before anything reaches the workflow: the access check must come first.

@@ -20,6 +20,9 @@ export const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 
+/** A PostgreSQL 64-bit transaction id, read and written as its decimal text (M7's stream cursor). */
+const xid8 = customType<{ data: string; driverData: string }>({ dataType: () => 'xid8' });
+
 export const endpointStatus = pgEnum('endpoint_status', ENDPOINT_STATUSES);
 export const deliveryStatus = pgEnum('delivery_status', DELIVERY_STATUSES);
 
@@ -75,8 +78,10 @@ export const events = pgTable(
     sourcePartition: integer('source_partition'),
     sourceOffset: text('source_offset'),
     receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+    /** M7: the writing transaction (default pg_current_xact_id()), the order `apipay listen` streams in. */
+    streamXid: xid8('stream_xid'),
   },
-  (t) => [index('events_merchant_idx').on(t.merchantAccount, t.receivedAt)],
+  (t) => [index('events_merchant_idx').on(t.merchantAccount, t.receivedAt), index('events_stream_idx').on(t.merchantAccount, t.streamXid)],
 );
 
 export const deliveries = pgTable(
