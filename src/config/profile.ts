@@ -70,6 +70,22 @@ export const profileSchema = z.strictObject({
     allow_insecure_urls: z.boolean(),
     /** O12: how long a FAILED delivery's workflow keeps waiting for an operator's retryNow before it closes. */
     review_window: duration.prefault(formatDuration(DEFAULT_REVIEW_WINDOW_MS)),
+    /**
+     * P1: `per_delivery` starts one workflow per delivery (its first attempt a local activity); `batched` makes the
+     * dispatcher send the first attempts of a Kafka batch itself and start a workflow only for those that need a
+     * retry (docs/outbound.md, "Batched delivery mode").
+     */
+    delivery_mode: z.enum(['per_delivery', 'batched']).default('per_delivery'),
+    batched: z
+      .strictObject({
+        /** First-attempt POSTs in flight per Kafka batch; also the size of one reservation chunk. */
+        concurrency: z.number().int().min(1).max(1024).default(128),
+        /** How often the dispatcher looks for deliveries it fanned out but never handed off (a kill -9). */
+        sweep_interval: duration.prefault('15s'),
+        /** A hand-off this old (and no attempt in flight younger than it) is taken over by the sweep; > request_timeout. */
+        handoff_grace: duration.prefault('1m'),
+      })
+      .prefault({}),
   }),
   inbound: z.strictObject({
     max_body_bytes: z.number().int().positive(),
@@ -130,6 +146,11 @@ export function parseProfile(document: unknown, source = 'profile', options: Pro
     throw new ProfileError(
       `invalid ${source}:\n  outbound.allow_insecure_urls: must be false when NODE_ENV=production (it allows http and private, loopback and link-local endpoint URLs); set it to false or use a development profile`,
     );
+  }
+  const { batched, request_timeout } = result.data.outbound;
+  if (batched.handoff_grace <= request_timeout) {
+    // P1: the sweep must never take over a first attempt that a live dispatcher is still sending.
+    throw new ProfileError(`invalid ${source}:\n  outbound.batched.handoff_grace: must be longer than outbound.request_timeout`);
   }
   return result.data;
 }

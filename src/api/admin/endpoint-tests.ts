@@ -1,6 +1,7 @@
 // M6: POST /webhook-endpoints/{id}/test sends a signed `ping` to that endpoint now, as a delivery like any other
 // (its workflow, its attempts, GET /webhook-deliveries/{id}); the answer names the delivery.
 import { z } from '@hono/zod-openapi';
+import type { Principal } from '../../access/roles.js';
 import { startDeliveryWorkflows } from '../../dispatcher/start-deliveries.js';
 import { DeliveryConflictError } from '../../outbound/delivery-admin.js';
 import { EndpointNotFoundError } from '../../outbound/endpoints.js';
@@ -34,19 +35,24 @@ const sendTest = adminRoute(
   },
 );
 
+/** The ping's rows, then its workflow: what the admin route and the console/portal button (C2) both do. */
+export async function sendTestEvent(deps: ApiDeps, principal: Principal, endpointId: string) {
+  const delivery = await createTestDelivery(deps.db, principal, endpointId, deps.now?.());
+  await startDeliveryWorkflows({ temporal: deps.temporal, taskQueue: deps.taskQueues.delivery, profile: deps.profile }, [
+    delivery,
+  ]);
+  deps.logger.info({ endpointId, deliveryId: delivery.deliveryId, keyId: principal.keyId }, 'test event sent');
+  return delivery;
+}
+
 export function registerEndpointTests(admin: AdminApp, deps: ApiDeps): void {
-  const logger = deps.logger.child({ resource: 'webhook_endpoint' });
   admin.openapi(sendTest, async (c) => {
     const { id } = c.req.valid('param');
-    const delivery = await createTestDelivery(deps.db, c.get('principal'), id, deps.now?.()).catch((error: unknown) => {
+    const delivery = await sendTestEvent(deps, c.get('principal'), id).catch((error: unknown) => {
       if (error instanceof EndpointNotFoundError) throw new ApiError('not_found', error.message);
       if (error instanceof DeliveryConflictError) throw new ApiError('conflict', error.message);
       throw error;
     });
-    await startDeliveryWorkflows({ temporal: deps.temporal, taskQueue: deps.taskQueues.delivery, profile: deps.profile }, [
-      delivery,
-    ]);
-    logger.info({ endpointId: id, deliveryId: delivery.deliveryId }, 'test event sent');
     return c.json(
       {
         object: 'test_delivery' as const,

@@ -12,6 +12,7 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
 import { DELIVERY_STATUSES, ENDPOINT_STATUSES } from '../../shared/outbound.js';
 
 /** Raw bytes, kept exactly: the body every attempt sends (O4) and quarantined Kafka values (O2). */
@@ -97,6 +98,8 @@ export const deliveries = pgTable(
     failedAt: timestamp('failed_at', { withTimezone: true }),
     /** R4: why a cycle stopped without a merchant answer (a non-retryable error, e.g. no signing secret). */
     failureReason: text('failure_reason'),
+    /** P1: batched mode — set at fan-out, cleared once DELIVERED or the workflow started; the sweep reads it. */
+    handoffSince: timestamp('handoff_since', { withTimezone: true }),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -104,6 +107,7 @@ export const deliveries = pgTable(
     uniqueIndex('deliveries_event_endpoint_uq').on(t.eventPublicId, t.endpointId),
     index('deliveries_status_idx').on(t.status, t.id),
     index('deliveries_endpoint_idx').on(t.endpointId, t.id),
+    index('deliveries_handoff_idx').on(t.handoffSince).where(sql`handoff_since IS NOT NULL`),
   ],
 );
 
