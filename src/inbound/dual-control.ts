@@ -3,11 +3,21 @@
 // anyone cancels it. "About" means every amount the decision touches: the webhook's, the provider's and what an
 // applied would post, each against its own currency's threshold.
 import { and, eq, isNull } from 'drizzle-orm';
+import { recordAuditEvent } from '../audit/record.js';
 import type { Db } from '../db/client.js';
 import { resolutionProposals } from '../db/schema/index.js';
 import type { OperatorResolution, ResolutionPrincipal, ResolutionProposal } from '../shared/inbound.js';
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
+/** A3: who proposed, approved or cancelled, as the audit log records it. */
+const auditActor = (by: ResolutionPrincipal) => ({
+  keyId: by.key,
+  name: by.name,
+  role: by.role,
+  requestId: by.requestId,
+  via: by.via,
+});
 export type Thresholds = Record<string, bigint>;
 
 /** The first amount above its currency's threshold, as text for the reason, or null (no dual control needed). */
@@ -61,7 +71,7 @@ export async function insertProposal(
   resolution: OperatorResolution,
   by: ResolutionPrincipal,
 ): Promise<ProposalRow> {
-  await tx
+  const inserted = await tx
     .insert(resolutionProposals)
     .values({
       id,
@@ -74,8 +84,17 @@ export async function insertProposal(
       proposedVia: by.via,
       requestId: by.requestId,
     })
-    .onConflictDoNothing({ target: resolutionProposals.id });
+    .onConflictDoNothing({ target: resolutionProposals.id })
+    .returning({ id: resolutionProposals.id });
   const [row] = await tx.select().from(resolutionProposals).where(eq(resolutionProposals.id, id));
+  if (inserted.length === 1) {
+    await recordAuditEvent(tx, {
+      actor: auditActor(by),
+      action: 'reconciliation.propose',
+      target: { type: 'reconciliation', id: reconciliationId },
+      after: { proposal_id: id, decision: row!.decision, reason: row!.reason, post: row!.post },
+    });
+  }
   return row!;
 }
 
@@ -86,10 +105,23 @@ export async function closeProposal(
   closed: 'approved' | 'cancelled',
   by: ResolutionPrincipal,
 ): Promise<boolean> {
-  const rows = await db
-    .update(resolutionProposals)
-    .set({ closed, closedBy: by.name, closedByKey: by.key, closedVia: by.via, closedAt: new Date() })
-    .where(and(eq(resolutionProposals.id, id), isNull(resolutionProposals.closed)))
-    .returning({ id: resolutionProposals.id });
-  return rows.length === 1;
+  // An approval's audit row is the resolution's own (reconciliation.resolve, by the approver); a cancellation gets
+  // its own, in the same transaction as the close.
+  return db.transaction(async (tx) => {
+    const rows = await tx
+      .update(resolutionProposals)
+      .set({ closed, closedBy: by.name, closedByKey: by.key, closedVia: by.via, closedAt: new Date() })
+      .where(and(eq(resolutionProposals.id, id), isNull(resolutionProposals.closed)))
+      .returning({ id: resolutionProposals.id, reconciliationId: resolutionProposals.reconciliationId });
+    if (rows.length === 1 && closed === 'cancelled') {
+      await recordAuditEvent(tx, {
+        actor: auditActor(by),
+        action: 'reconciliation.cancel_proposal',
+        target: { type: 'reconciliation', id: rows[0]!.reconciliationId },
+        before: { proposal_id: id },
+        after: { proposal_id: id, closed },
+      });
+    }
+    return rows.length === 1;
+  });
 }

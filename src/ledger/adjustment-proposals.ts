@@ -2,6 +2,7 @@
 // amount in its currency) is stored as a proposal and posted only when a second, different principal approves it;
 // the proposer or anyone else may cancel it. The approval posts and closes the proposal in one transaction.
 import { and, eq, isNull } from 'drizzle-orm';
+import { recordAuditEvent } from '../audit/record.js';
 import type { Db } from '../db/client.js';
 import { adjustmentProposals } from '../db/schema/index.js';
 import type { AuditActor } from '../shared/audit.js';
@@ -16,6 +17,10 @@ export interface Actor {
   name: string;
   audit?: AuditActor;
 }
+
+/** A3: the principal as the audit log records it (the API passes the full actor; bare callers get role null). */
+const actorFor = (by: Actor): AuditActor =>
+  by.audit ?? { keyId: by.keyId, name: by.name, role: null, requestId: null, via: 'api' };
 
 export class SelfApprovalError extends Error {
   override name = 'AdjustmentSelfApprovalError';
@@ -37,21 +42,30 @@ export async function proposeAdjustment(db: Db, input: AdjustmentInput, by: Acto
     const problem = textProblem(input[field], max);
     if (problem) throw new AdjustmentRefusedError('validation_failed', `${field}: ${problem}`);
   }
-  const [row] = await db
-    .insert(adjustmentProposals)
-    .values({
-      id: newId('adp'),
-      provider: input.provider,
-      paymentReference: input.paymentReference,
-      amountMinor: BigInt(input.amountMinor),
-      currency: input.currency,
-      operator: input.operator.trim(),
-      reason: input.reason.trim(),
-      reconciliationId: input.reconciliationId ?? null,
-      idempotencyKey: input.idempotencyKey ?? null,
-      proposedByKey: by.keyId,
-    })
-    .returning();
+  const [row] = await db.transaction(async (tx) => {
+    const rows = await tx
+      .insert(adjustmentProposals)
+      .values({
+        id: newId('adp'),
+        provider: input.provider,
+        paymentReference: input.paymentReference,
+        amountMinor: BigInt(input.amountMinor),
+        currency: input.currency,
+        operator: input.operator.trim(),
+        reason: input.reason.trim(),
+        reconciliationId: input.reconciliationId ?? null,
+        idempotencyKey: input.idempotencyKey ?? null,
+        proposedByKey: by.keyId,
+      })
+      .returning();
+    await recordAuditEvent(tx, {
+      actor: actorFor(by),
+      action: 'ledger_adjustment.propose',
+      target: { type: 'adjustment_proposal', id: rows[0]!.id },
+      after: rows[0]!,
+    });
+    return rows;
+  });
   return row!;
 }
 
@@ -99,12 +113,24 @@ export async function approveAdjustment(db: Db, id: string, by: Actor) {
 }
 
 export async function cancelAdjustment(db: Db, id: string, by: Actor): Promise<AdjustmentProposalRow> {
-  await openOne(db, id);
-  const [row] = await db
-    .update(adjustmentProposals)
-    .set({ closed: 'cancelled', closedBy: by.name, closedByKey: by.keyId, closedAt: new Date() })
-    .where(and(eq(adjustmentProposals.id, id), isNull(adjustmentProposals.closed)))
-    .returning();
+  const before = await openOne(db, id);
+  const row = await db.transaction(async (tx) => {
+    const [closed] = await tx
+      .update(adjustmentProposals)
+      .set({ closed: 'cancelled', closedBy: by.name, closedByKey: by.keyId, closedAt: new Date() })
+      .where(and(eq(adjustmentProposals.id, id), isNull(adjustmentProposals.closed)))
+      .returning();
+    if (closed) {
+      await recordAuditEvent(tx, {
+        actor: actorFor(by),
+        action: 'ledger_adjustment.cancel',
+        target: { type: 'adjustment_proposal', id },
+        before,
+        after: closed,
+      });
+    }
+    return closed;
+  });
   if (!row) throw new AdjustmentRefusedError('conflict', `adjustment proposal ${id} was decided meanwhile`);
   return row;
 }

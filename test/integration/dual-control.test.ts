@@ -148,6 +148,21 @@ describe('A5 dual control above the threshold', () => {
     ]);
     expect(col('proposed_at')).toBe(approved.json.resolution.proposed_at);
     expect(col('approved_at')).toBe(approved.json.resolution.approved_at);
+
+    // A3: the audit log holds each step, by whom: propose, cancel, propose again, and the approver's resolution.
+    const audit = await callAs(
+      app,
+      TEST_ADMIN_TOKEN,
+      'GET',
+      `/audit-events?target_id=${encodeURIComponent(handle.workflowId)}&order=asc`,
+    );
+    expect(audit.status).toBe(200);
+    expect(audit.json.data.map((e: { action: string; actor: { name: string } }) => [e.action, e.actor.name])).toEqual([
+      ['reconciliation.propose', 'alice'],
+      ['reconciliation.cancel_proposal', 'bob'],
+      ['reconciliation.propose', 'alice'],
+      ['reconciliation.resolve', 'bob'],
+    ]);
   });
 
   it('A5 the proposer may cancel their own proposal; a rejection above the amount needs approval too', async () => {
@@ -241,6 +256,16 @@ describe('A5 dual control above the threshold', () => {
     expect(small.status).toBe(201);
     expect(small.json).toMatchObject({ operator_key: alice.id, approved_by: null });
     expect(await ledgerRowsFor(database.db, event.paymentReference)).toHaveLength(2);
+
+    for (const [id, actions] of [
+      [proposed.json.id, ['ledger_adjustment.propose:alice']],
+      [other.json.id, ['ledger_adjustment.propose:alice', 'ledger_adjustment.cancel:bob']],
+    ] as const) {
+      const audit = await callAs(app, TEST_ADMIN_TOKEN, 'GET', `/audit-events?target_id=${id}&order=asc`);
+      expect(audit.json.data.map((e: { action: string; actor: { name: string } }) => `${e.action}:${e.actor.name}`)).toEqual(
+        actions,
+      );
+    }
   });
 
   it('A5 below the amount a resolution commits at once, as before', async () => {
