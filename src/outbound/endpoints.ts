@@ -119,7 +119,7 @@ export function createEndpointService(deps: EndpointServiceDeps) {
 
     /** O13: enabling clears the failure streak, or the first failure after it would disable the endpoint again. */
     async enable(principal: Principal, id: string): Promise<Endpoint> {
-      return updateLive(principal, id, { status: 'enabled', disabledReason: null, disabledAt: null, failingSince: null });
+      return updateLive(principal, id, { status: 'enabled', disabledReason: null, disabledAt: null, failingSince: null, consecutiveFailures: 0 });
     },
 
     async rotateSecret(principal: Principal, id: string, graceMs: number): Promise<{ endpoint: Endpoint; secret: string }> {
