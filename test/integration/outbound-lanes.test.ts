@@ -18,9 +18,7 @@ const profile = testProfile({
   outbound: {
     request_timeout: `${TIMEOUT_MS}ms`,
     retry_schedule: ['1h'], // a failed attempt parks; the test terminates what is left
-    lanes: process.env.M2_NO_LANES
-      ? { max_in_flight_per_endpoint: 1000, slow_attempt_after: '1h', slow_after_failures: 1000 }
-      : { slow_after_failures: 3, max_in_flight_per_endpoint: 2, slow_attempt_after: '500ms' },
+    lanes: { slow_after_failures: 3, max_in_flight_per_endpoint: 2, slow_attempt_after: '500ms' },
   },
 });
 
