@@ -17,6 +17,9 @@ ALTER TABLE "webhook_endpoints" ADD CONSTRAINT "webhook_endpoints_rate_limit_ck"
 -- M5: the next free send slot of a throttled endpoint.
 ALTER TABLE "webhook_endpoints" ADD COLUMN "throttle_next_at" timestamp with time zone;
 --> statement-breakpoint
+-- M5: when the last POST to a throttled endpoint was allowed to go (the send-time spacing).
+ALTER TABLE "webhook_endpoints" ADD COLUMN "throttle_sent_at" timestamp with time zone;
+--> statement-breakpoint
 -- M3: the delivery's place in its ordered endpoint's sequence (null when the endpoint was not ordered at fan-out).
 ALTER TABLE "deliveries" ADD COLUMN "sequence" bigint;
 --> statement-breakpoint

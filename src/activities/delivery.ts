@@ -13,7 +13,7 @@ import { createInFlightTracker, keepsFailing, type InFlightPermit, type InFlight
 import { outboundAgents, type PinnedAgents } from '../outbound/pinned-agents.js';
 import { createSender } from '../outbound/sender.js';
 import { predecessorDone, successorOfDelivery } from '../outbound/sequencing.js';
-import { reserveSlot } from '../outbound/throttle.js';
+import { reserveSend, reserveSlot } from '../outbound/throttle.js';
 import type { LookupAll } from '../outbound/url-safety.js';
 
 export type { AttemptErrorKind, AttemptInput, DeliveryState };
@@ -51,6 +51,9 @@ export interface DeliveryActivityDeps {
   /** M2: the process's per-endpoint in-flight count; one per process (default: a new one per activities object). */
   inFlight?: InFlightTracker;
 }
+
+/** M5: the longest wait for a send time taken inside the activity (timer bunching); a longer one is a workflow timer. */
+const MAX_SEND_WAIT_MS = 5_000;
 
 class DeliveryNotFoundError extends Error {
   override name = 'DeliveryNotFoundError';
@@ -122,6 +125,12 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
     // Everything that can fail for infrastructure reasons before the POST happens before the reservation, so a
     // retry after such a failure is a clean new try, not an "interrupted" attempt.
     const signature = target.endpointStatus === 'enabled' ? await sender.sign(endpointId, target.eventBody, startedAt) : undefined;
+    if (target.endpointStatus === 'enabled' && target.rateLimitPerSecond !== null) {
+      // M5 stage 2 (src/outbound/throttle.ts), as close to the POST as it can be without an attempt reserved.
+      const send = await reserveSend(db, endpointId);
+      if (send && send.waitMs > MAX_SEND_WAIT_MS) return deferred(input, { kind: 'throttle', waitMs: send.waitMs, slotAt: send.at });
+      if (send && send.waitMs > 0) await new Promise((resolve) => setTimeout(resolve, send.waitMs));
+    }
     const reservation = await attempts.reserve(input, startedAt);
     if (reservation.kind === 'finished') {
       return report(input, endpointId, await attempts.reapplyFinished(input, reservation.attemptId, endpointId, reservation.recorded));

@@ -47,6 +47,8 @@ export const webhookEndpoints = pgTable(
     rateLimitPerSecond: integer('rate_limit_per_second'),
     /** M5: the next free send slot of a throttled endpoint. */
     throttleNextAt: timestamp('throttle_next_at', { withTimezone: true }),
+    /** M5: the send time given to the last POST (POSTs are spaced 1/rate apart at send time too). */
+    throttleSentAt: timestamp('throttle_sent_at', { withTimezone: true }),
     /** Soft delete: deliveries keep referencing the endpoint (history stays queryable); a deleted one is also disabled. */
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
     createdAt: createdAt(),
