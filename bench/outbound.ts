@@ -3,6 +3,7 @@
 // workflow rate of the same server (bench/lib/baseline.ts) and the ratio; optionally deliveries parked in timers.
 // Usage: npm run bench:outbound -- [--count 2000] [--rate 20] [--steady-seconds 15] [--baseline 500]
 //        [--first-attempt local|activity] [--no-eager] [--start-concurrency 32] [--parked 10000] [--max-cached 500] [--worker-process]
+//        [--slow-endpoints K] [--throttle R [--throttle-count 1000]]   (issue 12: bench/lib/endpoint-scenarios.ts)
 import { ensureBenchDatabase } from './lib/bench-db.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -28,6 +29,7 @@ import { createWorkers, WORKFLOWS_PATH } from '../src/lib/workers.js';
 import { BOOTSTRAP_PRINCIPAL } from '../src/access/roles.js';
 import { createEndpointService } from '../src/outbound/endpoints.js';
 import { measureBaselineRate, quietTemporalRuntime } from './lib/baseline.js';
+import { measureIsolation, measureThrottle } from './lib/endpoint-scenarios.js';
 import { percentile } from './lib/stats.js';
 
 const { values: args } = parseArgs({
@@ -43,12 +45,16 @@ const { values: args } = parseArgs({
     'max-cached': { type: 'string' }, // default: the shipped WORKER_MAX_CACHED_WORKFLOWS (src/config/env.ts)
     'settle-samples': { type: 'string', default: '4' }, // RSS samples 30 s apart once the parked deliveries settled
     'worker-process': { type: 'boolean', default: false },
+    'slow-endpoints': { type: 'string', default: '0' },
+    throttle: { type: 'string', default: '0' },
+    'throttle-count': { type: 'string', default: '1000' },
   },
 });
 const COUNT = Number(args.count);
 const RATE = Number(args.rate);
 const STEADY_SECONDS = Number(args['steady-seconds']);
 const PARKED = Number(args.parked);
+const SLOW_ENDPOINTS = Number(args['slow-endpoints']);
 const shipped = parseEnv({ ADMIN_TOKEN: 'bench-admin-token-unused', SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'), ...process.env });
 const maxCached = args['max-cached'] ?? String(shipped.WORKER_MAX_CACHED_WORKFLOWS);
 const firstAttempt = args['first-attempt'] === 'activity' ? 'activity' : 'local';
@@ -245,6 +251,22 @@ try {
       `${percentile(split.dispatch, 0.5)} ms; fetched→merchant received ${percentile(split.workflow, 0.5)} ms (p99 ${percentile(split.workflow, 0.99)} ms)`,
   );
   results.push(`steady    ${RATE} events/s for ${STEADY_SECONDS} s: produce-to-receive p50 ${percentile(latencies, 0.5)} ms, p99 ${percentile(latencies, 0.99)} ms (goal p99 < 1000 ms)`);
+  if (SLOW_ENDPOINTS > 0) {
+    const harness = {
+      rate: RATE,
+      seconds: STEADY_SECONDS,
+      sendOne: () => producer.send(topic, [{ key: String(next), value: envelope(merchant, next++) }]),
+      latencies: () => latencies,
+      reset: () => (receivedAt.clear(), (latencies.length = 0)),
+      waitForReceived,
+    };
+    results.push(await measureIsolation({ k: SLOW_ENDPOINTS, merchant, endpoints, harness, baselineP99: percentile(latencies, 0.99) }));
+  }
+  if (Number(args.throttle) > 0) {
+    const produce = (account: string, count: number) =>
+      producer.send(topic, Array.from({ length: count }, (_, j) => ({ key: String(j), value: envelope(account, 1_000_000 + j) })));
+    results.push(await measureThrottle({ rate: Number(args.throttle), count: Number(args['throttle-count']), merchant: `acct_bench_throttled_${run}`, endpoints, produce }));
+  }
 
   // 3. What one delivery costs in Temporal terms: the history of one delivered workflow.
   const [sample] = await database.sql<{ id: string }[]>`select id from deliveries where merchant_account = ${merchant} and status = 'DELIVERED' limit 1`;
@@ -308,7 +330,7 @@ try {
   for (const w of workers) w.shutdown();
   await running.catch(() => {});
   child?.kill('SIGTERM');
-  if (PARKED > 0) {
+  if (PARKED > 0 || SLOW_ENDPOINTS > 0) {
     // Do not leave thousands of parked workflows behind on a shared dev server.
     await temporal.workflowService
       .startBatchOperation({
