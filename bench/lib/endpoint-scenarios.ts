@@ -41,7 +41,13 @@ async function steady(h: SteadyHarness): Promise<{ p50: number; p99: number }> {
  * M2: the healthy endpoint's steady p99 with `k` hanging endpoints of the same merchant (each event fans out to them
  * too) divided by the p99 of `baselineP99` (the same steady phase without them). Disables the hanging endpoints after.
  */
-export async function measureIsolation(options: { k: number; merchant: string; endpoints: EndpointService; harness: SteadyHarness; baselineP99: number }): Promise<string> {
+export async function measureIsolation(options: {
+  k: number;
+  merchant: string;
+  endpoints: EndpointService;
+  harness: SteadyHarness;
+  baselineP99: number;
+}): Promise<string> {
   const held = new Set<import('node:http').ServerResponse>();
   const hanging = createServer((req, res) => {
     held.add(res); // never answered: the attempt ends at outbound.request_timeout
@@ -51,7 +57,12 @@ export async function measureIsolation(options: { k: number; merchant: string; e
   const ids: string[] = [];
   try {
     for (let i = 0; i < options.k; i++) {
-      const { endpoint } = await options.endpoints.create(BOOTSTRAP_PRINCIPAL, { merchantAccount: options.merchant, url: `${url}/hang/${i}`, eventTypes: ['*'], livemode: false });
+      const { endpoint } = await options.endpoints.create(BOOTSTRAP_PRINCIPAL, {
+        merchantAccount: options.merchant,
+        url: `${url}/hang/${i}`,
+        eventTypes: ['*'],
+        livemode: false,
+      });
       ids.push(endpoint.id);
     }
     const withSlow = await steady(options.harness);
@@ -61,7 +72,8 @@ export async function measureIsolation(options: { k: number; merchant: string; e
       `p50 ${withSlow.p50} ms, p99 ${withSlow.p99} ms vs ${options.baselineP99} ms without them: ratio ${ratio.toFixed(2)} (goal ≤ 1.20)`
     );
   } finally {
-    for (const id of ids) await options.endpoints.disable(BOOTSTRAP_PRINCIPAL, id, 'bench:outbound --slow-endpoints done').catch(() => {});
+    for (const id of ids)
+      await options.endpoints.disable(BOOTSTRAP_PRINCIPAL, id, 'bench:outbound --slow-endpoints done').catch(() => {});
     for (const res of held) res.destroy();
     hanging.close();
   }
@@ -82,7 +94,10 @@ export async function measureThrottle(options: {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const { id } = JSON.parse(Buffer.concat(chunks).toString()) as { id: string };
-      if (!seen.has(id)) (seen.add(id), arrivals.push(Date.now()));
+      if (!seen.has(id)) {
+        seen.add(id);
+        arrivals.push(Date.now());
+      }
       res.writeHead(200).end('ok');
     });
   });

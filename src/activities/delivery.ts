@@ -176,6 +176,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
           if (slot && slot.waitMs > 0) return deferred(input, { kind: 'throttle', waitMs: slot.waitMs, slotAt: slot.at });
         }
         const result = await attemptNow(input, target);
+        permit?.release(result.outcome === 'delivered');
         if (target.sequence === null || result.outcome === 'deferred') return result;
         const final = result.outcome === 'delivered' || input.retryInMs === null || result.stopRetrying;
         const successor = final ? await successorOfDelivery(db, input.deliveryId) : null;

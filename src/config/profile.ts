@@ -71,7 +71,8 @@ export const profileSchema = z.strictObject({
       .strictObject({
         slow_after_failures: z.number().int().min(1).default(3),
         max_in_flight_per_endpoint: z.number().int().min(1).default(4),
-        slow_attempt_after: duration.prefault('2s'),
+        max_in_flight_proven: z.number().int().min(1).default(32),
+        slow_attempt_after: duration.prefault('5s'),
       })
       .prefault({}),
   }),

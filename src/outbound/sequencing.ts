@@ -42,7 +42,13 @@ export async function skipInOrder(db: Executor, deliveryId: string, at: Date): P
   const rows = await db
     .update(deliveries)
     .set({ orderSkippedAt: at, updatedAt: at })
-    .where(and(eq(deliveries.id, deliveryId), isNotNull(deliveries.sequence), sql`${deliveries.status} not in ('DELIVERED', 'FAILED')`))
+    .where(
+      and(
+        eq(deliveries.id, deliveryId),
+        isNotNull(deliveries.sequence),
+        sql`${deliveries.status} not in ('DELIVERED', 'FAILED')`,
+      ),
+    )
     .returning({ id: deliveries.id });
   return rows.length > 0;
 }
