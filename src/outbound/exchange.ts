@@ -69,6 +69,16 @@ export function classifyFetchError(error: unknown, timeoutMs: number, deadline: 
   return { kind: invalid ? 'invalid_response' : 'connection', message: storableText(detail) };
 }
 
+/** The body as a one-shot stream: once sent it cannot be sent again (see `exchange`). */
+function singleUse(bytes: Buffer): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      controller.enqueue(bytes);
+      controller.close();
+    },
+  });
+}
+
 export async function exchange(request: ExchangeRequest, options: ExchangeOptions): Promise<ExchangeOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -78,11 +88,14 @@ export async function exchange(request: ExchangeRequest, options: ExchangeOption
     response = await options.fetch(request.url, {
       method: 'POST',
       dispatcher: request.dispatcher,
-      body: request.body,
+      // R3: a stream body, so fetch cannot re-send it. The Fetch standard retries a request answered 421 on a new
+      // connection when its body can be re-read (a Buffer can): the merchant would get the attempt twice.
+      body: singleUse(request.body),
+      duplex: 'half',
       redirect: 'manual', // O7: a 3xx is recorded as a failure, its Location never followed
       signal: deadline,
-      headers: request.headers,
-    });
+      headers: { ...request.headers, 'content-length': String(request.body.length) },
+    } as RequestInit);
   } catch (error) {
     const { kind, message } = classifyFetchError(error, options.timeoutMs, deadline);
     return { succeeded: false, responseStatus: null, errorKind: kind, errorMessage: message, excerpt: null, latencyMs: elapsed() };

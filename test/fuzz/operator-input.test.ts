@@ -51,7 +51,8 @@ async function parked() {
   peer.set(event.paymentReference, succeeded(event, { amountMinor: '1999' }));
   const handle = await startReconciliation(temporal.client, profile, taskQueues.reconciliation, event, { provider });
   open.push(handle.workflowId);
-  await waitFor(async () => (await handle.query(reconciliationStateQuery)).state === 'manual_review', 60_000, 'manual_review');
+  // Under heavy load a workflow task can time out; until its retry runs, queries answer FAILED_PRECONDITION.
+  await waitFor(async () => (await handle.query(reconciliationStateQuery).catch(() => null))?.state === 'manual_review', 120_000, 'manual_review');
   return { id: handle.workflowId, reference: event.paymentReference };
 }
 
@@ -89,14 +90,23 @@ describe('R10 operator input', () => {
         ]).finally(() => clearTimeout(timer));
         const text = await response.text();
         expect(response.status, text).toBeLessThan(500);
-        const [row] = await database.db.execute<{ audits: number; postings: number; unaudited: number; state: string }>(sql`
+        const read = async () => {
+          const [row] = await database.db.execute<{ audits: number; postings: number; unaudited: number; state: string }>(sql`
           select (select count(*)::int from operator_resolutions where reconciliation_id = ${current.id}) as audits,
                  (select count(*)::int from ledger_transactions where payment_reference = ${current.reference}) as postings,
                  (select count(*)::int from ledger_transactions l where l.payment_reference = ${current.reference}
                     and not exists (select 1 from operator_resolutions o where o.ledger_transaction_id = l.id)) as unaudited,
                  (select state from reconciliations where id = ${current.id}) as state`);
+          return row!;
+        };
+        let row = await read();
+        if (response.status === 202) {
+          // R2: accepted but not finished within the request timeout (a loaded machine): it finishes behind the
+          // answer, with its audit row, or is refused with neither.
+          await waitFor(async () => (row = await read()).audits > 0, 60_000, 'the accepted resolution to finish').catch(() => {});
+        }
         expect(row!.unaudited, 'ledger transactions without their audit row').toBe(0);
-        if (response.status === 200) {
+        if (response.status === 200 || (response.status === 202 && row.audits > 0)) {
           expect(row!.audits).toBe(1);
           expect(row!.postings).toBe(document.decision === 'applied' ? 1 : 0);
           current = await parked(); // this one is resolved: the next run needs a fresh one
