@@ -65,7 +65,9 @@ export async function measureIsolation(options: {
       });
       ids.push(endpoint.id);
     }
-    const withSlow = await steady(options.harness);
+    const withSlow = await steady(options.harness).catch((error: Error) => ({ p50: NaN, p99: NaN, error }));
+    if ('error' in withSlow)
+      return `isolation ${options.k} hanging endpoints: FAILED, ${withSlow.error.message} (baseline p99 ${options.baselineP99} ms)`;
     const ratio = withSlow.p99 / options.baselineP99;
     return (
       `isolation ${options.k} endpoints hanging past the request timeout beside the healthy one (each event fans out to all): healthy ` +
