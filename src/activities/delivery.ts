@@ -52,8 +52,11 @@ export interface DeliveryActivityDeps {
   inFlight?: InFlightTracker;
 }
 
-/** M5: the longest wait for a send time taken inside the activity (timer bunching); a longer one is a workflow timer. */
-const MAX_SEND_WAIT_MS = 5_000;
+/**
+ * M5: the longest wait for a send time taken inside the activity (timers that fired late together); a longer one is a
+ * workflow timer. With the 10 s request timeout it stays inside the activity's 30 s start-to-close.
+ */
+const MAX_SEND_WAIT_MS = 15_000;
 
 class DeliveryNotFoundError extends Error {
   override name = 'DeliveryNotFoundError';
@@ -125,12 +128,10 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
     // Everything that can fail for infrastructure reasons before the POST happens before the reservation, so a
     // retry after such a failure is a clean new try, not an "interrupted" attempt.
     const signature = target.endpointStatus === 'enabled' ? await sender.sign(endpointId, target.eventBody, startedAt) : undefined;
-    if (target.endpointStatus === 'enabled' && target.rateLimitPerSecond !== null) {
-      // M5 stage 2 (src/outbound/throttle.ts), as close to the POST as it can be without an attempt reserved.
-      const send = await reserveSend(db, endpointId);
-      if (send && send.waitMs > MAX_SEND_WAIT_MS) return deferred(input, { kind: 'throttle', waitMs: send.waitMs, slotAt: send.at });
-      if (send && send.waitMs > 0) await new Promise((resolve) => setTimeout(resolve, send.waitMs));
-    }
+    // M5 stage 2 (src/outbound/throttle.ts): the send time is taken before the attempt is reserved (so a long wait can
+    // still be a workflow timer) and waited for right before the POST.
+    const send = target.endpointStatus === 'enabled' && target.rateLimitPerSecond !== null ? await reserveSend(db, endpointId) : null;
+    if (send && send.waitMs > MAX_SEND_WAIT_MS) return deferred(input, { kind: 'throttle', waitMs: send.waitMs, slotAt: send.at });
     const reservation = await attempts.reserve(input, startedAt);
     if (reservation.kind === 'finished') {
       return report(input, endpointId, await attempts.reapplyFinished(input, reservation.attemptId, endpointId, reservation.recorded));
@@ -144,8 +145,14 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
       target.endpointStatus === 'disabled'
         ? // O13: a disabled endpoint is not attempted; the attempt row says why nothing was sent.
           unsent('endpoint_disabled', 'the endpoint is disabled; enable it and retry or recover the delivery')
-        : await sender.send(target.url, target.eventBody, signature!);
+        : await sendAt(send?.at, () => sender.send(target.url, target.eventBody, signature!));
     return report(input, endpointId, await attempts.record(input, reservation.attemptId, endpointId, outcome));
+  }
+
+  async function sendAt<T>(at: number | undefined, post: () => Promise<T>): Promise<T> {
+    const wait = at === undefined ? 0 : at - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    return post();
   }
 
   return {
