@@ -1,5 +1,5 @@
-// Three projects: unit (no servers), integration (the real PostgreSQL, Temporal and Kafka of scripts/stack.sh) and
-// fuzz (property tests over every external input, on the same stack).
+// Four projects: unit (no servers), integration (the real PostgreSQL, Temporal and Kafka of scripts/stack.sh),
+// browser (the console in Chromium, C3) and fuzz (property tests over every external input, on the same stack).
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -23,6 +23,19 @@ export default defineConfig({
           setupFiles: ['test/helpers/setup-runtime.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
+        },
+      },
+      {
+        // C3: the console and the portal in a real Chromium (playwright-core, the system's /usr/bin/chromium).
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          environment: 'node',
+          pool: 'forks',
+          globalSetup: ['test/helpers/global-setup.ts'],
+          setupFiles: ['test/helpers/setup-runtime.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
         },
       },
       {

@@ -71,12 +71,17 @@ launch demo-outbound scripts/demo/outbound.ts
 wait_ready worker "$WORKER_METRICS"
 wait_ready dispatcher "$DISPATCHER_METRICS"
 
+# C1, C2: a portal link for the demo merchant (it expires in an hour; `npm run apipay -- portal-link ACCT` makes another).
+portal_link="$(APIPAY_API_URL="$API" npx tsx src/cli/index.ts portal-link acct_demo_shop --ttl 1h 2>/dev/null || echo "(failed: npm run apipay -- portal-link acct_demo_shop)")"
+
 cat <<INFO
 
   ApiPay is running (profile $APIPAY_PROFILE)
     API           $API   (/healthz, /readyz, /metrics, POST /webhooks/{provider})
     Admin API     $API/admin/v1   docs: $API/admin/v1/docs   OpenAPI: $API/admin/v1/openapi.json
                   token: ADMIN_TOKEN in $DATA/dev.env  (e.g. npm run apipay -- deliveries list)
+    Console       $API/console   sign in with ADMIN_TOKEN (in $DATA/dev.env) or an operator key
+    Portal        $API/portal    demo merchant acct_demo_shop: $portal_link
     Temporal UI   $TEMPORAL_UI_URL
     Metrics       worker $WORKER_METRICS/metrics   dispatcher $DISPATCHER_METRICS/metrics
     Processes     ${started[*]}

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# npm test: installs what is missing, starts the real stack, type-checks, lints, runs unit and integration tests.
+# npm test: installs what is missing (node modules, chromium), starts the real stack, type-checks, lints, runs unit,
+# integration and browser tests.
 # Extra arguments go to vitest (e.g. `npm test -- test/unit`).
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 cd "$ROOT"
 
 ensure_node_deps
+ensure_chromium || echo "[test] continuing without chromium: test/browser will fail (see above)" >&2
 bash scripts/stack.sh up
 # Tests bring their own secrets and profile; they only need to know where the time-skipping server is.
 export TEMPORAL_TEST_SERVER="${TEMPORAL_TEST_SERVER:-${APIPAY_CACHE:-$HOME/.cache/apipay}/bin/temporal-test-server}"

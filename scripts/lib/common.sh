@@ -33,3 +33,19 @@ load_dev_env() {
   set +a
   export TEMPORAL_TEST_SERVER="${TEMPORAL_TEST_SERVER:-${APIPAY_CACHE:-$HOME/.cache/apipay}/bin/temporal-test-server}"
 }
+
+# C3: the browser tests drive Debian's chromium through playwright-core (which never downloads a browser).
+# Installed with apt-get when missing and we may (root); otherwise one line says what to do.
+ensure_chromium() {
+  local path="${CHROMIUM_PATH:-/usr/bin/chromium}"
+  [ -x "$path" ] && return 0
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "[deps] apt-get install chromium (the browser tests of test/browser need it)"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; } \
+      || { echo "[deps] FAILED apt-get install chromium; install it yourself or set CHROMIUM_PATH" >&2; return 1; }
+    [ -x "$path" ] || { echo "[deps] chromium installed but not at $path; set CHROMIUM_PATH" >&2; return 1; }
+  else
+    echo "[deps] chromium is missing at $path and this user cannot apt-get (not root): run 'sudo apt-get install chromium' or set CHROMIUM_PATH; the browser tests (test/browser) fail without it" >&2
+    return 1
+  fi
+}

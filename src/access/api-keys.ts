@@ -6,6 +6,8 @@
 // keeps every admin request cheap; a stolen table of hashes does not give back a usable key.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { and, asc, eq, gt, isNull, type SQL } from 'drizzle-orm';
+import { actorOf, recordAuditEvent } from '../audit/record.js';
+import { apiKeySnapshot } from '../audit/snapshots.js';
 import type { Db } from '../db/client.js';
 import { apiKeys } from '../db/schema/index.js';
 import { newId } from '../shared/ids.js';
@@ -59,13 +61,24 @@ export function createApiKeyService(deps: { db: Db; now?: () => Date }) {
       return { keyId: row.id, name: row.name, role: row.role as Role, merchantAccount: row.merchantAccount };
     },
 
+    /** The principal of a key by its id alone, if it is not revoked: a console session re-checks its key with this (C1). */
+    async active(id: string): Promise<Principal | undefined> {
+      if (!KEY_ID_PATTERN.test(id)) return undefined;
+      const [row] = await db.select().from(apiKeys).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)));
+      return row && { keyId: row.id, name: row.name, role: row.role as Role, merchantAccount: row.merchantAccount };
+    },
+
     async create(actor: Principal, input: CreateApiKeyInput): Promise<{ key: ApiKeyRow; token: string }> {
       const { id, token, secretHash } = generateApiKey();
-      const [key] = await db
-        .insert(apiKeys)
-        .values({ id, name: input.name, role: input.role, merchantAccount: input.merchantAccount, secretHash, createdBy: actor.keyId, createdAt: now() })
-        .returning();
-      return { key: key!, token };
+      const key = await db.transaction(async (tx) => {
+        const [row] = await tx
+          .insert(apiKeys)
+          .values({ id, name: input.name, role: input.role, merchantAccount: input.merchantAccount, secretHash, createdBy: actor.keyId, createdAt: now() })
+          .returning();
+        await recordAuditEvent(tx, { actor: actorOf(actor), action: 'api_key.create', target: { type: 'api_key', id }, after: apiKeySnapshot(row!) });
+        return row!;
+      });
+      return { key, token };
     },
 
     async list(filter: { afterId?: string; limit: number; includeRevoked: boolean }): Promise<ApiKeyRow[]> {
@@ -75,17 +88,16 @@ export function createApiKeyService(deps: { db: Db; now?: () => Date }) {
       return db.select().from(apiKeys).where(and(...where)).orderBy(asc(apiKeys.id)).limit(filter.limit + 1);
     },
 
-    /** Idempotent: revoking a revoked key returns it unchanged (first revocation's time and author). */
+    /** Idempotent: revoking a revoked key returns it unchanged (first revocation's time and author; audited once). */
     async revoke(actor: Principal, id: string): Promise<ApiKeyRow> {
-      const [revoked] = await db
-        .update(apiKeys)
-        .set({ revokedAt: now(), revokedBy: actor.keyId })
-        .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
-        .returning();
-      if (revoked) return revoked;
-      const [existing] = await db.select().from(apiKeys).where(eq(apiKeys.id, id));
-      if (!existing) throw new ApiKeyNotFoundError(id);
-      return existing;
+      return db.transaction(async (tx) => {
+        const [before] = await tx.select().from(apiKeys).where(eq(apiKeys.id, id)).for('update');
+        if (!before) throw new ApiKeyNotFoundError(id);
+        if (before.revokedAt !== null) return before;
+        const [revoked] = await tx.update(apiKeys).set({ revokedAt: now(), revokedBy: actor.keyId }).where(eq(apiKeys.id, id)).returning();
+        await recordAuditEvent(tx, { actor: actorOf(actor), action: 'api_key.revoke', target: { type: 'api_key', id }, before: apiKeySnapshot(before), after: apiKeySnapshot(revoked!) });
+        return revoked!;
+      });
     },
   };
 }

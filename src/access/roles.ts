@@ -16,6 +16,8 @@ export interface Principal {
   role: Role;
   /** Set exactly when role is merchant: the one account whose objects exist for this principal. */
   merchantAccount: string | null;
+  /** The request this principal acts in (X-Request-Id), set by the admin authentication: the audit log's (A3). */
+  requestId?: string;
 }
 
 export const BOOTSTRAP_KEY_ID = 'bootstrap';

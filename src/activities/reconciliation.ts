@@ -18,6 +18,8 @@ import {
   terminalRejected,
 } from '../metrics/inbound-ledger.js';
 import { newId } from '../shared/ids.js';
+import { recordAuditEvent } from '../audit/record.js';
+import { actorOfResolution } from '../inbound/resolution-store.js';
 import type { NormalizedProviderEvent, OperatorResolution, ProviderPayment, ReconciliationState } from '../shared/inbound.js';
 
 export interface ReconciliationActivityDeps {
@@ -211,22 +213,32 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
 
     /** I11: exactly one immutable audit row per reconciliation; a retry returns the row already written. */
     async recordOperatorResolution(record: ResolutionRecord): Promise<{ auditId: string }> {
-      const [row] = await db
-        .insert(operatorResolutions)
-        .values({
-          id: newId('opr'),
-          reconciliationId: record.reconciliationId,
-          decision: record.resolution.decision,
-          operator: record.resolution.operator,
-          reason: record.resolution.reason,
-          previousState: record.previousState,
-          amountMinor: BigInt(record.amountMinor),
-          currency: record.currency,
-          providerAmountMinor: record.providerAmountMinor === null ? null : BigInt(record.providerAmountMinor),
-          ledgerTransactionId: record.ledgerTransactionId,
-        })
-        .onConflictDoNothing({ target: operatorResolutions.reconciliationId })
-        .returning({ id: operatorResolutions.id });
+      const { resolution: r, reconciliationId } = record;
+      // A3 on the legacy path too: the audit log's row with the resolution's, once.
+      const [row] = await db.transaction(async (tx) => {
+        const inserted = await tx
+          .insert(operatorResolutions)
+          .values({
+            id: newId('opr'),
+            reconciliationId: record.reconciliationId,
+            decision: record.resolution.decision,
+            operator: record.resolution.operator,
+            reason: record.resolution.reason,
+            previousState: record.previousState,
+            amountMinor: BigInt(record.amountMinor),
+            currency: record.currency,
+            providerAmountMinor: record.providerAmountMinor === null ? null : BigInt(record.providerAmountMinor),
+            ledgerTransactionId: record.ledgerTransactionId,
+          })
+          .onConflictDoNothing({ target: operatorResolutions.reconciliationId })
+          .returning({ id: operatorResolutions.id });
+        const [first] = inserted;
+        if (first) {
+          const after = { state: r.decision === 'rejected' ? 'rejected' : 'applied', decision: r.decision, reason: r.reason, resolution_id: first.id, ledger_transaction_id: record.ledgerTransactionId };
+          await recordAuditEvent(tx, { actor: actorOfResolution(r, r.operator), action: 'reconciliation.resolve', target: { type: 'reconciliation', id: reconciliationId }, before: { state: record.previousState }, after });
+        }
+        return inserted;
+      });
       if (row) return { auditId: row.id };
       const [existing] = await db.select({ id: operatorResolutions.id }).from(operatorResolutions).where(eq(operatorResolutions.reconciliationId, record.reconciliationId));
       return { auditId: existing!.id };

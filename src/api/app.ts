@@ -1,7 +1,9 @@
 // The HTTP surface of the API process: health, metrics (unless on their own listener, R6), the provider ingress and
-// the admin API, in one Hono app.
+// the admin API, the operator console and the merchant portal (C1, C2), in one Hono app.
 import { Hono } from 'hono';
+import { accessRules } from './admin/access.js';
 import { createAdminApp } from './admin/index.js';
+import { createConsoleApps } from './console/index.js';
 import type { ApiDeps } from './deps.js';
 import { errorBody, handleError } from './errors.js';
 import { registerHealth } from './health.js';
@@ -20,7 +22,13 @@ export function createApp(deps: ApiDeps): Hono {
   registerHealth(app, deps);
   if (deps.metricsOnPublicListener !== false) registerMetrics(app);
   registerIngress(app, deps);
-  app.route('/admin/v1', createAdminApp(deps, createApiServices(deps)));
+  const services = createApiServices(deps);
+  const admin = createAdminApp(deps, services);
+  app.route('/admin/v1', admin);
+  // C1, C2: the console and the portal, on the admin API's services and its routes' access rules.
+  const pages = createConsoleApps(deps, services, () => accessRules(admin));
+  app.route('/console', pages.console);
+  app.route('/portal', pages.portal);
   app.notFound((c) => c.json(errorBody('not_found', `no route for ${c.req.method} ${c.req.path}`), 404));
   app.onError(handleError);
   return app;

@@ -17,13 +17,16 @@ export interface ApiRequest {
 }
 
 export interface Command {
-  words: [string, string];
+  /** `group command`, or one word for a command of its own (`portal-link`). */
+  words: [string, string] | [string];
   args?: string[];
   options?: Options;
   summary: string;
   build(values: Values, args: string[]): ApiRequest;
   /** The exit code for a successful answer (default 0): `ledger check` exits 1 when it found violations. */
   exitCode?(body: unknown): number;
+  /** What to print instead of the JSON answer (`portal-link` prints its URL). */
+  format?(body: unknown): string;
 }
 
 export class UsageError extends Error {
@@ -50,6 +53,10 @@ export function operatorText(values: Values, name: 'operator' | 'reason'): strin
   const problem = textProblem(value, name === 'operator' ? OPERATOR_MAX : REASON_MAX);
   if (problem) throw new UsageError(`--${name} ${problem}`);
   return value;
+}
+/** A2: the operator is the API key; a given --operator is checked like other operator text (the API checks it is yours). */
+export function optionalOperatorText(values: Values, name: 'operator'): string | undefined {
+  return values[name] === undefined ? undefined : operatorText(values, name);
 }
 /** C9: a plain day (2026-12-01, sent as midnight UTC) or a full ISO date-time (sent as typed). */
 export function date(values: Values, name: string): string | undefined {

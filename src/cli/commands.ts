@@ -9,6 +9,7 @@ import {
   operator,
   operatorText,
   optional,
+  optionalOperatorText,
   page,
   PAGE_HELP,
   pageQuery,
@@ -18,6 +19,8 @@ import {
   UsageError,
   type Command,
 } from './command-args.js';
+
+import { AUDIT_COMMANDS } from './audit-commands.js';
 
 export { UsageError, type ApiRequest, type Command } from './command-args.js';
 
@@ -96,7 +99,7 @@ export const COMMANDS: Command[] = [
     words: ['endpoints', 'recover'],
     args: ['we_id'],
     options: { since: str, ...operator },
-    summary: "WE_ID --since DATE [--operator WHO] [--reason TEXT]   (re-queues FAILED deliveries since then)",
+    summary: 'WE_ID --since DATE [--reason TEXT]   (re-queues FAILED deliveries since then)',
     build: (v, [id]) => ({ method: 'POST', path: `/webhook-endpoints/${seg(id!)}/recover`, body: defined({ since: (required(v, 'since'), date(v, 'since')), operator: optional(v, 'operator'), reason: optional(v, 'reason') }) }),
   },
   { words: ['endpoints', 'delete'], args: ['we_id'], summary: 'WE_ID', build: (_v, [id]) => ({ method: 'DELETE', path: `/webhook-endpoints/${seg(id!)}` }) },
@@ -115,7 +118,7 @@ export const COMMANDS: Command[] = [
     words: ['deliveries', 'retry'],
     args: ['whd_id'],
     options: operator,
-    summary: 'WHD_ID [--operator WHO] [--reason TEXT]',
+    summary: 'WHD_ID [--reason TEXT]',
     build: (v, [id]) => ({ method: 'POST', path: `/webhook-deliveries/${seg(id!)}/retry`, body: defined({ operator: optional(v, 'operator'), reason: optional(v, 'reason') }) }),
   },
   {
@@ -138,7 +141,7 @@ export const COMMANDS: Command[] = [
     args: ['id'],
     options: { decision: str, post: str, amount: str, currency: str, ...operator },
     summary:
-      'ID --decision applied|acknowledged|rejected --operator WHO --reason TEXT [--post provider|webhook | --amount MINOR --currency CUR]',
+      'ID --decision applied|acknowledged|rejected --reason TEXT [--post provider|webhook | --amount MINOR --currency CUR]   (you are the operator: your key)',
     build: (v, [id]) => {
       const decision = required(v, 'decision').toLowerCase();
       const amount = optional(v, 'amount');
@@ -147,9 +150,10 @@ export const COMMANDS: Command[] = [
       if ((amount === undefined) !== (currency === undefined)) throw new UsageError('--amount and --currency go together');
       if (amount !== undefined && postWord !== undefined) throw new UsageError('give --post or --amount/--currency, not both');
       if (postWord !== undefined && postWord !== 'provider' && postWord !== 'webhook') throw new UsageError('--post must be provider or webhook');
-      const body = { decision, operator: operatorText(v, 'operator'), reason: operatorText(v, 'reason') };
+      const body = { decision, operator: optionalOperatorText(v, 'operator'), reason: operatorText(v, 'reason') };
       const post = amount !== undefined ? { amountMinor: amount, currency: currency! } : postWord;
-      const problem = resolutionInputProblem({ ...body, ...(post !== undefined ? { post } : {}) });
+      // The operator is checked above when given; the API fills it in from the key (A2).
+      const problem = resolutionInputProblem({ ...body, operator: body.operator ?? 'your key', ...(post !== undefined ? { post } : {}) });
       if (problem) throw new UsageError(`--${problem.replace('post.amountMinor', 'amount').replace('post.currency', 'currency')}`);
       const wire = typeof post === 'object' ? { amount_minor: post.amountMinor, currency: post.currency } : post;
       return { method: 'POST', path: `/reconciliations/${seg(id!)}/resolution`, body: defined({ ...body, post: wire }) };
@@ -158,7 +162,7 @@ export const COMMANDS: Command[] = [
   {
     words: ['ledger', 'adjust'],
     options: { provider: str, payment: str, amount: str, currency: str, reconciliation: str, 'idempotency-key': str, ...operator },
-    summary: '--provider NAME --payment REF --amount=±MINOR --currency CUR --operator WHO --reason TEXT [--reconciliation ID] [--idempotency-key K]',
+    summary: '--provider NAME --payment REF --amount=±MINOR --currency CUR --reason TEXT [--reconciliation ID] [--idempotency-key K]',
     build: (v) => {
       const amount = required(v, 'amount');
       if (!/^-?[1-9]\d{0,17}$/.test(amount)) throw new UsageError('--amount must be non-zero signed minor units, e.g. -50');
@@ -172,7 +176,7 @@ export const COMMANDS: Command[] = [
           payment_reference: required(v, 'payment'),
           amount_minor: amount,
           currency,
-          operator: operatorText(v, 'operator'),
+          operator: optionalOperatorText(v, 'operator'),
           reason: operatorText(v, 'reason'),
           reconciliation_id: optional(v, 'reconciliation'),
           idempotency_key: optional(v, 'idempotency-key'),
@@ -221,4 +225,13 @@ export const COMMANDS: Command[] = [
     summary: '[--from DATE] [--to DATE] [--provider NAME]   (every ledger entry of the period as CSV)',
     build: (v) => ({ method: 'GET', path: '/exports/ledger.csv', query: { from: date(v, 'from'), to: date(v, 'to'), provider: optional(v, 'provider') }, raw: true }),
   },
+  {
+    words: ['portal-link'],
+    args: ['merchant_account'],
+    options: { ttl: str },
+    summary: 'ACCT [--ttl 15m]   (C2: prints a signed link to the merchant portal of ACCT; it expires, default 15m)',
+    build: (v, [account]) => ({ method: 'POST', path: '/portal-links', body: defined({ merchant_account: account!, ttl: optional(v, 'ttl') }) }),
+    format: (body) => String((body as { url?: unknown }).url),
+  },
+  ...AUDIT_COMMANDS,
 ];

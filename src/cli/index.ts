@@ -1,5 +1,6 @@
 // `npm run apipay -- <command>`: the operator CLI, a thin client of the admin API (see docs/cli.md).
 import { existsSync, readFileSync } from 'node:fs';
+import { configPath, readCliConfig } from './config-file.js';
 import { runCli } from './run.js';
 
 /** On a developer's machine the token `npm start` generated lives in .data/dev.env; an exported ADMIN_TOKEN wins,
@@ -10,6 +11,19 @@ function localAdminToken(): string | undefined {
   return /^ADMIN_TOKEN=(.+)$/m.exec(readFileSync(file, 'utf8'))?.[1]?.trim();
 }
 
-const env = { ...process.env, ADMIN_TOKEN: process.env.ADMIN_TOKEN || localAdminToken() };
+let config;
+try {
+  config = readCliConfig(configPath(process.env), (text) => process.stderr.write(text));
+} catch (error) {
+  process.stderr.write(`${JSON.stringify({ error: { code: 'usage', message: (error as Error).message } })}\n`);
+  process.exit(1);
+}
+// A2: the environment first, then the config file (a person's own key), the bootstrap token last (src/cli/run.ts).
+const env = {
+  ...process.env,
+  APIPAY_API_KEY: process.env.APIPAY_API_KEY || config.api_key,
+  APIPAY_API_URL: process.env.APIPAY_API_URL || config.api_url,
+  ADMIN_TOKEN: process.env.ADMIN_TOKEN || localAdminToken(),
+};
 const code = await runCli(process.argv.slice(2), { env, fetch: globalThis.fetch, stdout: process.stdout, stderr: process.stderr });
 process.exitCode = code;

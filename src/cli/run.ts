@@ -26,6 +26,8 @@ export function helpText(): string {
     '(2026-12-01, midnight UTC) or an ISO 8601 date-time with offset; --since is inclusive, --until exclusive.',
     '',
     `environment: APIPAY_API_URL (default ${DEFAULT_API_URL}), APIPAY_API_KEY (an apk_… key; or ADMIN_TOKEN, the bootstrap admin)`,
+    'config file: ~/.config/apipay/config.json (or $APIPAY_CONFIG) {"api_url": "…", "api_key": "apk_…"}; the environment wins',
+    'the operator of a resolution, adjustment or retry is your API key (--operator is no longer needed)',
     '',
   ].join('\n');
 }
@@ -39,10 +41,12 @@ const fail = (io: CliIo, code: string, message: string): number => {
 const ALIASES: Record<string, string> = { show: 'get' };
 
 function buildRequest(argv: string[]): { request: ApiRequest; command: Command } {
-  const [groupWord, nameWord, ...rest] = argv;
+  const [groupWord, nameWord, ...more] = argv;
   const group = groupWord?.toLowerCase();
+  const single = COMMANDS.find((c) => c.words.length === 1 && c.words[0] === group);
   const name = nameWord === undefined ? undefined : (ALIASES[nameWord.toLowerCase()] ?? nameWord.toLowerCase());
-  const command = COMMANDS.find((c) => c.words[0] === group && c.words[1] === name);
+  const command = single ?? COMMANDS.find((c) => c.words[0] === group && c.words[1] === name);
+  const rest = single ? argv.slice(1) : more;
   if (!command) {
     const known = [...new Set(COMMANDS.map((c) => c.words[0]))].join(', ');
     throw new UsageError(group && COMMANDS.some((c) => c.words[0] === group) ? `unknown command "${group} ${name ?? ''}"; see apipay help` : `unknown command group "${group ?? ''}" (${known}); see apipay help`);
@@ -81,7 +85,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
   // A1: a person's own key first; the bootstrap ADMIN_TOKEN only when no key is given (a fresh install).
   const token = io.env.APIPAY_API_KEY || io.env.ADMIN_TOKEN;
-  if (!token) return fail(io, 'usage', 'APIPAY_API_KEY (or ADMIN_TOKEN) is not set');
+  if (!token) return fail(io, 'usage', 'APIPAY_API_KEY (or api_key in ~/.config/apipay/config.json, or ADMIN_TOKEN) is not set');
 
   const url = urlFor(io.env.APIPAY_API_URL || DEFAULT_API_URL, request);
   let response: Response;
@@ -119,7 +123,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(`${JSON.stringify({ ok: true, status: response.status })}\n`);
   } else {
     const body = JSON.parse(text) as unknown;
-    io.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+    io.stdout.write(`${command.format ? command.format(body) : JSON.stringify(body, null, 2)}\n`);
     return command.exitCode?.(body) ?? 0;
   }
   return 0;

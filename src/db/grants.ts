@@ -21,6 +21,7 @@ export const TABLE_GRANTS: Record<string, string> = {
   ledger_adjustments: READ_APPEND, // L3: an operator's correction is audited like a resolution
   reconciliation_transitions: READ_APPEND,
   api_keys: `${READ_APPEND}, UPDATE (revoked_at, revoked_by)`,
+  audit_events: READ_APPEND, // A3: who changed what, never edited
   events: READ_APPEND,
   quarantined_messages: READ_APPEND,
   // Mutable projections and state.
@@ -33,7 +34,7 @@ export const TABLE_GRANTS: Record<string, string> = {
 };
 
 /** The tables test/integration/db-roles.test.ts proves refuse UPDATE, DELETE and TRUNCATE by the application role. */
-export const IMMUTABLE_TABLES = ['provider_event_registry', 'webhook_receipts', 'ledger_transactions', 'ledger_entries', 'operator_resolutions', 'reconciliation_transitions', 'ledger_adjustments'] as const;
+export const IMMUTABLE_TABLES = ['provider_event_registry', 'webhook_receipts', 'ledger_transactions', 'ledger_entries', 'operator_resolutions', 'reconciliation_transitions', 'ledger_adjustments', 'audit_events'] as const;
 
 const UNLISTED = `${READ_WRITE}, DELETE`;
 const ident = (name: string) => {

@@ -7,7 +7,7 @@ import { and, asc, eq, type SQL } from 'drizzle-orm';
 import { timeWindow, type ListWindow } from '../db/list-window.js';
 import type { Db } from '../db/client.js';
 import { operatorResolutions, reconciliations, reconciliationTransitions } from '../db/schema/index.js';
-import { resolveUpdate, type OperatorResolution, type ReconciliationState } from '../shared/inbound.js';
+import { reconciliationStateQuery, resolveUpdate, type OperatorResolution, type ReconciliationProgress, type ReconciliationState } from '../shared/inbound.js';
 
 export type ReconciliationRow = typeof reconciliations.$inferSelect;
 export type TransitionRow = typeof reconciliationTransitions.$inferSelect;
@@ -39,15 +39,26 @@ export function createReconciliationAdmin({ db, temporal, answerWithinMs = 10_00
 
   return {
     /** C9: ordered by creation time (ids name the provider's event, not a time), oldest first unless desc. */
-    async list(q: { state?: ReconciliationState; provider?: string; after?: { at: Date; id: string }; limit: number } & ListWindow): Promise<ReconciliationRow[]> {
+    async list(
+      q: { state?: ReconciliationState; provider?: string; paymentReference?: string; providerEventId?: string; after?: { at: Date; id: string }; limit: number } & ListWindow,
+    ): Promise<ReconciliationRow[]> {
       const window = timeWindow(reconciliations.id, reconciliations.createdAt, q);
       const where: SQL[] = window.where;
       if (q.state) where.push(eq(reconciliations.state, q.state));
       if (q.provider) where.push(eq(reconciliations.provider, q.provider));
+      if (q.paymentReference) where.push(eq(reconciliations.paymentReference, q.paymentReference)); // C1: the console's search
+      if (q.providerEventId) where.push(eq(reconciliations.providerEventId, q.providerEventId));
       return db.select().from(reconciliations).where(and(...where)).orderBy(...window.orderBy).limit(q.limit + 1);
     },
 
     get,
+
+    /** C6: the resolutions the workflow refused (newest last), or undefined when it cannot be asked (closed, unreachable). */
+    async refusals(id: string): Promise<NonNullable<ReconciliationProgress['refusedResolutions']> | undefined> {
+      const asked = temporal.workflow.getHandle(id).query(reconciliationStateQuery);
+      const answer = await within(asked, 3000).catch(() => undefined);
+      return answer && answer !== TIMED_OUT ? (answer.refusedResolutions ?? []) : undefined;
+    },
 
     /**
      * I11: refused (ResolutionConflictError) unless the reconciliation waits in manual_review unresolved. R2:

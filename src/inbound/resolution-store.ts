@@ -1,7 +1,9 @@
 // R2: an operator resolution is one PostgreSQL transaction: the ledger posting (L2 amounts), the immutable
 // audit row and the state transition commit together or not at all. A retry after a lost completion finds the
-// row it wrote and answers the same. Refusals are answers, not errors, so nothing retries them.
+// row it wrote and answers the same. Refusals are answers, not errors, so nothing retries them. A3: the audit
+// log's row goes into the same transaction, with the actor the admin API passed in the resolution.
 import { eq, sql } from 'drizzle-orm';
+import { recordAuditEvent, type AuditActor } from '../audit/record.js';
 import type { Db } from '../db/client.js';
 import { operatorResolutions, reconciliations, reconciliationTransitions } from '../db/schema/index.js';
 import { CaptureNotPostedError, LedgerConflictError, ReversalExceedsSettledError } from '../ledger/errors.js';
@@ -34,6 +36,10 @@ export type ResolutionCommit =
 class Refused extends Error {}
 
 /** The state a decision leads to: `acknowledged` is applied without a posting of its own (L3). */
+/** A resolution the admin API did not send (a signal or update from the Temporal UI) names only its operator text. */
+export const actorOfResolution = (r: OperatorResolution, operator: string): AuditActor =>
+  r.actor ?? { keyId: null, name: operator, role: null, requestId: null, via: 'temporal' };
+
 export const stateFor = (decision: OperatorResolution['decision']): ReconciliationState => (decision === 'rejected' ? 'rejected' : 'applied');
 
 export async function commitResolution(db: Db, command: ResolutionCommand): Promise<ResolutionCommit> {
@@ -113,6 +119,20 @@ export async function commitResolution(db: Db, command: ResolutionCommand): Prom
         ledgerTransactionId,
       });
       const why = note ? `${reason} (${note})` : reason;
+      await recordAuditEvent(tx, {
+        actor: actorOfResolution(resolution, operator),
+        action: 'reconciliation.resolve',
+        target: { type: 'reconciliation', id: reconciliationId },
+        before: { state: command.previousState },
+        after: {
+          state: to,
+          decision: resolution.decision,
+          reason: why,
+          resolution_id: auditId,
+          ledger_transaction_id: ledgerTransactionId,
+          ...(posted ? { post_basis: posted.basis, posted_amount_minor: posted.amountMinor, posted_currency: posted.currency } : {}),
+        },
+      });
       await tx
         .update(reconciliations)
         .set({ state: to, reason: why, ...(ledgerTransactionId ? { ledgerTransactionId } : {}), updatedAt: new Date() })

@@ -1,6 +1,8 @@
 // L3: an operator's correcting transaction against a payment, posted with its immutable audit row in one
-// PostgreSQL transaction. An idempotency key makes a repeated request return the first adjustment.
+// PostgreSQL transaction, with its row in the audit log (A3). An idempotency key makes a repeated request return
+// the first adjustment (and writes nothing).
 import { and, eq } from 'drizzle-orm';
+import { recordAuditEvent, type AuditActor } from '../audit/record.js';
 import type { Db } from '../db/client.js';
 import { ledgerAdjustments, reconciliations } from '../db/schema/index.js';
 import { newId } from '../shared/ids.js';
@@ -15,8 +17,11 @@ export interface AdjustmentInput {
   /** Signed minor units: > 0 adds to what is settled on the payment, < 0 gives back. */
   amountMinor: string;
   currency: string;
+  /** A2: the name of the key that posts it (the admin API takes it from the credential). */
   operator: string;
   reason: string;
+  /** A3: who posts it, for the audit log. */
+  actor: AuditActor;
   /** The review item this settles (then acknowledge it), if any. */
   reconciliationId?: string;
   /** A repeated request with the same key returns the first adjustment instead of posting again. */
@@ -83,6 +88,20 @@ export async function postAdjustment(db: Db, input: AdjustmentInput): Promise<{ 
           ledgerTransactionId: posted.transactionId,
         })
         .returning();
+      await recordAuditEvent(tx, {
+        actor: input.actor,
+        action: 'ledger.adjust',
+        target: { type: 'ledger_adjustment', id },
+        after: {
+          provider: row!.provider,
+          payment_reference: row!.paymentReference,
+          amount_minor: row!.amountMinor,
+          currency: row!.currency,
+          reason: row!.reason,
+          reconciliation_id: row!.reconciliationId,
+          ledger_transaction_id: row!.ledgerTransactionId,
+        },
+      });
       return { adjustment: row!, replayed: false };
     });
   } catch (error) {

@@ -1,10 +1,12 @@
 // Operator queries and commands on deliveries (O11, O12, O13 recover): list, get with attempts, retry, recover,
 // and an event with its deliveries. The workflow does the attempts; this only reads rows and asks it to retry.
-// Every method takes the acting principal (A1): for a merchant key, other accounts' rows do not exist.
+// Every method takes the acting principal (A1): for a merchant key, other accounts' rows do not exist. A retry and
+// a recovery each write one audit row (A3), the retry in the transaction that re-queues the delivery.
 import type { Client } from '@temporalio/client';
-import { and, asc, eq, gte, inArray, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, sql, type SQL } from 'drizzle-orm';
 import pLimit from 'p-limit';
 import { scopeOf, type Principal } from '../access/roles.js';
+import { actorOf, recordAuditEvent, type AuditExecutor } from '../audit/record.js';
 import { idWindow, type ListWindow } from '../db/list-window.js';
 import type { Db } from '../db/client.js';
 import { deliveries, deliveryAttempts, events, webhookEndpoints } from '../db/schema/index.js';
@@ -16,6 +18,17 @@ import { skipInOrder, successorOfDelivery } from './sequencing.js';
 export type Delivery = typeof deliveries.$inferSelect;
 export type Attempt = typeof deliveryAttempts.$inferSelect;
 export type EventRow = typeof events.$inferSelect;
+
+/** What deliveries can be searched by (O11; C1 adds merchant, event type and payment reference for the console). */
+export interface DeliveryFilter {
+  status?: DeliveryStatus;
+  endpointId?: string;
+  eventId?: string;
+  merchantAccount?: string;
+  eventType?: string;
+  /** Found in the event body, as the value of any field. */
+  paymentReference?: string;
+}
 
 export class DeliveryConflictError extends Error {
   override name = 'DeliveryConflictError';
@@ -37,14 +50,24 @@ export function createDeliveryAdmin(deps: DeliveryAdminDeps) {
   const { db } = deps;
   const now = deps.now ?? (() => new Date());
 
-  /** FAILED → PENDING (only from FAILED, so a concurrent attempt's outcome is never overwritten), then the signal. */
+  /** FAILED → PENDING (only from FAILED, so a concurrent attempt's outcome is never overwritten); the status after. */
+  async function markPending(tx: AuditExecutor, delivery: Pick<Delivery, 'id' | 'status'>): Promise<string> {
+    if (delivery.status !== 'FAILED') return delivery.status;
+    const moved = await tx
+      .update(deliveries)
+      .set({ status: 'PENDING', failedAt: null, failureReason: null, nextAttemptAt: now(), updatedAt: now() })
+      .where(and(eq(deliveries.id, delivery.id), eq(deliveries.status, 'FAILED')))
+      .returning({ id: deliveries.id });
+    return moved.length ? 'PENDING' : delivery.status;
+  }
+
+  /** Marks it PENDING if it FAILED, then the signal. */
   async function requeue(delivery: Pick<Delivery, 'id' | 'status' | 'endpointId'>, request: RetryRequest): Promise<void> {
-    if (delivery.status === 'FAILED') {
-      await db
-        .update(deliveries)
-        .set({ status: 'PENDING', failedAt: null, failureReason: null, nextAttemptAt: now(), updatedAt: now() })
-        .where(and(eq(deliveries.id, delivery.id), eq(deliveries.status, 'FAILED')));
-    }
+    await markPending(db, delivery);
+    await signal(delivery, request);
+  }
+
+  async function signal(delivery: Pick<Delivery, 'id' | 'endpointId'>, request: RetryRequest): Promise<void> {
     await requestDeliveryRetry({
       client: deps.temporal,
       taskQueue: deps.taskQueue,
@@ -76,7 +99,7 @@ export function createDeliveryAdmin(deps: DeliveryAdminDeps) {
 
   return {
     /** O11, C9: ordered by id (ULID, so creation order) either way, within from/to; the cursor is the last id of the previous page. */
-    async list(principal: Principal, filter: { status?: DeliveryStatus; endpointId?: string; eventId?: string; afterId?: string; limit: number } & ListWindow): Promise<Delivery[]> {
+    async list(principal: Principal, filter: DeliveryFilter & { afterId?: string; limit: number } & ListWindow): Promise<Delivery[]> {
       const window = idWindow(deliveries.id, deliveries.createdAt, filter);
       const where: SQL[] = window.where;
       const account = scopeOf(principal);
@@ -84,6 +107,16 @@ export function createDeliveryAdmin(deps: DeliveryAdminDeps) {
       if (filter.status !== undefined) where.push(eq(deliveries.status, filter.status));
       if (filter.endpointId !== undefined) where.push(eq(deliveries.endpointId, filter.endpointId));
       if (filter.eventId !== undefined) where.push(eq(deliveries.eventPublicId, filter.eventId));
+      if (filter.merchantAccount !== undefined) where.push(eq(deliveries.merchantAccount, filter.merchantAccount));
+      if (filter.eventType !== undefined) {
+        where.push(inArray(deliveries.eventPublicId, db.select({ id: events.eventPublicId }).from(events).where(eq(events.type, filter.eventType))));
+      }
+      if (filter.paymentReference !== undefined) {
+        // C1: the reference as a JSON string anywhere in the body (the bytes as sent, so no decoding); a scan of
+        // the events in the window, fine for an operator's search, not for a hot path.
+        const needle = Buffer.from(JSON.stringify(filter.paymentReference), 'utf8');
+        where.push(inArray(deliveries.eventPublicId, db.select({ id: events.eventPublicId }).from(events).where(sql`position(${needle}::bytea in ${events.body}) > 0`)));
+      }
       return db
         .select()
         .from(deliveries)
@@ -107,7 +140,17 @@ export function createDeliveryAdmin(deps: DeliveryAdminDeps) {
       const endpoint = await endpointStatus(principal, delivery.endpointId);
       if (endpoint?.deletedAt) throw new DeliveryConflictError(`endpoint ${delivery.endpointId} was deleted`);
       if (endpoint?.status === 'disabled') throw new DeliveryConflictError(`endpoint ${delivery.endpointId} is disabled; enable it first`);
-      await requeue(delivery, request);
+      await db.transaction(async (tx) => {
+        const status = await markPending(tx, delivery);
+        await recordAuditEvent(tx, {
+          actor: actorOf(principal),
+          action: 'delivery.retry',
+          target: { type: 'webhook_delivery', id },
+          before: { status: delivery.status },
+          after: { status, ...(request.reason ? { reason: request.reason } : {}) },
+        });
+      });
+      await signal(delivery, request);
       const [after] = await db.select().from(deliveries).where(eq(deliveries.id, id));
       return after;
     },
@@ -140,12 +183,29 @@ export function createDeliveryAdmin(deps: DeliveryAdminDeps) {
         .orderBy(asc(deliveries.id));
       // After a failure no further one starts (those in flight finish); the error answers the request.
       const limit = pLimit({ concurrency: RECOVER_CONCURRENCY, rejectOnClear: true });
-      await limit.map(failed, (d) =>
-        requeue(d, request).catch((error: unknown) => {
-          limit.clearQueue();
-          throw error;
-        }),
-      );
+      const done: string[] = [];
+      let failure: unknown;
+      await limit
+        .map(failed, (d) =>
+          requeue(d, request).then(
+            () => void done.push(d.id),
+            (error: unknown) => {
+              limit.clearQueue();
+              throw error;
+            },
+          ),
+        )
+        .catch((error: unknown) => (failure = error));
+      // A3: one row for the recovery, naming what it re-queued (also when a failure stopped it part way).
+      if (failure === undefined || done.length > 0) {
+        await recordAuditEvent(db, {
+          actor: actorOf(principal),
+          action: 'endpoint.recover',
+          target: { type: 'webhook_endpoint', id: endpointId },
+          after: { since: since.toISOString(), requeued: done.length, delivery_ids: done.sort(), ...(request.reason ? { reason: request.reason } : {}), ...(failure === undefined ? {} : { stopped_by_error: true }) },
+        });
+      }
+      if (failure !== undefined) throw failure;
       return { requeued: failed.length, deliveryIds: failed.map((d) => d.id) };
     },
 

@@ -2,9 +2,11 @@
 // Deletion is soft (deleted_at + disabled): deliveries keep referencing the endpoint, so their history stays
 // queryable, no new delivery is fanned out to it and no attempt is sent; its secrets are destroyed.
 // Every method takes the acting principal (A1): a merchant key sees its own account's endpoints only, so another
-// account's endpoint is not found.
+// account's endpoint is not found. Every change writes its audit row (A3) in the change's own transaction.
 import { and, eq, isNull, type SQL } from 'drizzle-orm';
 import { scopeOf, type Principal } from '../access/roles.js';
+import { actorOf, recordAuditEvent } from '../audit/record.js';
+import { endpointSnapshot } from '../audit/snapshots.js';
 import { idWindow, type ListWindow } from '../db/list-window.js';
 import type { Db } from '../db/client.js';
 import { endpointSecrets, webhookEndpoints } from '../db/schema/index.js';
@@ -70,10 +72,14 @@ export function createEndpointService(deps: EndpointServiceDeps) {
     return row;
   }
 
-  async function updateLive(principal: Principal, id: string, values: Partial<typeof webhookEndpoints.$inferInsert>): Promise<Endpoint> {
-    const [row] = await db.update(webhookEndpoints).set({ ...values, updatedAt: now() }).where(live(principal, id)).returning();
-    if (!row) throw new EndpointNotFoundError(id);
-    return row;
+  async function updateLive(principal: Principal, id: string, action: string, values: Partial<typeof webhookEndpoints.$inferInsert>): Promise<Endpoint> {
+    return db.transaction(async (tx) => {
+      const [before] = await tx.select().from(webhookEndpoints).where(live(principal, id)).for('update');
+      if (!before) throw new EndpointNotFoundError(id);
+      const [row] = await tx.update(webhookEndpoints).set({ ...values, updatedAt: now() }).where(eq(webhookEndpoints.id, id)).returning();
+      await recordAuditEvent(tx, { actor: actorOf(principal), action, target: { type: 'webhook_endpoint', id }, before: endpointSnapshot(before), after: endpointSnapshot(row!) });
+      return row!;
+    });
   }
 
   return {
@@ -99,6 +105,7 @@ export function createEndpointService(deps: EndpointServiceDeps) {
           })
           .returning();
         await insertEndpointSecret(tx, row!.id, secret, secretsKey);
+        await recordAuditEvent(tx, { actor: actorOf(principal), action: 'endpoint.create', target: { type: 'webhook_endpoint', id: row!.id }, after: endpointSnapshot(row!) });
         return row!;
       });
       return { endpoint, secret };
@@ -122,34 +129,47 @@ export function createEndpointService(deps: EndpointServiceDeps) {
       // M3: ordering applies to deliveries fanned out after the change; M5: reserved slots stand, new ones follow the new rate.
       if (input.ordering !== undefined) values.ordering = input.ordering;
       if (input.rateLimitPerSecond !== undefined) values.rateLimitPerSecond = input.rateLimitPerSecond;
-      return updateLive(principal, id, values);
+      return updateLive(principal, id, 'endpoint.update', values);
     },
 
     async disable(principal: Principal, id: string, reason: string): Promise<Endpoint> {
-      return updateLive(principal, id, { status: 'disabled', disabledReason: reason, disabledAt: now() });
+      return updateLive(principal, id, 'endpoint.disable', { status: 'disabled', disabledReason: reason, disabledAt: now() });
     },
 
     /** O13: enabling clears the failure streak, or the first failure after it would disable the endpoint again. */
     async enable(principal: Principal, id: string): Promise<Endpoint> {
-      return updateLive(principal, id, { status: 'enabled', disabledReason: null, disabledAt: null, failingSince: null, consecutiveFailures: 0 });
+      return updateLive(principal, id, 'endpoint.enable', { status: 'enabled', disabledReason: null, disabledAt: null, failingSince: null, consecutiveFailures: 0 });
     },
 
     async rotateSecret(principal: Principal, id: string, graceMs: number): Promise<{ endpoint: Endpoint; secret: string }> {
-      const endpoint = await get(principal, id);
-      const secret = await rotateEndpointSecret(db, id, secretsKey, graceMs, now());
-      return { endpoint, secret };
+      return db.transaction(async (tx) => {
+        const [endpoint] = await tx.select().from(webhookEndpoints).where(live(principal, id));
+        if (!endpoint) throw new EndpointNotFoundError(id);
+        const at = now();
+        const secret = await rotateEndpointSecret(tx, id, secretsKey, graceMs, at);
+        // The secret itself is never audited: only that it changed and until when the previous one signs.
+        await recordAuditEvent(tx, {
+          actor: actorOf(principal),
+          action: 'endpoint.rotate_secret',
+          target: { type: 'webhook_endpoint', id },
+          after: { previous_signs_until: new Date(at.getTime() + graceMs).toISOString() },
+        });
+        return { endpoint, secret };
+      });
     },
 
     async remove(principal: Principal, id: string): Promise<void> {
       await db.transaction(async (tx) => {
         const at = now();
+        const [before] = await tx.select().from(webhookEndpoints).where(live(principal, id)).for('update');
+        if (!before) throw new EndpointNotFoundError(id);
         const [row] = await tx
           .update(webhookEndpoints)
           .set({ deletedAt: at, status: 'disabled', disabledReason: 'deleted', disabledAt: at, updatedAt: at })
-          .where(live(principal, id))
-          .returning({ id: webhookEndpoints.id });
-        if (!row) throw new EndpointNotFoundError(id);
+          .where(eq(webhookEndpoints.id, id))
+          .returning();
         await tx.delete(endpointSecrets).where(eq(endpointSecrets.endpointId, id));
+        await recordAuditEvent(tx, { actor: actorOf(principal), action: 'endpoint.delete', target: { type: 'webhook_endpoint', id }, before: endpointSnapshot(before), after: endpointSnapshot(row!) });
       });
     },
   };

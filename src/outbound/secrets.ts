@@ -143,7 +143,7 @@ export async function signingSecretsFor(db: Executor, endpointId: string, keys: 
  * O9: the current active secret keeps signing until now + grace; a new one becomes active. Returns the new plain
  * secret (shown once to the operator). The endpoint row is locked so two concurrent rotations serialize.
  */
-export async function rotateEndpointSecret(db: Db, endpointId: string, keys: SecretKeys, graceMs: number, now: Date): Promise<string> {
+export async function rotateEndpointSecret(db: Executor, endpointId: string, keys: SecretKeys, graceMs: number, now: Date): Promise<string> {
   const plain = generateEndpointSecret();
   await db.transaction(async (tx) => {
     const locked = await tx.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(eq(webhookEndpoints.id, endpointId)).for('update');

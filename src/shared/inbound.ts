@@ -1,6 +1,7 @@
 // What the inbound side agrees on: the normalized provider event, the reconciliation workflow's name, input,
 // signal/update/query names, and the provider payments API contract the sandbox serves and activities query.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { AuditActor } from './audit.js';
 
 /** Event types the platform understands; adapters map provider names onto these. */
 export const PROVIDER_EVENT_TYPES = [
@@ -56,9 +57,12 @@ export type ResolutionPost = 'provider' | 'webhook' | { amountMinor: string; cur
 
 export interface OperatorResolution {
   decision: ResolutionDecision;
+  /** A2: from the admin API, the name of the key that resolves (never a body field). */
   operator: string;
   reason: string;
   post?: ResolutionPost;
+  /** A3: set by the admin API (the key, its role, the request id); absent when sent to the workflow directly. */
+  actor?: AuditActor;
 }
 
 /** What the resolve update answers: the state reached, the audit row and the transaction it posted (or null). */

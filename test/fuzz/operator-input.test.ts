@@ -60,7 +60,8 @@ const FIELDS = ['decision', 'operator', 'reason', 'amount_minor', 'currency', 'e
 const body = fc
     .record({
       decision: fc.constantFrom('applied', 'rejected'),
-      operator: fc.oneof(fc.constantFrom('ana@finance', 'bob'), hostileString),
+      // A2: the bootstrap token's own name or id is accepted; any other operator is refused (403).
+      operator: fc.oneof(fc.constantFrom('ADMIN_TOKEN', 'bootstrap', 'ana@finance'), hostileString),
       reason: fc.oneof(fc.constant('checked with the provider'), hostileString),
       changes: fc.array(fc.tuple(fc.constantFrom(...FIELDS), fc.oneof(hostileJson, fc.constant(undefined))), { maxLength: 2 }),
     })
@@ -91,8 +92,9 @@ describe('R10 operator input', () => {
         const text = await response.text();
         expect(response.status, text).toBeLessThan(500);
         const read = async () => {
-          const [row] = await database.db.execute<{ audits: number; postings: number; unaudited: number; state: string }>(sql`
+          const [row] = await database.db.execute<{ audits: number; events: number; postings: number; unaudited: number; state: string }>(sql`
           select (select count(*)::int from operator_resolutions where reconciliation_id = ${current.id}) as audits,
+                 (select count(*)::int from audit_events where target_id = ${current.id}) as events,
                  (select count(*)::int from ledger_transactions where payment_reference = ${current.reference}) as postings,
                  (select count(*)::int from ledger_transactions l where l.payment_reference = ${current.reference}
                     and not exists (select 1 from operator_resolutions o where o.ledger_transaction_id = l.id)) as unaudited,
@@ -106,13 +108,14 @@ describe('R10 operator input', () => {
           await waitFor(async () => (row = await read()).audits > 0, 60_000, 'the accepted resolution to finish').catch(() => {});
         }
         expect(row!.unaudited, 'ledger transactions without their audit row').toBe(0);
+        expect(row!.events, 'A3: one audit_events row per resolution').toBe(row!.audits);
         if (response.status === 200 || (response.status === 202 && row.audits > 0)) {
           expect(row!.audits).toBe(1);
           expect(row!.postings).toBe(document.decision === 'applied' ? 1 : 0);
           current = await parked(); // this one is resolved: the next run needs a fresh one
         } else {
           expect(response.status).toBeGreaterThanOrEqual(400);
-          expect(row, `refused with ${response.status}: ${text}`).toMatchObject({ audits: 0, postings: 0, state: 'manual_review' });
+          expect(row, `refused with ${response.status}: ${text}`).toMatchObject({ audits: 0, events: 0, postings: 0, state: 'manual_review' });
         }
       }),
       runs(25),

@@ -370,7 +370,7 @@ describe('webhook deliveries and events', () => {
     const account = merchant();
     const endpoint = await createEndpoint(account);
     const { ids } = await seedDeliveries(endpoint.id, account, ['DELIVERED']);
-    const res = await call('POST', `/webhook-deliveries/${ids[0]}/retry`, { operator: 'ops@apipay', reason: 'merchant asked' });
+    const res = await call('POST', `/webhook-deliveries/${ids[0]}/retry`, { reason: 'merchant asked' });
     expect(res.status).toBe(409);
     expect(res.json.error.code).toBe('conflict');
     await expect(temporal.client.workflow.getHandle(ids[0]!).describe()).rejects.toThrow();
@@ -383,7 +383,7 @@ describe('webhook deliveries and events', () => {
     const { ids } = await seedDeliveries(endpoint.id, account, ['FAILED']);
     const id = ids[0]!;
     startedWorkflows.push(id);
-    const res = await call('POST', `/webhook-deliveries/${id}/retry`, { operator: 'ops@apipay', reason: 'merchant fixed their TLS' });
+    const res = await call('POST', `/webhook-deliveries/${id}/retry`, { reason: 'merchant fixed their TLS' });
     expect(res.status).toBe(202);
     expect(res.json).toMatchObject({ id, status: 'PENDING', failed_at: null });
     const [row] = await database.db.select().from(deliveries).where(eq(deliveries.id, id));
@@ -416,7 +416,7 @@ describe('webhook deliveries and events', () => {
     expect(refused.status).toBe(409);
     await call('POST', `/webhook-endpoints/${endpoint.id}/enable`);
 
-    const res = await call('POST', `/webhook-endpoints/${endpoint.id}/recover`, { since, operator: 'ops@apipay' });
+    const res = await call('POST', `/webhook-endpoints/${endpoint.id}/recover`, { since });
     expect(res.status).toBe(202);
     expect(res.json.requeued).toBe(2);
     expect([...res.json.delivery_ids].sort()).toEqual([ids[0], ids[2]].sort());

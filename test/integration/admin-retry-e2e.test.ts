@@ -48,7 +48,7 @@ describe('manual retry through the admin API (O12)', () => {
       const res = await app.request(`/admin/v1/webhook-deliveries/${deliveryId}/retry`, {
         method: 'POST',
         headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ operator: 'ops@apipay', reason: 'merchant back up' }),
+        body: JSON.stringify({ reason: 'merchant back up' }),
       });
       expect(res.status).toBe(202);
       expect(((await res.json()) as { status: string }).status).toBe('PENDING');

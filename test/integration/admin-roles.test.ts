@@ -89,8 +89,11 @@ const TABLE: Record<string, Row> = {
   'GET /ledger/check': { role: 'viewer', merchant: false, ok: 200, request: () => ({ path: `/ledger/check?provider=${provider}` }) },
   'POST /api-keys': { role: 'admin', merchant: false, ok: 201, request: () => ({ path: '/api-keys', body: { name: 'made-in-table', role: 'viewer' } }) },
   'GET /api-keys': { role: 'admin', merchant: false, ok: 200, request: () => ({ path: '/api-keys' }) },
+  'POST /portal-links': { role: 'operator', merchant: false, ok: 201, request: (o) => ({ path: '/portal-links', body: { merchant_account: o.account } }) },
   'POST /secrets/reencrypt': { role: 'admin', merchant: false, ok: 200, request: () => ({ path: '/secrets/reencrypt' }) },
   'POST /api-keys/{id}/revoke': { role: 'admin', merchant: false, ok: 200, request: (o) => ({ path: `/api-keys/${o.keyId}/revoke` }) },
+  'GET /audit-events': { role: 'viewer', merchant: false, ok: 200, request: (o) => ({ path: `/audit-events?target_id=${o.endpointId}` }) },
+  'GET /audit-events.csv': { role: 'viewer', merchant: false, ok: 200, request: (o) => ({ path: `/audit-events.csv?target_id=${o.endpointId}` }) },
 };
 
 const RANK: Record<StaffRole, number> = { viewer: 0, operator: 1, admin: 2 };

@@ -35,6 +35,7 @@ const anyColumn: Record<string, string> = {
   operator_resolutions: 'reason',
   reconciliation_transitions: 'reason',
   ledger_adjustments: 'reason',
+  audit_events: 'action',
 };
 
 describe('A6 the application role', () => {

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities } from '../../src/activities/index.js';
+import { createKey } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
 import { parseCsv } from '../helpers/csv.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
@@ -52,6 +53,12 @@ afterAll(async () => {
 });
 
 const auth = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
+/** A2: the operator of a resolution is the API key's name, so each person resolves with their own key. */
+const tokens = new Map<string, string>();
+async function as(name: string): Promise<Record<string, string>> {
+  if (!tokens.has(name)) tokens.set(name, (await createKey(app, 'operator', undefined, name)).token);
+  return { authorization: `Bearer ${tokens.get(name)}` };
+}
 async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = auth) {
   const response = await app.request(`/admin/v1${path}`, {
     method,
@@ -98,18 +105,18 @@ describe('I11 reconciliations admin API', () => {
       'reconciling>manual_review',
     ]);
 
-    const applied = await call('POST', `${path(a.id)}/resolution`, { decision: 'applied', operator: 'ana@finance', reason: 'fee, confirmed, "by phone"\n=SUM(A1)', post: 'webhook' });
+    const applied = await call('POST', `${path(a.id)}/resolution`, { decision: 'applied', operator: 'ana@finance', reason: 'fee, confirmed, "by phone"\n=SUM(A1)', post: 'webhook' }, await as('ana@finance'));
     expect(applied.status).toBe(200);
     expect(applied.json.state).toBe('applied');
     expect(applied.json.resolution).toMatchObject({ decision: 'applied', operator: 'ana@finance', previous_state: 'manual_review', amount_minor: '2000' });
     expect(applied.json.ledger_transaction_id).toBe(applied.json.resolution.ledger_transaction_id);
     resolved.push({ id: a.id, decision: 'applied' });
 
-    const again = await call('POST', `${path(a.id)}/resolution`, { decision: 'rejected', operator: 'bob', reason: 'second try' });
+    const again = await call('POST', `${path(a.id)}/resolution`, { decision: 'rejected', operator: 'bob', reason: 'second try' }, await as('bob'));
     expect(again.status).toBe(409);
     expect(again.json.error.code).toBe('conflict');
 
-    const rejected = await call('POST', `${path(b.id)}/resolution`, { decision: 'rejected', operator: 'bob@finance', reason: 'duplicate order' });
+    const rejected = await call('POST', `${path(b.id)}/resolution`, { decision: 'rejected', reason: 'duplicate order' }, await as('bob@finance'));
     expect(rejected.status).toBe(200);
     expect(rejected.json).toMatchObject({ state: 'rejected', ledger_transaction_id: null });
     resolved.push({ id: b.id, decision: 'rejected' });
@@ -122,7 +129,7 @@ describe('I11 reconciliations admin API', () => {
     peer.set(event.paymentReference, succeeded(event));
     const handle = await startReconciliation(temporal.client, profile, taskQueues.reconciliation, event, { provider });
     await handle.result();
-    expect((await call('POST', `${path(handle.workflowId)}/resolution`, { decision: 'rejected', operator: 'x', reason: 'y' })).status).toBe(409);
+    expect((await call('POST', `${path(handle.workflowId)}/resolution`, { decision: 'rejected', reason: 'y' })).status).toBe(409);
     const bad = await call('POST', `${path(handle.workflowId)}/resolution`, { decision: 'maybe', operator: 'x', reason: 'y' });
     expect(bad.status).toBe(400);
     expect(bad.json.error.message).toMatch(/decision/);
@@ -136,7 +143,7 @@ describe('I11 reconciliations admin API', () => {
 
   it('I11 the CSV export lists the resolutions, escapes text, and its sums match the ledger', async () => {
     const extra = await parked('1234');
-    expect((await call('POST', `${path(extra.id)}/resolution`, { decision: 'applied', operator: 'carla', reason: '=HYPERLINK("http://x")', post: 'webhook' })).status).toBe(200);
+    expect((await call('POST', `${path(extra.id)}/resolution`, { decision: 'applied', reason: '=HYPERLINK("http://x")', post: 'webhook' }, await as('carla'))).status).toBe(200);
     resolved.push({ id: extra.id, decision: 'applied' });
 
     const response = await call('GET', `/exports/operator-resolutions.csv?from=${encodeURIComponent(startedAt)}&to=${encodeURIComponent(new Date(Date.now() + 1000).toISOString())}`);

@@ -9,6 +9,7 @@ import { createDatabase, type Database } from '../../src/db/client.js';
 import { ledgerEntries, operatorResolutions } from '../../src/db/schema/index.js';
 import { commitResolution } from '../../src/inbound/resolution-store.js';
 import { operatorResolutionSignal, reconciliationStateQuery, resolveUpdate, type NormalizedProviderEvent, type ProviderPayment } from '../../src/shared/inbound.js';
+import { createKey } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
 import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
 import { testProfile } from '../helpers/profile.js';
@@ -51,11 +52,20 @@ const profileOverrides = () => ({
   },
 });
 const auth = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
+/** A2: the body's operator must be the caller's own key, so each named operator gets a key of that name. */
+const keys = new Map<string, Promise<string>>();
+const authFor = async (body: unknown) => {
+  const operator = (body as { operator?: unknown } | undefined)?.operator;
+  if (typeof operator !== 'string') return auth;
+  if (!keys.has(operator)) keys.set(operator, createKey(app, 'operator', undefined, operator).then((k) => k.token));
+  return { authorization: `Bearer ${await keys.get(operator)}` };
+};
 /** An admin request that must answer within `withinMs` (R2: never hangs). */
 async function call(method: string, path: string, body?: unknown, withinMs = 15_000) {
+  const headers = await authFor(body);
   const request = app.request(`/admin/v1${path}`, {
     method,
-    headers: { ...auth, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   let timer: NodeJS.Timeout | undefined;
@@ -188,7 +198,7 @@ describe('R2 refusals and answers', () => {
     const response = await quick.request(`/admin/v1${path(handle.workflowId)}/resolution`, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ decision: 'applied', operator: 'alice', reason: 'checked' }),
+      body: JSON.stringify({ decision: 'applied', reason: 'checked' }), // A2: the operator is the bootstrap key
     });
     expect(Date.now() - t0).toBeLessThan(5_000);
     expect(response.status).toBe(202);

@@ -62,6 +62,11 @@ const cases: Array<[string[], string, string, Record<string, string>, unknown]> 
   [['reconciliations', 'resolve', 'r1', '--decision', 'applied', '--operator', 'ana', '--reason', 'r', '--post', 'webhook'], 'POST', '/admin/v1/reconciliations/r1/resolution', {}, { decision: 'applied', operator: 'ana', reason: 'r', post: 'webhook' }],
   [['reconciliations', 'resolve', 'r1', '--decision', 'applied', '--operator', 'ana', '--reason', 'r', '--amount', '1400', '--currency', 'USD'], 'POST', '/admin/v1/reconciliations/r1/resolution', {}, { decision: 'applied', operator: 'ana', reason: 'r', post: { amount_minor: '1400', currency: 'USD' } }],
   [['reconciliations', 'resolve', 'r1', '--decision', 'acknowledged', '--operator', 'ana', '--reason', 'adjusted'], 'POST', '/admin/v1/reconciliations/r1/resolution', {}, { decision: 'acknowledged', operator: 'ana', reason: 'adjusted' }],
+  // A2: the operator is the API key; --operator is no longer needed.
+  [['reconciliations', 'resolve', 'r1', '--decision', 'rejected', '--reason', 'duplicate'], 'POST', '/admin/v1/reconciliations/r1/resolution', {}, { decision: 'rejected', reason: 'duplicate' }],
+  [['ledger', 'adjust', '--provider', 'p', '--payment', 'pay_1', '--amount', '25', '--currency', 'EUR', '--reason', 'fee'], 'POST', '/admin/v1/ledger/adjustments', {}, { provider: 'p', payment_reference: 'pay_1', amount_minor: '25', currency: 'EUR', reason: 'fee' }],
+  [['audit', 'list', '--actor', 'alice', '--action', 'endpoint.update', '--since', '2026-12-01', '--order', 'DESC', '--limit', '5'], 'GET', '/admin/v1/audit-events', { actor: 'alice', action: 'endpoint.update', from: '2026-12-01T00:00:00Z', order: 'desc', limit: '5' }, undefined],
+  [['audit', 'list', '--target-type', 'webhook_endpoint', '--target-id', 'we_1', '--until', '2026-12-02'], 'GET', '/admin/v1/audit-events', { target_type: 'webhook_endpoint', target_id: 'we_1', to: '2026-12-02T00:00:00Z' }, undefined],
   [['ledger', 'adjust', '--provider', 'p', '--payment', 'pay_1', '--amount=-50', '--currency', 'EUR', '--operator', 'ana', '--reason', 'fee', '--reconciliation', 'reconcile:p:e'], 'POST', '/admin/v1/ledger/adjustments', {}, { provider: 'p', payment_reference: 'pay_1', amount_minor: '-50', currency: 'EUR', operator: 'ana', reason: 'fee', reconciliation_id: 'reconcile:p:e' }],
   [['ledger', 'check', '--provider', 'p'], 'GET', '/admin/v1/ledger/check', { provider: 'p' }, undefined],
   // C9: any case for statuses and states, `show` for `get`, plain dates, order/since/until/limit on every list.
@@ -162,7 +167,9 @@ describe('apipay CLI', () => {
     [['reconciliations', 'resolve', 'r1', '--decision', 'rejected', '--operator', 'a', '--reason', 'b', '--post', 'webhook'], 'only for an applied'],
     [['reconciliations', 'resolve', 'r1', '--decision', 'applied', '--operator', 'a', '--reason', 'b', '--amount', '0', '--currency', 'EUR'], '--amount must be positive'],
     [['ledger', 'adjust', '--provider', 'p', '--payment', 'x', '--amount', '0', '--currency', 'EUR', '--operator', 'a', '--reason', 'b'], '--amount must be non-zero'],
-    [['reconciliations', 'resolve', 'r1', '--decision', 'applied', '--reason', 'b'], '--operator is required'],
+    [['reconciliations', 'resolve', 'r1', '--decision', 'applied'], '--reason is required'],
+    [['audit', 'list', '--csv', '--limit', '5'], '--csv exports every matching row'],
+    [['audit', 'list', '--order', 'newest'], '--order must be one of asc, desc'],
     [['exports', 'resolutions', '--since', '2026-01-01'], 'since'],
     [['deliveries', 'list', '--status', 'lost'], '--status must be one of PENDING, RETRYING, DELIVERED, FAILED'],
     [['reconciliations', 'list', '--state', 'open'], '--state must be one of'],
@@ -180,6 +187,16 @@ describe('apipay CLI', () => {
     expect(h.seen).toHaveLength(0);
   });
 
+  it('C2 portal-link ACCT asks for a signed link and prints only its URL', async () => {
+    const h = harness(() => Response.json({ url: 'http://127.0.0.1:3000/portal/enter?token=abc.def', merchant_account: 'acct_demo_shop', expires_at: '2026-12-01T10:15:00Z' }, { status: 201 }));
+    expect(await runCli(['portal-link', 'acct_demo_shop', '--ttl', '30m'], h.io)).toBe(0);
+    expect(h.seen[0]!.method).toBe('POST');
+    expect(h.seen[0]!.url.pathname).toBe('/admin/v1/portal-links');
+    expect(h.seen[0]!.body).toEqual({ merchant_account: 'acct_demo_shop', ttl: '30m' });
+    expect(h.out()).toBe('http://127.0.0.1:3000/portal/enter?token=abc.def\n');
+    expect(await runCli(['portal-link'], harness().io)).toBe(1);
+  });
+
   it('L6 ledger check exits 1 when the API reports violations, 0 when ok', async () => {
     const bad = harness(() => Response.json({ ok: false, violations: [{ kind: 'unbalanced', message: 'transaction ltx_1 sums to 5 EUR', ids: ['ltx_1'] }] }));
     expect(await runCli(['ledger', 'check'], bad.io)).toBe(1);
@@ -191,7 +208,7 @@ describe('apipay CLI', () => {
     const h = harness();
     delete h.io.env.ADMIN_TOKEN;
     expect(await runCli(['endpoints', 'list'], h.io)).toBe(1);
-    expect(JSON.parse(h.err()).error.message).toBe('APIPAY_API_KEY (or ADMIN_TOKEN) is not set');
+    expect(JSON.parse(h.err()).error.message).toBe('APIPAY_API_KEY (or api_key in ~/.config/apipay/config.json, or ADMIN_TOKEN) is not set');
   });
 
   it('A1 the CLI sends APIPAY_API_KEY when it is set, ahead of ADMIN_TOKEN', async () => {

@@ -13,10 +13,12 @@ import { authenticate } from '../middleware/authenticate.js';
 import { storableInput } from '../middleware/storable-input.js';
 import { accessRules, PUBLIC_ROUTES } from './access.js';
 import { registerApiKeys } from './api-keys.js';
+import { registerAuditEvents } from './audit-events.js';
 import { registerDocsPage } from './docs-page.js';
 import { registerEvents } from './events.js';
 import { registerExports } from './exports.js';
 import { registerLedger } from './ledger.js';
+import { registerPortalLinks } from './portal-links.js';
 import { registerReconciliations } from './reconciliations.js';
 import { registerSecrets } from './secrets.js';
 import { registerWebhookDeliveries } from './webhook-deliveries.js';
@@ -65,6 +67,8 @@ export function createAdminApp(deps: ApiDeps, services: ApiServices): AdminApp {
   registerLedger(admin, deps);
   registerApiKeys(admin, keys);
   registerSecrets(admin, deps);
+  registerPortalLinks(admin, deps); // C2
+  registerAuditEvents(admin, deps); // A3
   registerDocsPage(admin); // C9: the viewer of /openapi.json, public like it
   return admin;
 }

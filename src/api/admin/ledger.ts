@@ -4,10 +4,12 @@ import { z } from '@hono/zod-openapi';
 import { adjustmentsOf, AdjustmentRefusedError, postAdjustment, type AdjustmentRow } from '../../ledger/adjustments.js';
 import { checkLedger } from '../../ledger/check.js';
 import { CURRENCY, OPERATOR_MAX, REASON_MAX, textProblem } from '../../shared/operator-input.js';
+import { actorOf } from '../../audit/record.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { adminRoute } from './access.js';
 import type { AdminApp } from './app.js';
+import { OPERATOR_FIELD_HELP, operatorOf } from './operator.js';
 import { conflictResponse, errorResponses, json } from './outbound-schemas.js';
 
 const tags = ['Ledger'];
@@ -64,7 +66,7 @@ const createAdjustmentRoute = adminRoute({ role: 'operator', merchant: false }, 
               payment_reference: z.string().min(1).max(200).regex(/^[\w.:-]+$/, 'letters, digits, _ . : -'),
               amount_minor: z.string().regex(/^-?[1-9]\d{0,17}$/, 'must be non-zero signed minor units (at most 18 digits)'),
               currency: z.string().regex(CURRENCY, 'must be an ISO 4217 code'),
-              operator: storable(OPERATOR_MAX),
+              operator: storable(OPERATOR_MAX).optional().openapi({ description: OPERATOR_FIELD_HELP }),
               reason: storable(REASON_MAX),
               reconciliation_id: z.string().max(300).optional(),
               idempotency_key: z.string().min(1).max(200).regex(/^[\w.:-]+$/, 'letters, digits, _ . : -').optional(),
@@ -108,12 +110,14 @@ export function registerLedger(admin: AdminApp, deps: ApiDeps): void {
 
   admin.openapi(createAdjustmentRoute, async (c) => {
     const b = c.req.valid('json');
+    const principal = c.get('principal');
     const { adjustment, replayed } = await postAdjustment(deps.db, {
       provider: b.provider,
       paymentReference: b.payment_reference,
       amountMinor: b.amount_minor,
       currency: b.currency,
-      operator: b.operator,
+      operator: operatorOf(principal, b.operator), // A2
+      actor: actorOf(principal), // A3
       reason: b.reason,
       ...(b.reconciliation_id ? { reconciliationId: b.reconciliation_id } : {}),
       ...(b.idempotency_key ? { idempotencyKey: b.idempotency_key } : {}),

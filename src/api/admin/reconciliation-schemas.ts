@@ -102,7 +102,9 @@ export const resolutionRequestSchema = z
     decision: z
       .enum(RESOLUTION_DECISIONS)
       .openapi({ description: 'acknowledged: applied without posting (the ledger is already right, L3)' }),
-    operator: operatorText(OPERATOR_MAX),
+    operator: operatorText(OPERATOR_MAX)
+      .optional()
+      .openapi({ description: "A2: taken from the API key; if given it must be the key's own name or id (else 403)" }),
     reason: operatorText(REASON_MAX),
     post: postSchema.optional(),
   })

@@ -10,10 +10,12 @@ import {
 } from '../../inbound/reconciliation-admin.js';
 import { type OperatorResolution } from '../../shared/inbound.js';
 import { bindReconciliationGauges } from '../../metrics/inbound-ledger.js';
+import { actorOf } from '../../audit/record.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { adminRoute } from './access.js';
 import type { AdminApp } from './app.js';
+import { operatorOf } from './operator.js';
 import { conflictResponse, errorResponses, json } from './outbound-schemas.js';
 import { afterTimeOf, listEnvelope, listWindow, page, paginationQuery, windowQuery } from './pagination.js';
 import { timeCursor } from '../../db/list-window.js';
@@ -77,11 +79,11 @@ export const resolutionJson = (r: ResolutionRow): z.infer<typeof resolutionSchem
   resolved_at: r.resolvedAt.toISOString(),
 });
 
-/** The API's snake_case body as the workflow's OperatorResolution. */
-export function toOperatorResolution(body: z.infer<typeof resolutionRequestSchema>): OperatorResolution {
+/** The API's snake_case body as the workflow's OperatorResolution, by `operator` (A2: the principal's name). */
+export function toOperatorResolution(body: z.infer<typeof resolutionRequestSchema>, operator: string): OperatorResolution {
   const { post, ...rest } = body;
-  if (post === undefined) return rest;
-  return { ...rest, post: typeof post === 'string' ? post : { amountMinor: post.amount_minor, currency: post.currency } };
+  if (post === undefined) return { ...rest, operator };
+  return { ...rest, operator, post: typeof post === 'string' ? post : { amountMinor: post.amount_minor, currency: post.currency } };
 }
 
 const listRoute = adminRoute({ role: 'viewer', merchant: false }, {
@@ -151,12 +153,14 @@ export function registerReconciliations(admin: AdminApp, deps: ApiDeps): void {
   admin.openapi(resolveRoute, async (c) => {
     const { id } = c.req.valid('param');
     const body = c.req.valid('json');
-    const found = await service.resolve(id, toOperatorResolution(body)).catch((error) => {
+    const principal = c.get('principal');
+    const resolution = { ...toOperatorResolution(body, operatorOf(principal, body.operator)), actor: actorOf(principal) }; // A2, A3
+    const found = await service.resolve(id, resolution).catch((error) => {
       if (error instanceof ResolutionConflictError) throw new ApiError('conflict', error.message);
       throw error;
     });
     if (!found) throw new ApiError('not_found', `reconciliation ${id} does not exist`);
-    logger.info({ reconciliationId: id, decision: body.decision, operator: body.operator, pending: found.pending }, 'operator resolution (I11)');
+    logger.info({ reconciliationId: id, decision: body.decision, operator: principal.keyId, pending: found.pending }, 'operator resolution (I11)');
     return found.pending ? c.json(detail(found), 202) : c.json(detail(found), 200);
   });
 }

@@ -1,6 +1,7 @@
 // Admin route for the master-key rotation of endpoint secrets (A8): re-seal every secret with the current key, so
 // the previous keys (SECRETS_ENCRYPTION_PREVIOUS_KEYS) can be removed afterwards. Idempotent; admin only.
 import { z } from '@hono/zod-openapi';
+import { actorOf, recordAuditEvent } from '../../audit/record.js';
 import { keyringFromEnv } from '../../outbound/keyring.js';
 import { reencryptEndpointSecrets } from '../../outbound/secrets.js';
 import type { ApiDeps } from '../deps.js';
@@ -29,6 +30,8 @@ export function registerSecrets(admin: AdminApp, deps: ApiDeps): void {
   const keyring = keyringFromEnv(deps.env);
   admin.openapi(reencrypt, async (c) => {
     const { reencrypted, failed } = await reencryptEndpointSecrets(deps.db, keyring);
+    // A3: the run spans many batches, not one transaction; its row records what it did once it is done.
+    await recordAuditEvent(deps.db, { actor: actorOf(c.get('principal')), action: 'secrets.reencrypt', target: { type: 'master_key', id: keyring.currentId }, after: { reencrypted, failed } });
     c.get('logger').info({ reencrypted, failed, keyId: keyring.currentId, by: c.get('principal').keyId }, 'endpoint secrets re-encrypted (A8)');
     return c.json({ reencrypted, failed, key_id: keyring.currentId }, 200);
   });

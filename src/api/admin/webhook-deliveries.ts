@@ -8,6 +8,7 @@ import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { adminRoute } from './access.js';
 import type { AdminApp } from './app.js';
+import { OPERATOR_FIELD_HELP, operatorOf } from './operator.js';
 import {
   attemptJson,
   conflictResponse,
@@ -24,7 +25,7 @@ import { afterIdOf, listEnvelope, listWindow, page, paginationQuery, windowQuery
 const tags = ['Webhook deliveries'];
 
 const operatorFields = {
-  operator: z.string().min(1).max(200).optional().openapi({ description: 'who asks (recorded in the worker log)' }),
+  operator: z.string().min(1).max(200).optional().openapi({ description: OPERATOR_FIELD_HELP }),
   reason: z.string().min(1).max(500).optional(),
 };
 
@@ -138,9 +139,11 @@ export function registerWebhookDeliveries(admin: AdminApp, deps: ApiDeps, servic
     const { id } = c.req.valid('param');
     // The body is optional: `curl -X POST …/retry` with no body is a valid retry.
     const body = c.req.header('content-type')?.includes('json') ? c.req.valid('json') : {};
-    const delivery = await service.retry(c.get('principal'), id, body).catch(conflict);
+    const principal = c.get('principal');
+    const request = { ...body, operator: operatorOf(principal, body.operator) }; // A2
+    const delivery = await service.retry(principal, id, request).catch(conflict);
     if (!delivery) throw new ApiError('not_found', `webhook delivery ${id} does not exist`);
-    logger.info({ deliveryId: id, operator: body.operator, reason: body.reason }, 'manual retry requested (O12)');
+    logger.info({ deliveryId: id, operator: principal.keyId, reason: body.reason }, 'manual retry requested (O12)');
     return c.json(deliveryJson(delivery), 202);
   });
 
@@ -155,10 +158,12 @@ export function registerWebhookDeliveries(admin: AdminApp, deps: ApiDeps, servic
 
   admin.openapi(recoverEndpoint, async (c) => {
     const { id } = c.req.valid('param');
-    const { since, ...request } = c.req.valid('json');
-    const result = await service.recover(c.get('principal'), id, new Date(since), request).catch(conflict);
+    const { since, ...body } = c.req.valid('json');
+    const principal = c.get('principal');
+    const request = { ...body, operator: operatorOf(principal, body.operator) }; // A2
+    const result = await service.recover(principal, id, new Date(since), request).catch(conflict);
     if (!result) throw new ApiError('not_found', `webhook endpoint ${id} does not exist`);
-    logger.info({ endpointId: id, since, requeued: result.requeued, operator: request.operator }, 'failed deliveries re-queued (O13)');
+    logger.info({ endpointId: id, since, requeued: result.requeued, operator: principal.keyId }, 'failed deliveries re-queued (O13)');
     return c.json({ requeued: result.requeued, delivery_ids: result.deliveryIds }, 202);
   });
 }

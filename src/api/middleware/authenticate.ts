@@ -50,7 +50,7 @@ export const authenticate = (options: AuthenticateOptions) => {
     }
     const taken = options.limiter.take(principal.keyId);
     if (!taken.allowed) throw new ApiError('rate_limited', 'rate limit of this API key exceeded; retry later', undefined, taken.retryAfterMs / 1000);
-    c.set('principal', principal);
+    c.set('principal', { ...principal, requestId: c.get('requestId') }); // A3: changes are audited with it
     if (!key) return next(); // no such route: the 404 goes to an authenticated caller only
 
     rules ??= options.rules();

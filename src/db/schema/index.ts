@@ -3,3 +3,4 @@ export * from './outbound.js';
 export * from './inbound.js';
 export * from './smoke.js';
 export * from './access.js';
+export * from './audit.js';

@@ -1,0 +1,17 @@
+// A2: who resolves, adjusts or retries is the authenticated principal, never what a body says. A body may still
+// name the operator (older clients do) but only as the caller's own key name or id; anyone else is refused.
+import type { Principal } from '../../access/roles.js';
+import { ApiError } from '../errors.js';
+
+export const OPERATOR_FIELD_HELP = "A2: taken from the API key; if given it must be the key's own name or id (else 403)";
+
+/** The principal's name, after checking a claimed operator (if any) is the principal itself. */
+export function operatorOf(principal: Principal, claimed: string | undefined): string {
+  if (claimed === undefined) return principal.name;
+  const text = claimed.trim();
+  if (text === principal.name || text === principal.keyId) return principal.name;
+  throw new ApiError(
+    'forbidden',
+    `operator: is taken from your API key (${principal.keyId}, "${principal.name}"); leave it out or give your own key's name or id`,
+  );
+}

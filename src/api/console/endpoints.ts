@@ -1,0 +1,211 @@
+// Endpoints with their health (C1: success rate and p95 latency over 1 h and 24 h, failure streak, last error,
+// disabled reason), the recover-since form (O13) and, for admins and the merchant itself, secret rotation (O9, C2).
+import type { Hono } from 'hono';
+import { html } from 'hono/html';
+import type { Endpoint } from '../../outbound/endpoints.js';
+import { successRate, type EndpointStats } from '../../outbound/endpoint-stats.js';
+import { OPERATOR_DATE_HINT, parseOperatorDate } from '../../shared/operator-date.js';
+import { mayDo, PageError, requireAccess, type ConsoleContext, type ConsoleEnv } from './context.js';
+import { deliveryTable } from './delivery-table.js';
+import { age, csrfField, layout, notice, status, time, link, type View } from './html.js';
+import type { ConsoleServices } from './services.js';
+
+const RECOVER = 'POST /webhook-endpoints/:id/recover';
+const ROTATE = 'POST /webhook-endpoints/:id/secret/rotate';
+const PAGE = 50;
+const p95 = (ms: number | null) => (ms === null ? '—' : `${ms} ms`);
+
+function health(e: Endpoint, h: EndpointStats | undefined, now: number) {
+  const streak = e.failingSince
+    ? html`failing for ${age(now - e.failingSince.getTime())}`
+    : html`<span class="muted">none</span>`;
+  const lastError = h?.lastError
+    ? html`${time(h.lastError.at)} ${h.lastError.kind ?? ''} ${h.lastError.status ?? ''}
+        <span class="muted">${h.lastError.message ?? ''}</span>`
+    : html`<span class="muted">none</span>`;
+  return { streak, lastError };
+}
+
+async function findEndpoint(c: ConsoleContext, s: ConsoleServices, route: string): Promise<Endpoint> {
+  const principal = requireAccess(c, s.rules, route);
+  const id = c.req.param('id') ?? '';
+  if (!/^we_[0-9a-z]+$/.test(id)) throw new PageError(404, `webhook endpoint ${id} does not exist`);
+  return s.endpoints.get(principal, id).catch(s.conflict);
+}
+
+async function detailPage(
+  c: ConsoleContext,
+  s: ConsoleServices,
+  e: Endpoint,
+  extra: { message?: string; kind?: 'ok' | 'error'; secret?: string } = {},
+) {
+  const view = c.get('view');
+  const principal = requireAccess(c, s.rules, 'GET /webhook-endpoints/:id');
+  const h = (await s.endpointStats([e.id])).get(e.id);
+  const { streak, lastError } = health(e, h, Date.now());
+  const recent = await s.deliveries.list(principal, { endpointId: e.id, order: 'desc', limit: 20 });
+  return layout(
+    view,
+    `Endpoint ${e.id}`,
+    html`${notice(extra.message, extra.kind)}
+      ${
+        extra.secret
+          ? html`<div class="panel">
+              <p>New signing secret, shown this once (the previous one keeps signing for the grace period):</p>
+              <pre id="new-secret">${extra.secret}</pre>
+            </div>`
+          : ''
+      }
+      <dl>
+        <dt>URL</dt>
+        <dd class="mono">${e.url}</dd>
+        <dt>Status</dt>
+        <dd>${status(e.status)} <span class="muted">${e.disabledReason ?? ''}</span></dd>
+        <dt>Merchant</dt>
+        <dd>${e.merchantAccount}</dd>
+        <dt>Event types</dt>
+        <dd>${e.eventTypes.join(', ')}</dd>
+        <dt>Success, last hour</dt>
+        <dd>
+          ${h ? successRate(h.lastHour) : '—'} of ${h?.lastHour.attempts ?? 0} · p95 ${p95(h?.lastHour.p95LatencyMs ?? null)}
+        </dd>
+        <dt>Success, last 24 h</dt>
+        <dd>${h ? successRate(h.lastDay) : '—'} of ${h?.lastDay.attempts ?? 0} · p95 ${p95(h?.lastDay.p95LatencyMs ?? null)}</dd>
+        <dt>Failure streak</dt>
+        <dd>${streak}</dd>
+        <dt>Last error</dt>
+        <dd>${lastError}</dd>
+      </dl>
+      ${
+        mayDo(c, s.rules, RECOVER)
+          ? html`<form method="post" action="${view.base}/endpoints/${e.id}/recover" class="panel">
+              ${csrfField(view)}
+              <label
+                >Re-queue FAILED deliveries created since<input
+                  name="since"
+                  required
+                  placeholder="2026-12-01 or 2026-12-01T09:30:00Z"
+              /></label>
+              <p><button type="submit">Recover</button></p>
+            </form>`
+          : ''
+      }
+      ${
+        mayDo(c, s.rules, ROTATE)
+          ? html`<form method="post" action="${view.base}/endpoints/${e.id}/rotate" class="panel">
+              ${csrfField(view)}
+              <p><button type="submit">Rotate signing secret</button></p>
+            </form>`
+          : ''
+      }
+      <!-- "Send test event" goes here once POST /admin/v1/webhook-endpoints/{id}/test exists. -->
+      <h2>Recent deliveries</h2>
+      ${deliveryTable(view, recent.slice(0, 20))}
+      <p><a href="${view.base}/deliveries?endpoint_id=${e.id}">All deliveries of this endpoint →</a></p>`,
+  );
+}
+
+export function registerEndpointPages(app: Hono<ConsoleEnv>, s: ConsoleServices): void {
+  app.get('/endpoints', async (c) => {
+    const principal = requireAccess(c, s.rules, 'GET /webhook-endpoints');
+    const view: View = c.get('view');
+    const merchant = view.surface === 'console' ? c.req.query('merchant_account')?.trim().slice(0, 200) || undefined : undefined;
+    const after = /^we_[0-9a-z]+$/.test(c.req.query('after') ?? '') ? c.req.query('after') : undefined;
+    const found = await s.endpoints.list(principal, {
+      limit: PAGE,
+      order: 'desc',
+      ...(merchant ? { merchantAccount: merchant } : {}),
+      ...(after ? { afterId: after } : {}),
+    });
+    const rows = found.slice(0, PAGE);
+    const next =
+      found.length > PAGE
+        ? `${view.base}/endpoints?${new URLSearchParams({ ...(merchant ? { merchant_account: merchant } : {}), after: rows.at(-1)!.id })}`
+        : undefined;
+    const stats = await s.endpointStats(rows.map((e) => e.id));
+    const now = Date.now();
+    return c.html(
+      layout(
+        view,
+        'Endpoints',
+        html`${
+          view.surface === 'console'
+            ? html`<form method="get" action="${view.base}/endpoints" class="search">
+                <label>Merchant<input name="merchant_account" value="${merchant ?? ''}" placeholder="acct_…" /></label
+                ><button type="submit">Filter</button>
+              </form>`
+            : ''
+        }
+        ${
+          rows.length === 0
+            ? html`<p class="muted">No endpoints.</p>`
+            : html`<table>
+                <thead>
+                  <tr>
+                    <th>Endpoint</th>
+                    <th>URL</th>
+                    ${view.surface === 'console' ? html`<th>Merchant</th>` : ''}
+                    <th>Status</th>
+                    <th class="num">Success 1 h</th>
+                    <th class="num">p95 1 h</th>
+                    <th class="num">Success 24 h</th>
+                    <th class="num">p95 24 h</th>
+                    <th>Failure streak</th>
+                    <th>Last error</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${rows.map((e) => {
+                    const h = stats.get(e.id);
+                    const { streak, lastError } = health(e, h, now);
+                    return html`<tr data-endpoint="${e.id}">
+                      <td>${link(view, '/endpoints', e.id)}</td>
+                      <td class="mono">${e.url}</td>
+                      ${view.surface === 'console' ? html`<td>${e.merchantAccount}</td>` : ''}
+                      <td>${status(e.status)} <span class="muted">${e.disabledReason ?? ''}</span></td>
+                      <td class="num">${h ? successRate(h.lastHour) : '—'}</td>
+                      <td class="num">${p95(h?.lastHour.p95LatencyMs ?? null)}</td>
+                      <td class="num">${h ? successRate(h.lastDay) : '—'}</td>
+                      <td class="num">${p95(h?.lastDay.p95LatencyMs ?? null)}</td>
+                      <td>${streak}</td>
+                      <td>${lastError}</td>
+                    </tr>`;
+                  })}
+                </tbody>
+              </table>`
+        }
+        ${next ? html`<p><a href="${next}">Next page →</a></p>` : ''}`,
+      ),
+    );
+  });
+
+  app.get('/endpoints/:id', async (c) => c.html(await detailPage(c, s, await findEndpoint(c, s, 'GET /webhook-endpoints/:id'))));
+
+  app.post('/endpoints/:id/recover', async (c) => {
+    const endpoint = await findEndpoint(c, s, RECOVER);
+    const since = parseOperatorDate((c.get('form').since ?? '').trim());
+    if (!since) return c.html(await detailPage(c, s, endpoint, { message: `since: ${OPERATOR_DATE_HINT}`, kind: 'error' }), 400);
+    const principal = c.get('view').principal!;
+    const result = await s.deliveries.recover(principal, endpoint.id, since, { operator: principal.name }).catch(s.conflict);
+    if (!result) throw new PageError(404, `webhook endpoint ${endpoint.id} does not exist`);
+    s.logger.info(
+      { endpointId: endpoint.id, since: since.toISOString(), requeued: result.requeued, keyId: principal.keyId },
+      'failed deliveries re-queued from the console (O13)',
+    );
+    return c.html(
+      await detailPage(c, s, endpoint, {
+        message: `Re-queued ${result.requeued} FAILED deliveries created since ${since.toISOString()}.`,
+      }),
+    );
+  });
+
+  app.post('/endpoints/:id/rotate', async (c) => {
+    const endpoint = await findEndpoint(c, s, ROTATE);
+    const { secret } = await s.endpoints.rotateSecret(c.get('view').principal!, endpoint.id, s.rotationGraceMs).catch(s.conflict);
+    s.logger.info(
+      { endpointId: endpoint.id, keyId: c.get('view').principal!.keyId },
+      'webhook endpoint secret rotated from the console',
+    );
+    return c.html(await detailPage(c, s, endpoint, { message: 'Secret rotated.', secret }));
+  });
+}

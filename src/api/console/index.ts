@@ -1,0 +1,66 @@
+// The operator console at /console (C1) and the merchant portal at /portal (C2): server-rendered pages on the API
+// process over the admin API's services, one Hono app per surface with its own cookie and the same pages (the
+// portal without the inbound ones). Every page checks the role of the admin route it stands for.
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { ApiDeps } from '../deps.js';
+import type { ApiServices } from '../services.js';
+import { registerSignIn, sessionMiddleware, type AuthOptions } from './auth.js';
+import { PageError, renderError, type AccessRules, type ConsoleEnv } from './context.js';
+import { registerBacklogPage } from './backlog.js';
+import { registerDeliveryPages } from './deliveries.js';
+import { registerEndpointPages } from './endpoints.js';
+import { registerEventPages } from './events.js';
+import { STYLESHEET } from './html.js';
+import { registerReviewPages } from './reviews.js';
+import { createConsoleServices } from './services.js';
+import { createSessionKeys, type Surface } from './session.js';
+
+/** A signed-in session lasts a working day; the key behind it is re-checked on every request anyway. */
+export const SESSION_TTL_SECONDS = 8 * 3600;
+
+export function createConsoleApps(deps: ApiDeps, api: ApiServices, adminRules: AccessRules): Record<Surface, Hono<ConsoleEnv>> {
+  let rules: ReturnType<AccessRules> | undefined;
+  const services = createConsoleServices(deps, api, () => (rules ??= adminRules()));
+  const sessions = createSessionKeys(deps.env.SECRETS_ENCRYPTION_KEY, deps.now);
+  const temporal = {
+    url: (deps.env.TEMPORAL_UI_URL ?? 'http://127.0.0.1:8233').replace(/\/+$/, ''),
+    namespace: deps.env.TEMPORAL_NAMESPACE ?? 'default',
+  };
+
+  const build = (surface: Surface) => {
+    const base = surface === 'console' ? '/console' : '/portal';
+    const options: AuthOptions = {
+      surface,
+      base,
+      sessions,
+      keys: services.keys,
+      adminToken: deps.env.ADMIN_TOKEN,
+      temporal,
+      ttlSeconds: SESSION_TTL_SECONDS,
+    };
+    const app = new Hono<ConsoleEnv>();
+    app.get('/assets/console.css', (c) =>
+      c.body(STYLESHEET, 200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'max-age=3600' }),
+    );
+    // A page's form is a few fields: anything larger is refused before it is read, answered 413.
+    app.use('*', bodyLimit({ maxSize: 64 * 1024, onError: (c) => c.text('form too large', 413) }));
+    app.use('*', sessionMiddleware(options));
+    registerSignIn(app, options);
+    app.get('/', (c) => c.redirect(`${base}${surface === 'console' ? '/reviews' : '/deliveries'}`, 303));
+    if (surface === 'console') {
+      registerReviewPages(app, services);
+      registerBacklogPage(app, services);
+    }
+    registerDeliveryPages(app, services);
+    registerEndpointPages(app, services);
+    registerEventPages(app, services);
+    // A catch-all route, not notFound: a mounted app's notFound is not used by the parent (Hono's app.route).
+    app.all('*', () => {
+      throw new PageError(404, 'no such page');
+    });
+    app.onError(renderError);
+    return app;
+  };
+  return { console: build('console'), portal: build('portal') };
+}

@@ -1,0 +1,57 @@
+// What the console and portal pages call (C1, C2): the same services the admin API uses, built with the same
+// options, and the admin routes' access rules. Pages never call the admin API over HTTP.
+import { createApiKeyService, type ApiKeyService } from '../../access/api-keys.js';
+import { inboundBacklog, type InboundBacklog } from '../../inbound/backlog.js';
+import { createReconciliationAdmin, ResolutionConflictError } from '../../inbound/reconciliation-admin.js';
+import type { Logger } from '../../lib/logger.js';
+import { DeliveryConflictError, type DeliveryAdmin } from '../../outbound/delivery-admin.js';
+import { outboundBacklog, type OutboundBacklog } from '../../outbound/backlog.js';
+import { endpointStats, type EndpointStats } from '../../outbound/endpoint-stats.js';
+import { createEndpointService, EndpointNotFoundError, type EndpointService } from '../../outbound/endpoints.js';
+import { keyringFromEnv } from '../../outbound/keyring.js';
+import type { ApiDeps } from '../deps.js';
+import type { ApiServices } from '../services.js';
+import { PageError, type AccessRules } from './context.js';
+
+export interface ConsoleServices {
+  deliveries: DeliveryAdmin;
+  reconciliations: ReturnType<typeof createReconciliationAdmin>;
+  endpoints: EndpointService;
+  endpointStats: (ids: string[]) => Promise<Map<string, EndpointStats>>;
+  backlog: () => Promise<{ inbound: InboundBacklog; outbound: OutboundBacklog }>;
+  keys: ApiKeyService;
+  rules: AccessRules;
+  logger: Logger;
+  rotationGraceMs: number;
+  /** Maps the services' refusals to a page: conflicts are 409, a missing endpoint 404; anything else goes on. */
+  conflict: (error: unknown) => never;
+}
+
+export function createConsoleServices(deps: ApiDeps, api: ApiServices, rules: AccessRules): ConsoleServices {
+  const now = deps.now ?? (() => new Date());
+  return {
+    deliveries: api.deliveryAdmin,
+    reconciliations: createReconciliationAdmin({
+      db: deps.db,
+      temporal: deps.temporal,
+      answerWithinMs: deps.profile.inbound.resolution_request_timeout,
+    }),
+    endpoints: createEndpointService({
+      db: deps.db,
+      secretsKey: keyringFromEnv(deps.env),
+      ...(deps.now ? { now: deps.now } : {}),
+    }),
+    endpointStats: (ids) => endpointStats(deps.db, ids, now()),
+    backlog: async () => ({ inbound: await inboundBacklog(deps.db), outbound: await outboundBacklog(deps.db) }),
+    keys: createApiKeyService({ db: deps.db, ...(deps.now ? { now: deps.now } : {}) }),
+    rules,
+    logger: deps.logger.child({ surface: 'console' }),
+    rotationGraceMs: deps.profile.outbound.secret_rotation_grace,
+    conflict: (error) => {
+      if (error instanceof DeliveryConflictError || error instanceof ResolutionConflictError)
+        throw new PageError(409, error.message);
+      if (error instanceof EndpointNotFoundError) throw new PageError(404, error.message);
+      throw error;
+    },
+  };
+}

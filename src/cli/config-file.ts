@@ -1,0 +1,37 @@
+// The CLI's config file (A2): the API URL and the person's own API key, so the key need not sit in the shell's
+// environment or history. `$APIPAY_CONFIG`, else `$XDG_CONFIG_HOME/apipay/config.json` (default ~/.config).
+// The environment wins over the file; the file's key wins over the bootstrap ADMIN_TOKEN.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+export interface CliConfig {
+  api_url?: string;
+  api_key?: string;
+}
+
+export function configPath(env: Record<string, string | undefined>): string {
+  return env.APIPAY_CONFIG || join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'apipay', 'config.json');
+}
+
+/** The file's settings ({} when there is none); an unreadable or malformed file is an error naming the file, never its content. */
+export function readCliConfig(path: string, warn: (text: string) => void = () => {}): CliConfig {
+  if (!existsSync(path)) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    throw new Error(`${path}: not valid JSON (expected {"api_url": "…", "api_key": "apk_…"})`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error(`${path}: must be a JSON object`);
+  const config: CliConfig = {};
+  for (const [key, value] of Object.entries(parsed)) {
+    if (key !== 'api_url' && key !== 'api_key') throw new Error(`${path}: unknown key ${JSON.stringify(key)} (api_url, api_key)`);
+    if (typeof value !== 'string' || value === '') throw new Error(`${path}: ${key} must be a non-empty string`);
+    config[key] = value;
+  }
+  // Like ssh with its keys: a key others can read is no longer only yours.
+  if (config.api_key && process.platform !== 'win32' && (statSync(path).mode & 0o077) !== 0)
+    warn(`warning: ${path} holds an API key and is readable by others; chmod 600 it\n`);
+  return config;
+}

@@ -1,0 +1,15 @@
+// Who made a change, as the audit log records it (A3), in the shared folder because a resolution carries it
+// through the reconciliation workflow to the activity that commits it (types only: workflows may name them).
+
+/** How the change reached us: the admin API, or a signal/update sent to a workflow directly (A4). */
+export type AuditVia = 'api' | 'temporal';
+
+/** keyId and role are null only when no ApiPay credential made the change (a Temporal signal, A4). */
+export interface AuditActor {
+  keyId: string | null;
+  name: string;
+  role: string | null;
+  /** X-Request-Id of the admin API request, or null. */
+  requestId: string | null;
+  via: AuditVia;
+}
