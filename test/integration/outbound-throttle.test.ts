@@ -71,10 +71,17 @@ describe('M5 per-endpoint throttle', () => {
       expect(attempts).toHaveLength(COUNT); // one attempt each: the wait for a slot is not an attempt
       const rows = await database.db.select().from(deliveries).where(inArray(deliveries.id, ids));
       expect(rows.every((d) => d.attemptCount === 1)).toBe(true);
-      // One durable timer per delivery at most for its slot.
-      const history = await temporal.client.workflow.getHandle(ids.at(-1)!).fetchHistory();
-      const timers = (history.events ?? []).filter((e) => e.timerStartedEventAttributes).length;
-      expect(timers).toBe(1);
+      // At most one durable timer per delivery for its slot; most of them waited in one.
+      const timers = await Promise.all(
+        ids.map(
+          async (id) =>
+            ((await temporal.client.workflow.getHandle(id).fetchHistory()).events ?? []).filter(
+              (e) => e.timerStartedEventAttributes,
+            ).length,
+        ),
+      );
+      expect(Math.max(...timers)).toBe(1);
+      expect(timers.filter((t) => t === 1).length).toBeGreaterThanOrEqual(COUNT / 2);
     } finally {
       await receiver.close();
     }
