@@ -4,6 +4,8 @@
 // Usage: npm run bench:outbound -- [--count 2000] [--rate 20] [--steady-seconds 15] [--baseline 500]
 //        [--first-attempt local|activity] [--no-eager] [--start-concurrency 32] [--parked 10000] [--max-cached 500] [--worker-process]
 //        [--slow-endpoints K] [--throttle R [--throttle-count 1000]]   (issue 12: bench/lib/endpoint-scenarios.ts)
+//        [--mode per_delivery|batched] [--compare-count 2000] (P2: batched mode also runs a per_delivery burst of that size)
+//        [--inbound-burst N [--inbound-start-rate R]] (P7: the burst and steady phases again while N webhooks drain, bench/lib/inbound-competition.ts)
 import { ensureBenchDatabase } from './lib/bench-db.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -30,7 +32,9 @@ import { BOOTSTRAP_PRINCIPAL } from '../src/access/roles.js';
 import { createEndpointService } from '../src/outbound/endpoints.js';
 import { measureBaselineRate, quietTemporalRuntime } from './lib/baseline.js';
 import { measureIsolation, measureThrottle } from './lib/endpoint-scenarios.js';
+import { loadAverage, stageTimer } from './lib/stages.js';
 import { percentile } from './lib/stats.js';
+import { measureAgainstInboundDrain } from './lib/inbound-competition.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -48,6 +52,10 @@ const { values: args } = parseArgs({
     'slow-endpoints': { type: 'string', default: '0' },
     throttle: { type: 'string', default: '0' },
     'throttle-count': { type: 'string', default: '1000' },
+    mode: { type: 'string', default: 'per_delivery' },
+    'compare-count': { type: 'string', default: '2000' },
+    'inbound-burst': { type: 'string', default: '0' },
+    'inbound-start-rate': { type: 'string' },
   },
 });
 const COUNT = Number(args.count);
@@ -55,6 +63,8 @@ const RATE = Number(args.rate);
 const STEADY_SECONDS = Number(args['steady-seconds']);
 const PARKED = Number(args.parked);
 const SLOW_ENDPOINTS = Number(args['slow-endpoints']);
+const MODE = args.mode === 'batched' ? 'batched' : 'per_delivery';
+const loadBefore = loadAverage();
 const shipped = parseEnv({ ADMIN_TOKEN: 'bench-admin-token-unused', SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'), ...process.env });
 const maxCached = args['max-cached'] ?? String(shipped.WORKER_MAX_CACHED_WORKFLOWS);
 const firstAttempt = args['first-attempt'] === 'activity' ? 'activity' : 'local';
@@ -153,16 +163,23 @@ const topic = `apipay.bench.outbound.${run}`;
 const kafkaAdmin = createKafkaAdmin({ brokers, clientId: 'bench-outbound' });
 await kafkaAdmin.createTopic(topic, 4);
 const consumer = createBatchConsumer({ brokers, clientId: 'bench-dispatcher', topic, groupId: `bench-${run}` });
-const handler = createOutboundBatchHandler({
-  db: database.db,
-  temporal,
-  taskQueue,
-  profile,
-  logger,
-  eagerStart: eager,
-  firstAttempt,
-  startConcurrency: Number(args['start-concurrency']),
-});
+const stages = stageTimer();
+const handlerOf = (mode: 'per_delivery' | 'batched') =>
+  createOutboundBatchHandler({
+    db: database.db,
+    temporal,
+    taskQueue,
+    profile: { ...profile, outbound: { ...profile.outbound, delivery_mode: mode } },
+    logger,
+    eagerStart: eager,
+    firstAttempt,
+    startConcurrency: Number(args['start-concurrency']),
+    secretsKey,
+    observe: stages.observe,
+  });
+const handlers = { per_delivery: handlerOf('per_delivery'), batched: handlerOf('batched') };
+let mode: keyof typeof handlers = MODE;
+const handler: typeof handlers.batched = (batch) => handlers[mode](batch);
 // Where the time goes: when each event's batch was fetched from Kafka and when its handler (txn + starts) finished.
 const fetchedAt = new Map<string, number>();
 const handledAt = new Map<string, number>();
@@ -211,18 +228,24 @@ try {
   latencies.length = 0;
 
   // 1. Burst: N events produced as fast as Kafka takes them.
-  const burstStart = performance.now();
-  for (let sent = 0; sent < COUNT; sent += 500) {
-    const batch = Array.from({ length: Math.min(500, COUNT - sent) }, () => ({ key: String(next), value: envelope(merchant, next++) }));
-    await producer.send(topic, batch);
-  }
-  await waitForReceived(COUNT, 600_000);
-  const burstSeconds = (performance.now() - burstStart) / 1000;
-  const deliveriesPerSecond = COUNT / burstSeconds;
-  results.push(
-    `burst     ${COUNT} events → ${COUNT} deliveries in ${burstSeconds.toFixed(1)} s: ${deliveriesPerSecond.toFixed(1)} deliveries/s; ` +
-      `produce-to-receive p50 ${percentile(latencies, 0.5)} ms, p99 ${percentile(latencies, 0.99)} ms`,
-  );
+  const burst = async (count: number) => {
+    receivedAt.clear();
+    latencies.length = 0;
+    stages.reset();
+    const burstStart = performance.now();
+    for (let sent = 0; sent < count; sent += 500) {
+      const batch = Array.from({ length: Math.min(500, count - sent) }, () => ({ key: String(next), value: envelope(merchant, next++) }));
+      await producer.send(topic, batch);
+    }
+    await waitForReceived(count, 900_000);
+    const burstSeconds = (performance.now() - burstStart) / 1000;
+    return (
+      `burst     ${mode}: ${count} events → ${count} deliveries in ${burstSeconds.toFixed(1)} s: ${(count / burstSeconds).toFixed(1)} deliveries/s; ` +
+      `produce-to-receive p50 ${percentile(latencies, 0.5)} ms, p99 ${percentile(latencies, 0.99)} ms`
+    );
+  };
+  results.push(await burst(COUNT));
+  if (MODE === 'batched') results.push(`stages    batched burst, handler time per stage: ${stages.report(COUNT)}`);
 
   // 2. Steady: RATE events/s for STEADY_SECONDS.
   receivedAt.clear();
@@ -250,7 +273,16 @@ try {
     `split     steady p50: produce→batch fetched ${percentile(split.kafka, 0.5)} ms; fetched→txn committed and workflows started ` +
       `${percentile(split.dispatch, 0.5)} ms; fetched→merchant received ${percentile(split.workflow, 0.5)} ms (p99 ${percentile(split.workflow, 0.99)} ms)`,
   );
-  results.push(`steady    ${RATE} events/s for ${STEADY_SECONDS} s: produce-to-receive p50 ${percentile(latencies, 0.5)} ms, p99 ${percentile(latencies, 0.99)} ms (goal p99 < 1000 ms)`);
+  results.push(
+    `steady    ${mode}: ${RATE} events/s for ${STEADY_SECONDS} s: produce-to-receive p50 ${percentile(latencies, 0.5)} ms, p99 ${percentile(latencies, 0.99)} ms ` +
+      `(goal p99 ${MODE === 'batched' ? '≤ 100' : '< 1000'} ms)`,
+  );
+  // P2: the per_delivery figure of the same run, beside the batched one.
+  if (MODE === 'batched' && Number(args['compare-count']) > 0) {
+    mode = 'per_delivery';
+    results.push(await burst(Number(args['compare-count'])));
+    mode = MODE;
+  }
   if (SLOW_ENDPOINTS > 0) {
     const harness = {
       rate: RATE,
@@ -269,8 +301,12 @@ try {
   }
 
   // 3. What one delivery costs in Temporal terms: the history of one delivered workflow.
-  const [sample] = await database.sql<{ id: string }[]>`select id from deliveries where merchant_account = ${merchant} and status = 'DELIVERED' limit 1`;
-  const history = await temporal.workflow.getHandle(sample!.id).fetchHistory();
+  // (batched mode delivers without a workflow: the sample is a per_delivery delivery, which exist in both modes' runs)
+  const [sample] = await database.sql<{ id: string }[]>`select id from deliveries where merchant_account = ${merchant} and status = 'DELIVERED' order by created_at desc limit 1`;
+  const history = await temporal.workflow
+    .getHandle(sample!.id)
+    .fetchHistory()
+    .catch(() => ({ events: [] })); // batched without --compare-count: delivered without any workflow
   const E = proto.temporal.api.enums.v1.EventType;
   const names: Partial<Record<number, string>> = {
     [E.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED]: 'Started',
@@ -324,6 +360,18 @@ try {
       }
     }
   }
+  // 5. Optional (P7): the delivery phases alone and again while an inbound backlog drains.
+  if (Number(args['inbound-burst']) > 0) {
+    const produce = async (n: number) => {
+      for (let sent = 0; sent < n; sent += 500) {
+        await producer.send(topic, Array.from({ length: Math.min(500, n - sent) }, () => ({ key: String(next), value: envelope(merchant, next++) })));
+      }
+    };
+    const reset = () => (receivedAt.clear(), (latencies.length = 0));
+    const harness = { produce, waitForReceived, reset, latencies };
+    const startRate = args['inbound-start-rate'] === undefined ? {} : { startRate: Number(args['inbound-start-rate']) };
+    results.push(...(await measureAgainstInboundDrain(harness, { webhooks: Number(args['inbound-burst']), count: COUNT, rate: RATE, seconds: STEADY_SECONDS, temporal, ...startRate })));
+  }
 } finally {
   await consumer.stop().catch(() => {});
   await producer.close().catch(() => {});
@@ -348,11 +396,19 @@ try {
 
 // 5. The bare one-activity workflow rate on the same server, for the ratio.
 const baseline = await measureBaselineRate({ count: Number(args.baseline), concurrency: 32, address });
-const burstRate = Number(/([\d.]+) deliveries\/s/.exec(results[0] ?? '')?.[1] ?? NaN);
-console.log(`bench:outbound (first attempt: ${firstAttempt}, eager start: ${eager}, start concurrency ${args['start-concurrency']})`);
+const rateOf = (line: string | undefined) => Number(/([\d.]+) deliveries\/s/.exec(line ?? '')?.[1] ?? NaN);
+const burstRate = rateOf(results[0]);
+console.log(
+  `bench:outbound (mode: ${MODE}, first attempt: ${firstAttempt}, eager start: ${eager}, start concurrency ${args['start-concurrency']}` +
+    `${MODE === 'batched' ? `, batched concurrency ${profile.outbound.batched.concurrency}` : ''}; load average ${loadBefore} before, ${loadAverage()} after)`,
+);
 for (const line of results) console.log(`  ${line}`);
 console.log(`  baseline  ${baseline.count} one-activity workflows, concurrency ${baseline.concurrency}: ${baseline.workflowsPerSecond.toFixed(1)} workflows/s`);
 console.log(`  ratio     end-to-end deliveries/s ÷ bare workflows/s = ${((burstRate / baseline.workflowsPerSecond) * 100).toFixed(0)} % (goal ≥ 70 %)`);
+const compared = results.find((l) => l.startsWith('burst     per_delivery'));
+if (MODE === 'batched' && compared) {
+  console.log(`  modes     batched ÷ per_delivery deliveries/s = ${(burstRate / rateOf(compared)).toFixed(1)}× (P2 goal: batched ≥ 700 deliveries/s)`);
+}
 await native.close().catch(() => {});
 await database.close();
 process.exit(0);

@@ -37,6 +37,8 @@ export async function startInboundTraffic(options: {
   random: Random;
   seed: number;
   resendForMs?: number;
+  /** P6's drill: the payments API always answers (no failing, timing-out windows, no payment failing for good). */
+  providerAnswering?: boolean;
 }): Promise<InboundTraffic> {
   const providers = sandboxProvidersFromProfile(options.profile);
   const sandbox = await startProviderSandbox({ port: options.port, host: '127.0.0.1', ingressUrl: options.ingressUrl, providers });
@@ -65,12 +67,12 @@ export async function startInboundTraffic(options: {
       amountMinor: 100 + Math.floor(random() * 100_000),
       currency: pick(random, ['EUR', 'USD', 'GBP']),
     });
-    if (random() < 0.1) sandbox.setPaymentFailing(provider, hook.reference); // answers 503 for good: manual review
+    if (!options.providerAnswering && random() < 0.1) sandbox.setPaymentFailing(provider, hook.reference); // answers 503 for good: manual review
     const p = send(hook).finally(() => inFlight.delete(p));
     inFlight.add(p);
   };
   const switchMode = () => {
-    const mode = pick(random, MODES);
+    const mode = options.providerAnswering ? MODES[0] : pick(random, MODES);
     modes.push(mode.name);
     sandbox.setSwitches(mode.switches);
   };

@@ -5,6 +5,7 @@ import type { Profile } from '../config/profile.js';
 import type { Db } from '../db/client.js';
 import type { Logger } from '../lib/logger.js';
 import { attemptLatency, attemptsDeferred, attemptsTotal, deliveriesFinished, endpointsDisabled, retriesScheduled } from '../metrics/outbound.js';
+import { endpointStatusChanges } from '../metrics/outbox.js';
 import { unsent, type AttemptErrorKind } from '../outbound/attempt-record.js';
 import { createAttemptStore, type Applied, type AttemptInput, type AttemptTarget } from '../outbound/attempt-store.js';
 import { createDeliveryStore, type DeliveryState } from '../outbound/delivery-store.js';
@@ -90,6 +91,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
     else deliveriesFinished.inc({ status });
     if (disabledNow) {
       endpointsDisabled.inc();
+      endpointStatusChanges.inc({ to: 'disabled', actor: 'system' }); // M4: announced as endpoint.disabled
       logger.warn({ endpointId, deliveryId: input.deliveryId }, 'endpoint auto-disabled: every attempt failed for outbound.auto_disable_after (O13)');
     }
     logger.debug(

@@ -5,6 +5,7 @@ import type { Profile } from '../config/profile.js';
 import type { Db } from '../db/client.js';
 import type { Logger } from '../lib/logger.js';
 import type { TaskQueues } from '../shared/task-queues.js';
+import type { Producer } from '../kafka/types.js';
 import type { DedupeCache } from '../inbound/dedupe-cache.js';
 import type { ReconciliationStarter } from '../inbound/reconciliation-starter.js';
 import type { ReceiptWriter } from '../inbound/receipt-writer.js';
@@ -22,6 +23,8 @@ export interface ApiDeps {
   readiness: Record<string, () => Promise<unknown>>;
   /** R6: false when /metrics is served on a private listener (API_METRICS_PORT): the public one answers 404. */
   metricsOnPublicListener?: boolean;
+  /** M7: publishes `POST /admin/v1/events/trigger`'s sample events (lazily connected; absent: that route answers 503). */
+  producer?: Producer;
   /** Injected clock for tests of TTLs and tolerances. */
   now?: () => Date;
   /** Replaces parts of the provider ingress (receipt writer, dedupe cache, starter; null starter = sweep only). */

@@ -104,6 +104,22 @@ export const COMMANDS: Command[] = [
   },
   { words: ['endpoints', 'delete'], args: ['we_id'], summary: 'WE_ID', build: (_v, [id]) => ({ method: 'DELETE', path: `/webhook-endpoints/${seg(id!)}` }) },
   {
+    words: ['endpoints', 'test'],
+    args: ['we_id'],
+    summary: 'WE_ID   (M6: sends a signed ping now; prints its delivery id)',
+    build: (_v, [id]) => ({ method: 'POST', path: `/webhook-endpoints/${seg(id!)}/test` }),
+  },
+  {
+    words: ['endpoints', 'status-changes'],
+    options: { endpoint: str, to: str, ...cursorPage },
+    summary: '[--endpoint WE_ID] [--to disabled|enabled] [--limit N] [--cursor C]   (M4: disables and enables, newest first)',
+    build: (v) => ({
+      method: 'GET',
+      path: '/endpoint-status-changes',
+      query: { endpoint_id: optional(v, 'endpoint'), to_status: oneOf(v, 'to', ['disabled', 'enabled']), cursor: optional(v, 'cursor'), limit: optional(v, 'limit') },
+    }),
+  },
+  {
     words: ['deliveries', 'list'],
     options: { status: str, endpoint: str, event: str, ...page },
     summary: `[--status pending|retrying|delivered|failed] [--endpoint WE_ID] [--event EVT_ID] ${PAGE_HELP}`,
@@ -129,6 +145,13 @@ export const COMMANDS: Command[] = [
     build: (v, [id]) => ({ method: 'POST', path: `/webhook-deliveries/${seg(id!)}/skip`, body: defined({ operator: optional(v, 'operator'), reason: optional(v, 'reason') }) }),
   },
   { words: ['events', 'get'], args: ['evt_id'], summary: 'EVT_ID   (with its deliveries)', build: (_v, [id]) => ({ method: 'GET', path: `/events/${seg(id!)}` }) },
+  {
+    words: ['events', 'trigger'],
+    args: ['type'],
+    options: { merchant: str },
+    summary: 'TYPE [--merchant ACCT]   (M7: a sample test-mode event, e.g. payment.succeeded; --merchant with a staff key)',
+    build: (v, [type]) => ({ method: 'POST', path: '/events/trigger', body: defined({ type, merchant_account: optional(v, 'merchant') }) }),
+  },
   {
     words: ['reconciliations', 'list'],
     options: { state: str, provider: str, ...page },

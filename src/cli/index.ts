@@ -25,5 +25,8 @@ const env = {
   APIPAY_API_URL: process.env.APIPAY_API_URL || config.api_url,
   ADMIN_TOKEN: process.env.ADMIN_TOKEN || localAdminToken(),
 };
-const code = await runCli(process.argv.slice(2), { env, fetch: globalThis.fetch, stdout: process.stdout, stderr: process.stderr });
+// Ctrl-C ends `apipay listen` cleanly (exit 0); a second one kills at once.
+const stop = new AbortController();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+const code = await runCli(process.argv.slice(2), { env, fetch: globalThis.fetch, stdout: process.stdout, stderr: process.stderr, signal: stop.signal });
 process.exitCode = code;

@@ -2,15 +2,10 @@
 // with an injected fetch and streams. Errors go to stderr as {"error":{code,message}} with exit code 1.
 import { parseArgs } from 'node:util';
 import { COMMANDS, UsageError, type ApiRequest, type Command } from './commands.js';
+import { adminUrl, DEFAULT_API_URL, fail, tokenOf, type CliIo } from './io.js';
+import { LISTEN_HELP, runListen } from './listen.js';
 
-export interface CliIo {
-  env: Record<string, string | undefined>;
-  fetch: typeof fetch;
-  stdout: { write(text: string): unknown };
-  stderr: { write(text: string): unknown };
-}
-
-export const DEFAULT_API_URL = 'http://127.0.0.1:3000';
+export { DEFAULT_API_URL, type CliIo } from './io.js';
 
 export function helpText(): string {
   const lines = COMMANDS.map((c) => `  apipay ${c.words.join(' ')} ${c.summary}`);
@@ -20,6 +15,8 @@ export function helpText(): string {
     'usage: npm run apipay -- <group> <command> [args] [--options]',
     '',
     ...lines,
+    LISTEN_HELP,
+    '  apipay trigger TYPE [--merchant ACCT]   (the same as events trigger)',
     '  apipay help',
     '',
     '`show` is the same as `get`. Statuses, states and --order are accepted in any case. DATE is a day',
@@ -31,11 +28,6 @@ export function helpText(): string {
     '',
   ].join('\n');
 }
-
-const fail = (io: CliIo, code: string, message: string): number => {
-  io.stderr.write(`${JSON.stringify({ error: { code, message } })}\n`);
-  return 1;
-};
 
 /** C9: `show` reads like `get`; group and command words in any case. */
 const ALIASES: Record<string, string> = { show: 'get' };
@@ -64,13 +56,16 @@ function buildRequest(argv: string[]): { request: ApiRequest; command: Command }
   return { request: command.build(parsed.values as Record<string, string | boolean | undefined>, parsed.positionals), command };
 }
 
-function urlFor(base: string, request: ApiRequest): string {
-  const url = new URL(`${base.replace(/\/+$/, '')}/admin/v1${request.path}`);
+function urlFor(io: CliIo, request: ApiRequest): string {
+  const url = new URL(adminUrl(io, request.path));
   for (const [k, v] of Object.entries(request.query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
   return url.toString();
 }
 
-export async function runCli(argv: string[], io: CliIo): Promise<number> {
+export async function runCli(args: string[], io: CliIo): Promise<number> {
+  // M7: `listen` streams (listen.ts); `trigger TYPE` is `events trigger TYPE`.
+  if (args[0]?.toLowerCase() === 'listen') return runListen(args.slice(1), io);
+  const argv = args[0]?.toLowerCase() === 'trigger' ? ['events', 'trigger', ...args.slice(1)] : args;
   if (argv.length === 0 || ['help', '--help', '-h'].includes(argv[0]!)) {
     io.stdout.write(helpText());
     return 0;
@@ -83,11 +78,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (error instanceof UsageError) return fail(io, 'usage', error.message);
     throw error;
   }
-  // A1: a person's own key first; the bootstrap ADMIN_TOKEN only when no key is given (a fresh install).
-  const token = io.env.APIPAY_API_KEY || io.env.ADMIN_TOKEN;
+  const token = tokenOf(io);
   if (!token) return fail(io, 'usage', 'APIPAY_API_KEY (or api_key in ~/.config/apipay/config.json, or ADMIN_TOKEN) is not set');
 
-  const url = urlFor(io.env.APIPAY_API_URL || DEFAULT_API_URL, request);
+  const url = urlFor(io, request);
   let response: Response;
   try {
     response = await io.fetch(url, {

@@ -40,6 +40,10 @@ const providerBase = {
   rate_limit: rateLimit.optional(),
   api_base_url: z.url(),
   tolerance_seconds: z.number().int().positive().default(300),
+  /** M1: the merchant account this provider's ledger events belong to (default: the provider's name). */
+  merchant_account: z.string().min(1).max(200).optional(),
+  /** M1: whether those events are live (true) or test mode. */
+  livemode: z.boolean().default(false),
 };
 
 const provider = z.discriminatedUnion('scheme', [
@@ -75,6 +79,22 @@ export const profileSchema = z.strictObject({
         slow_attempt_after: duration.prefault('5s'),
       })
       .prefault({}),
+    /**
+     * P1: `per_delivery` starts one workflow per delivery (its first attempt a local activity); `batched` makes the
+     * dispatcher send the first attempts of a Kafka batch itself and start a workflow only for those that need a
+     * retry (docs/outbound.md, "Batched delivery mode").
+     */
+    delivery_mode: z.enum(['per_delivery', 'batched']).default('per_delivery'),
+    batched: z
+      .strictObject({
+        /** First-attempt POSTs in flight per Kafka batch; also the size of one reservation chunk. */
+        concurrency: z.number().int().min(1).max(1024).default(128),
+        /** How often the dispatcher looks for deliveries it fanned out but never handed off (a kill -9). */
+        sweep_interval: duration.prefault('15s'),
+        /** A hand-off this old (and no attempt in flight younger than it) is taken over by the sweep; > request_timeout. */
+        handoff_grace: duration.prefault('1m'),
+      })
+      .prefault({}),
   }),
   inbound: z.strictObject({
     max_body_bytes: z.number().int().positive(),
@@ -90,6 +110,8 @@ export const profileSchema = z.strictObject({
     resolution_request_timeout: duration.prefault('10s'),
     unstarted_sweep_interval: duration,
     unstarted_grace: duration,
+    /** P7: reconciliation workflow starts per second per process (ingress starter and sweep together); 0 = unlimited. */
+    reconciliation_start_rate: z.number().min(0).default(0),
     /** R5: receipts held in memory by the receipt writer (waiting or committing) at most; past it the ingress answers 503. */
     receipt_queue_max: z.number().int().positive().default(10_000),
     /** R5: the same bound in raw body bytes. */
@@ -129,6 +151,11 @@ export function parseProfile(document: unknown, source = 'profile', options: Pro
     throw new ProfileError(
       `invalid ${source}:\n  outbound.allow_insecure_urls: must be false when NODE_ENV=production (it allows http and private, loopback and link-local endpoint URLs); set it to false or use a development profile`,
     );
+  }
+  const { batched, request_timeout } = result.data.outbound;
+  if (batched.handoff_grace <= request_timeout) {
+    // P1: the sweep must never take over a first attempt that a live dispatcher is still sending.
+    throw new ProfileError(`invalid ${source}:\n  outbound.batched.handoff_grace: must be longer than outbound.request_timeout`);
   }
   return result.data;
 }

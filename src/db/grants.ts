@@ -24,6 +24,7 @@ export const TABLE_GRANTS: Record<string, string> = {
   audit_events: READ_APPEND, // A3: who changed what, never edited
   events: READ_APPEND,
   quarantined_messages: READ_APPEND,
+  endpoint_status_changes: READ_APPEND, // M4: the feed of disables and enables
   // Mutable projections and state.
   reconciliations: READ_WRITE,
   webhook_endpoints: READ_WRITE, // deleted softly: no DELETE
@@ -31,6 +32,7 @@ export const TABLE_GRANTS: Record<string, string> = {
   deliveries: READ_WRITE,
   delivery_attempts: READ_WRITE,
   smoke_runs: READ_WRITE,
+  outbox_events: `${READ_APPEND}, UPDATE (published_at)`, // M1: only the relay's mark after Kafka's ack
 };
 
 /** The tables test/integration/db-roles.test.ts proves refuse UPDATE, DELETE and TRUNCATE by the application role. */

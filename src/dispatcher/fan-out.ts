@@ -1,13 +1,13 @@
 // One transaction of the dispatcher (O2–O4): quarantine rows for bad envelopes, then the events (deduplicated on
 // their evt_ id) and one PENDING delivery per subscribed endpoint. The handler calls it for a whole batch and, when
 // the database refuses the data, for parts of it (R1).
-import { and, eq, inArray, isNull, or } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull, or } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { deliveries, events, quarantinedMessages, webhookEndpoints } from '../db/schema/index.js';
 import type { RawMessage } from '../kafka/types.js';
 import { newId } from '../shared/ids.js';
 import type { ValidEvent } from './envelope.js';
-import type { DeliveryToStart } from './start-deliveries.js';
+import type { DeliveryToStart, Handoff } from './start-deliveries.js';
 import { takeSequence } from '../outbound/sequencing.js';
 
 export interface Positioned<T> {
@@ -29,7 +29,12 @@ export function subscribes(eventTypes: string[], type: string): boolean {
   return eventTypes.includes('*') || eventTypes.includes(type);
 }
 
-export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<ValidEvent>[]): Promise<FanOutOutcome> {
+export interface FanOutOptions {
+  /** P1 batched mode: new deliveries carry handoff_since (the dispatcher owns them until DELIVERED or a workflow). */
+  handoff?: boolean;
+}
+
+export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<ValidEvent>[], options: FanOutOptions = {}): Promise<FanOutOutcome> {
   return db.transaction(async (tx) => {
     const quarantined = bad.length
       ? await tx
@@ -77,6 +82,8 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
     // O4: one PENDING delivery per enabled endpoint of the same merchant and livemode subscribed to the type.
     const rows: (typeof deliveries.$inferInsert)[] = [];
     const typeOf = new Map(candidates.map((c) => [c.value.eventPublicId, c.value.type]));
+    const now = new Date();
+    const sent = new Map<string, Handoff>(); // P1: by delivery id, what its first attempt sends (batched mode)
     if (fresh.length) {
       const pairs = [...new Map(fresh.map((e) => [`${e.merchantAccount}\u0000${e.livemode}`, e])).values()];
       const endpoints = await tx
@@ -86,6 +93,7 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
           livemode: webhookEndpoints.livemode,
           eventTypes: webhookEndpoints.eventTypes,
           ordering: webhookEndpoints.ordering,
+          url: webhookEndpoints.url,
         })
         .from(webhookEndpoints)
         .where(
@@ -99,7 +107,11 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
         for (const endpoint of endpoints) {
           if (endpoint.merchantAccount !== event.merchantAccount || endpoint.livemode !== event.livemode) continue;
           if (!subscribes(endpoint.eventTypes, event.type)) continue;
-          rows.push({ id: newId('whd'), eventPublicId: event.eventPublicId, endpointId: endpoint.id, merchantAccount: event.merchantAccount });
+          const id = newId('whd');
+          rows.push({ id, eventPublicId: event.eventPublicId, endpointId: endpoint.id, merchantAccount: event.merchantAccount, ...(options.handoff ? { handoffSince: now } : {}) });
+          if (options.handoff) {
+            sent.set(id, { status: 'PENDING', attemptCount: 0, nextAttemptAt: null, body: event.body, url: endpoint.url, endpointStatus: 'enabled' });
+          }
         }
       }
       await numberOrdered(tx, rows, new Set(endpoints.filter((e) => e.ordering === 'per_endpoint').map((e) => e.id)));
@@ -110,17 +122,33 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
       endpointId: row.endpointId,
       merchantAccount: row.merchantAccount,
       eventType: typeOf.get(row.eventPublicId)!,
+      ...(sent.has(row.id!) ? { handoff: sent.get(row.id!)! } : {}),
     }));
     if (duplicateIds.length) {
-      // O3: a duplicate still ensures its workflows exist. Only PENDING ones can lack one: any other status was
-      // written by a running workflow.
+      // O3: a duplicate still ensures its workflows exist. Only PENDING ones can lack one (any other status was
+      // written by a running workflow), and, in batched mode (P1), those the dispatcher has not handed off yet.
       const existing = await tx
-        .select({ id: deliveries.id, endpointId: deliveries.endpointId, merchantAccount: deliveries.merchantAccount, type: events.type })
+        .select({
+          id: deliveries.id,
+          endpointId: deliveries.endpointId,
+          merchantAccount: deliveries.merchantAccount,
+          type: events.type,
+          status: deliveries.status,
+          attemptCount: deliveries.attemptCount,
+          nextAttemptAt: deliveries.nextAttemptAt,
+          handoffSince: deliveries.handoffSince,
+          body: events.body,
+          url: webhookEndpoints.url,
+          endpointStatus: webhookEndpoints.status,
+        })
         .from(deliveries)
         .innerJoin(events, eq(events.eventPublicId, deliveries.eventPublicId))
-        .where(and(inArray(deliveries.eventPublicId, duplicateIds), eq(deliveries.status, 'PENDING')));
+        .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, deliveries.endpointId))
+        .where(and(inArray(deliveries.eventPublicId, duplicateIds), or(eq(deliveries.status, 'PENDING'), isNotNull(deliveries.handoffSince))));
       for (const row of existing) {
-        toStart.push({ deliveryId: row.id, endpointId: row.endpointId, merchantAccount: row.merchantAccount, eventType: row.type });
+        if (row.status === 'DELIVERED') continue;
+        const { id: deliveryId, endpointId, merchantAccount, type: eventType } = row;
+        toStart.push({ deliveryId, endpointId, merchantAccount, eventType, ...(row.handoffSince ? { handoff: row } : {}) });
       }
     }
     return { quarantined, toStart, fresh: fresh.length, duplicates: duplicateIds.length, created: rows.length };

@@ -1,5 +1,6 @@
 // The dispatcher's batch handler (O1–O5, R1): quarantine bad envelopes, dedupe on evt_ id, fan out event +
-// deliveries in one transaction, start one workflow per delivery, and only then let the consumer commit the offsets.
+// deliveries in one transaction, start one workflow per delivery (P1 batched mode: send the first attempts here and
+// start workflows only for retries, ./first-attempts.ts), and only then let the consumer commit the offsets.
 // R1: when the database refuses the data of a batch, the batch is split until the refused message stands alone; it
 // is quarantined with the SQLSTATE as its reason and the rest is committed. Any other database failure (connection,
 // timeout) fails the batch, which the consumer retries without committing its offsets.
@@ -10,9 +11,13 @@ import { describeDbError, isDataError, safeError } from '../db/errors.js';
 import type { BatchHandler } from '../kafka/types.js';
 import type { Logger } from '../lib/logger.js';
 import { deliveriesCreated, eventsDispatched, messagesQuarantined } from '../metrics/outbound.js';
+import type { SecretKeys } from '../outbound/keyring.js';
+import type { PinnedAgents } from '../outbound/pinned-agents.js';
+import type { LookupAll } from '../outbound/url-safety.js';
 import { parseEnvelope, type ValidEvent } from './envelope.js';
 import { fanOut, type FanOutOutcome, type Positioned, type Refusal } from './fan-out.js';
-import { startDeliveryWorkflows } from './start-deliveries.js';
+import { createFirstAttempts, handOff, type Stage } from './first-attempts.js';
+import type { StartOptions } from './start-deliveries.js';
 
 export { subscribes } from './fan-out.js';
 
@@ -25,11 +30,29 @@ export interface OutboundHandlerDeps {
   startConcurrency?: number;
   eagerStart?: boolean;
   firstAttempt?: 'local' | 'activity';
+  /** P1: what the batched mode's own first attempts need (required when outbound.delivery_mode is batched). */
+  secretsKey?: SecretKeys;
+  fetch?: typeof fetch;
+  lookup?: LookupAll;
+  agents?: PinnedAgents;
+  observe?: (stage: Stage | 'fan_out', ms: number, count: number) => void;
 }
 
 export function createOutboundBatchHandler(deps: OutboundHandlerDeps): BatchHandler {
   const { db, logger } = deps;
+  const batched = deps.profile.outbound.delivery_mode === 'batched';
+  const start: StartOptions = {
+    temporal: deps.temporal,
+    taskQueue: deps.taskQueue,
+    profile: deps.profile,
+    concurrency: deps.startConcurrency,
+    eager: deps.eagerStart,
+    firstAttempt: deps.firstAttempt,
+  };
+  if (batched && !deps.secretsKey) throw new Error('outbound.delivery_mode batched: the dispatcher needs the secrets key to sign');
+  const firstAttempts = batched ? createFirstAttempts({ ...deps, secretsKey: deps.secretsKey!, start }) : null;
   return async (batch) => {
+    const fetched = performance.now();
     const bad: Positioned<Refusal>[] = [];
     const good = new Map<string, Positioned<ValidEvent>>(); // first occurrence of an evt_ id in the batch wins
     for (const message of batch.messages) {
@@ -39,7 +62,8 @@ export function createOutboundBatchHandler(deps: OutboundHandlerDeps): BatchHand
     }
 
     const refused: Positioned<Refusal>[] = [];
-    const outcome = await commitSplitting(db, bad, [...good.values()], refused);
+    const outcome = await commitSplitting(db, bad, [...good.values()], refused, batched);
+    deps.observe?.('fan_out', performance.now() - fetched, batch.messages.length);
 
     for (const row of outcome.quarantined) messagesQuarantined.inc({ reason: row.reason });
     for (const { message, value } of [...bad, ...refused]) {
@@ -50,13 +74,12 @@ export function createOutboundBatchHandler(deps: OutboundHandlerDeps): BatchHand
     deliveriesCreated.inc(outcome.created);
 
     // O5: after the commit, before the offsets: a crash here means redelivery, and the duplicate path above
-    // starts whatever is still missing.
-    const started = await startDeliveryWorkflows(
-      { temporal: deps.temporal, taskQueue: deps.taskQueue, profile: deps.profile, concurrency: deps.startConcurrency, eager: deps.eagerStart, firstAttempt: deps.firstAttempt },
-      outcome.toStart,
-    ).catch((error: unknown) => {
-      throw safeError(error);
-    });
+    // starts whatever is still missing (P1: or sends it, or the hand-off sweep takes it over).
+    const started = await (firstAttempts ? firstAttempts.run(outcome.toStart).then((r) => r.handedOff) : handOff(db, start, outcome.toStart)).catch(
+      (error: unknown) => {
+        throw safeError(error);
+      },
+    );
     logger.debug(
       { topic: batch.topic, partition: batch.partition, messages: batch.messages.length, fresh: outcome.fresh, duplicates: outcome.duplicates, deliveries: outcome.created, started },
       'batch dispatched',
@@ -69,16 +92,22 @@ export function createOutboundBatchHandler(deps: OutboundHandlerDeps): BatchHand
  * down to single messages, and quarantines a refused valid event (appended to `refused`) as `database_refused_<SQLSTATE>`.
  * Throws (a DatabaseError without parameters) only for failures that are not about the data.
  */
-async function commitSplitting(db: Db, bad: Positioned<Refusal>[], good: Positioned<ValidEvent>[], refused: Positioned<Refusal>[]): Promise<FanOutOutcome> {
+async function commitSplitting(
+  db: Db,
+  bad: Positioned<Refusal>[],
+  good: Positioned<ValidEvent>[],
+  refused: Positioned<Refusal>[],
+  handoff: boolean,
+): Promise<FanOutOutcome> {
   try {
-    return await fanOut(db, bad, good);
+    return await fanOut(db, bad, good, { handoff });
   } catch (error) {
     if (!isDataError(error)) throw safeError(error);
     if (bad.length + good.length === 1 && good.length === 1) {
       const summary = describeDbError(error)!;
       const refusal = { message: good[0]!.message, value: { reason: `database_refused_${summary.code}`, detail: summary.message } };
       refused.push(refusal);
-      return fanOut(db, [refusal], []);
+      return fanOut(db, [refusal], [], { handoff });
     }
     if (bad.length + good.length === 1) throw safeError(error); // a quarantine row itself refused: not data we can set aside
     type Part = [Positioned<Refusal>[], Positioned<ValidEvent>[]];
@@ -88,8 +117,8 @@ async function commitSplitting(db: Db, bad: Positioned<Refusal>[], good: Positio
         : bad.length
           ? [[bad.slice(0, bad.length >> 1), []], [bad.slice(bad.length >> 1), []]]
           : [[[], good.slice(0, good.length >> 1)], [[], good.slice(good.length >> 1)]];
-    const a = await commitSplitting(db, first[0], first[1], refused);
-    const b = await commitSplitting(db, second[0], second[1], refused);
+    const a = await commitSplitting(db, first[0], first[1], refused, handoff);
+    const b = await commitSplitting(db, second[0], second[1], refused, handoff);
     return {
       quarantined: [...a.quarantined, ...b.quarantined],
       toStart: [...a.toStart, ...b.toStart],

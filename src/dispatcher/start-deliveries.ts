@@ -3,7 +3,7 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import type { Profile } from '../config/profile.js';
 import { deliveryWorkflowId } from '../shared/ids.js';
-import { DELIVERY_WORKFLOW, type DeliveryWorkflowInput } from '../shared/outbound.js';
+import { DELIVERY_WORKFLOW, type DeliveryStatus, type DeliveryWorkflowInput, type EndpointStatus } from '../shared/outbound.js';
 import { SA } from '../shared/search-attributes.js';
 import { deliverySummary } from '../shared/workflow-summary.js';
 
@@ -12,6 +12,24 @@ export interface DeliveryToStart {
   endpointId: string;
   merchantAccount: string;
   eventType: string;
+  /**
+   * P1: attempts the batched dispatcher already made (set, even to 0, only for deliveries it owned); the workflow
+   * continues from `resume` (see DeliveryWorkflowInput).
+   */
+  priorAttempts?: number;
+  resume?: DeliveryWorkflowInput['resume'];
+  /** P1: set by a batched fan-out — the dispatcher owns this delivery until it is DELIVERED or has a workflow. */
+  handoff?: Handoff;
+}
+
+/** What the batched dispatcher knows of a delivery it owns: its row, and what its first attempt would send. */
+export interface Handoff {
+  status: DeliveryStatus;
+  attemptCount: number;
+  nextAttemptAt: Date | null;
+  body: Buffer;
+  url: string;
+  endpointStatus: EndpointStatus;
 }
 
 export interface StartOptions {
@@ -25,13 +43,30 @@ export interface StartOptions {
   firstAttempt?: DeliveryWorkflowInput['firstAttempt'];
 }
 
-export function deliveryInput(profile: Profile, deliveryId: string, firstAttempt?: DeliveryWorkflowInput['firstAttempt']): DeliveryWorkflowInput {
+export function deliveryInput(
+  profile: Profile,
+  deliveryId: string,
+  firstAttempt?: DeliveryWorkflowInput['firstAttempt'],
+  resume?: Pick<DeliveryToStart, 'priorAttempts' | 'resume'>,
+): DeliveryWorkflowInput {
   return {
     deliveryId,
     retryScheduleMs: profile.outbound.retry_schedule,
-    priorAttempts: 0,
+    priorAttempts: resume?.priorAttempts ?? 0,
     reviewWindowMs: profile.outbound.review_window,
     ...(firstAttempt ? { firstAttempt } : {}),
+    ...(resume?.resume ? { resume: resume.resume } : {}),
+  };
+}
+
+/** P1: the workflow a delivery the batched dispatcher owns needs, from its row: attempt 1, or go on after it. */
+export function fromRow(delivery: DeliveryToStart, row: Pick<Handoff, 'status' | 'attemptCount' | 'nextAttemptAt'>): DeliveryToStart {
+  if (row.status !== 'RETRYING' && row.status !== 'FAILED') return { ...delivery, handoff: undefined, priorAttempts: 0 };
+  return {
+    ...delivery,
+    handoff: undefined,
+    priorAttempts: row.attemptCount,
+    resume: { status: row.status, nextAttemptAt: row.status === 'RETRYING' ? (row.nextAttemptAt?.getTime() ?? 0) : null },
   };
 }
 
@@ -46,13 +81,14 @@ export async function startDeliveryWorkflows(options: StartOptions, deliveries: 
         await options.temporal.workflow.start(DELIVERY_WORKFLOW, {
           taskQueue: options.taskQueue,
           workflowId: deliveryWorkflowId(delivery.deliveryId),
-          args: [deliveryInput(options.profile, delivery.deliveryId, options.firstAttempt)],
+          args: [deliveryInput(options.profile, delivery.deliveryId, options.firstAttempt, delivery)],
           // A duplicate event must never restart a delivery whose workflow already closed (DELIVERED, or FAILED
           // past its review window); operator retries of closed ones go through signalWithStart instead.
           workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-          staticSummary: deliverySummary({ ...delivery, note: 'attempt 1' }), // C5: readable in the Temporal UI list
+          // C5: readable in the Temporal UI list
+          staticSummary: deliverySummary({ ...delivery, note: `attempt ${(delivery.priorAttempts ?? 0) + 1}` }),
           typedSearchAttributes: [
-            { key: SA.deliveryStatus, value: 'PENDING' },
+            { key: SA.deliveryStatus, value: delivery.resume?.status ?? 'PENDING' },
             { key: SA.endpointId, value: delivery.endpointId },
             { key: SA.merchantAccount, value: delivery.merchantAccount },
             { key: SA.eventType, value: delivery.eventType },

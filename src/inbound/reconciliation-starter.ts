@@ -11,6 +11,7 @@ import type { Logger } from '../lib/logger.js';
 import { ingressMetrics } from '../metrics/inbound-ingress.js';
 import { RECONCILIATION_WORKFLOW, type ReconciliationInput } from '../shared/inbound.js';
 import { buildReconciliationStart } from './start.js';
+import type { StartRateLimiter } from './start-rate.js';
 
 export type StartResult = 'started' | 'already_started';
 
@@ -34,7 +35,8 @@ export async function startReconciliation(
   }
 }
 
-export async function markStarted(db: Db, receiptIds: number[]): Promise<void> {
+/** In a transaction of its own, or in the sweep's claim transaction. */
+export async function markStarted(db: Db | Parameters<Parameters<Db['transaction']>[0]>[0], receiptIds: number[]): Promise<void> {
   if (receiptIds.length === 0) return;
   await db
     .update(webhookReceipts)
@@ -43,7 +45,7 @@ export async function markStarted(db: Db, receiptIds: number[]): Promise<void> {
 }
 
 export interface ReconciliationStarter {
-  /** Fire and forget; false when the queue is full (the sweep will start it). */
+  /** Fire and forget; false when the queue is full (the sweep will start it, as it does one that waited too long). */
   enqueue(receiptId: number, input: ReconciliationInput): boolean;
   /** Resolves when everything enqueued so far was attempted and marked (tests, shutdown). */
   idle(): Promise<void>;
@@ -57,12 +59,20 @@ export interface StarterOptions {
   logger: Logger;
   concurrency?: number;
   maxQueue?: number;
+  /**
+   * P3: a receipt that waited longer than this in the queue is left to the sweep instead (its grace is longer), so
+   * during a backlog the starter and the sweep do not both start the same receipt. Default: no bound.
+   */
+  maxWaitMs?: number;
+  /** P7: the process's start budget. */
+  rate?: StartRateLimiter;
 }
 
 export function createReconciliationStarter(options: StarterOptions): ReconciliationStarter {
   const concurrency = options.concurrency ?? 32;
   const maxQueue = options.maxQueue ?? 50_000;
-  const queue: { receiptId: number; input: ReconciliationInput }[] = [];
+  const maxWaitMs = options.maxWaitMs ?? Infinity;
+  const queue: { receiptId: number; input: ReconciliationInput; at: number }[] = [];
   const toMark: number[] = [];
   let active = 0;
   let marking: Promise<void> | null = null;
@@ -90,8 +100,13 @@ export function createReconciliationStarter(options: StarterOptions): Reconcilia
   const next = () => {
     while (active < concurrency && queue.length > 0) {
       const job = queue.shift()!;
+      if (performance.now() - job.at > maxWaitMs) {
+        ingressMetrics.workflowStarts.inc({ via: 'ingress', result: 'deferred' });
+        continue;
+      }
       active += 1;
-      startReconciliation(options.temporal, options.profile, options.taskQueue, job.input)
+      Promise.resolve(options.rate?.acquire())
+        .then(() => startReconciliation(options.temporal, options.profile, options.taskQueue, job.input))
         .then((result) => {
           ingressMetrics.workflowStarts.inc({ via: 'ingress', result });
           toMark.push(job.receiptId);
@@ -111,7 +126,7 @@ export function createReconciliationStarter(options: StarterOptions): Reconcilia
   return {
     enqueue(receiptId, input) {
       if (queue.length >= maxQueue) return false;
-      queue.push({ receiptId, input });
+      queue.push({ receiptId, input, at: performance.now() });
       next();
       return true;
     },

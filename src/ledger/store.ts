@@ -4,6 +4,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { ledgerEntries, ledgerTransactions } from '../db/schema/index.js';
 import { newId } from '../shared/ids.js';
+import { announcePosting } from './announce.js';
 import { CaptureNotPostedError, LedgerConflictError, ReversalExceedsSettledError } from './errors.js';
 import { accounts, contentHash, idempotencyKey, REVERSAL_KINDS, type Posting } from './postings.js';
 
@@ -163,6 +164,7 @@ export async function postLocked(tx: Tx, posting: Posting, meta: PostingMetadata
     })
     .returning();
   await tx.insert(ledgerEntries).values(posting.entries.map((e) => ({ transactionId: id, account: e.account, amountMinor: e.amountMinor, currency: e.currency })));
+  await announcePosting(tx, id, row!.postedAt, posting, meta); // M1: the merchant's event, in this transaction
   return { transactionId: id, postedAt: row!.postedAt, replayed: false, providerEventId: meta.providerEventId };
 }
 

@@ -50,7 +50,7 @@ export const ingressMetrics = {
   }),
   workflowStarts: counter(
     'apipay_inbound_workflow_starts_total',
-    'Reconciliation workflow starts (I6) by path (ingress | sweep) and result (started | already_started | failed).',
+    'Reconciliation workflow starts (I6) by path (ingress | sweep) and result (started | already_started | failed | deferred: left to the sweep after waiting too long, P3).',
     ['via', 'result'],
   ),
 };

@@ -18,7 +18,7 @@ import { endStreak, recordEndpointFailure } from './endpoint-health.js';
 import type { Executor } from './secrets.js';
 
 /** Marks an attempt row reserved before its POST and not yet finished. */
-const IN_FLIGHT = 'in_flight';
+export const IN_FLIGHT = 'in_flight';
 
 export interface AttemptInput {
   deliveryId: string;
@@ -102,7 +102,8 @@ export function createAttemptStore(deps: AttemptStoreDeps) {
       with attempt as (${attempt}), streak as (${endStreak(endpointId, sql`exists (select 1 from attempt)`)})
       update ${deliveries}
          set status = 'DELIVERED', attempt_count = greatest(attempt_count, ${input.attemptNumber}), next_attempt_at = null,
-             delivered_at = ${now.toISOString()}::timestamptz, failed_at = null, updated_at = ${now.toISOString()}::timestamptz
+             delivered_at = ${now.toISOString()}::timestamptz, failed_at = null, updated_at = ${now.toISOString()}::timestamptz,
+             handoff_since = null
        where id = ${input.deliveryId} and exists (select 1 from attempt)
       returning id`);
     return done.length === 1;

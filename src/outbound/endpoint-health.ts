@@ -4,6 +4,7 @@
 // counts the streak's attempts (M2, src/outbound/lanes.ts).
 import { and, eq, lte, sql, type SQL } from 'drizzle-orm';
 import { webhookEndpoints } from '../db/schema/index.js';
+import { recordStatusChange } from './endpoint-status.js';
 import type { Executor } from './secrets.js';
 
 /** The statement that ends the streak after a 2xx, run only when `guard` holds (part of one delivered statement). */
@@ -15,7 +16,7 @@ export function endStreak(endpointId: string, guard: SQL): SQL {
 
 /**
  * A failed attempt scheduled at `scheduledAt`: starts the streak if none is running, then disables the endpoint if
- * the streak is now `autoDisableAfterMs` old. True when this call disabled it.
+ * the streak is now `autoDisableAfterMs` old (M4: recorded and announced). True when this call disabled it.
  */
 export async function recordEndpointFailure(
   tx: Executor,
@@ -49,6 +50,22 @@ export async function recordEndpointFailure(
         lte(webhookEndpoints.failingSince, cutoff),
       ),
     )
-    .returning({ id: webhookEndpoints.id });
-  return disabled.length > 0;
+    .returning({
+      id: webhookEndpoints.id,
+      merchantAccount: webhookEndpoints.merchantAccount,
+      livemode: webhookEndpoints.livemode,
+      reason: webhookEndpoints.disabledReason,
+    });
+  const [endpoint] = disabled;
+  // M4: recorded for the admin feed and announced (endpoint.disabled) in this same transaction.
+  if (endpoint)
+    await recordStatusChange(tx, {
+      endpoint,
+      from: 'enabled',
+      to: 'disabled',
+      reason: endpoint.reason,
+      actor: 'system',
+      at: now,
+    });
+  return endpoint !== undefined;
 }

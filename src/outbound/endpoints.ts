@@ -10,8 +10,10 @@ import { endpointSnapshot } from '../audit/snapshots.js';
 import { idWindow, type ListWindow } from '../db/list-window.js';
 import type { Db } from '../db/client.js';
 import { endpointSecrets, webhookEndpoints } from '../db/schema/index.js';
+import { endpointStatusChanges } from '../metrics/outbox.js';
 import { newId } from '../shared/ids.js';
 import type { EndpointOrdering } from '../shared/outbound.js';
+import { recordStatusChange } from './endpoint-status.js';
 import type { SecretKeys } from './keyring.js';
 import { generateEndpointSecret, insertEndpointSecret, rotateEndpointSecret } from './secrets.js';
 
@@ -73,13 +75,19 @@ export function createEndpointService(deps: EndpointServiceDeps) {
   }
 
   async function updateLive(principal: Principal, id: string, action: string, values: Partial<typeof webhookEndpoints.$inferInsert>): Promise<Endpoint> {
-    return db.transaction(async (tx) => {
+    const { row, statusChanged } = await db.transaction(async (tx) => {
       const [before] = await tx.select().from(webhookEndpoints).where(live(principal, id)).for('update');
       if (!before) throw new EndpointNotFoundError(id);
-      const [row] = await tx.update(webhookEndpoints).set({ ...values, updatedAt: now() }).where(eq(webhookEndpoints.id, id)).returning();
+      const at = now();
+      const [row] = await tx.update(webhookEndpoints).set({ ...values, updatedAt: at }).where(eq(webhookEndpoints.id, id)).returning();
       await recordAuditEvent(tx, { actor: actorOf(principal), action, target: { type: 'webhook_endpoint', id }, before: endpointSnapshot(before), after: endpointSnapshot(row!) });
-      return row!;
+      // M4: a change of status is recorded and announced (endpoint.disabled / endpoint.enabled) in this transaction.
+      const statusChanged = values.status !== undefined && values.status !== before.status;
+      if (statusChanged) await recordStatusChange(tx, { endpoint: row!, from: before.status, to: row!.status, reason: row!.disabledReason, actor: `operator:${principal.name}`, at });
+      return { row: row!, statusChanged };
     });
+    if (statusChanged) endpointStatusChanges.inc({ to: row.status, actor: 'operator' });
+    return row;
   }
 
   return {

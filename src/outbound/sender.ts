@@ -32,9 +32,15 @@ export function createSender(deps: SenderDeps) {
   return {
     /** The signature header value for `body` at `at`; throws MissingSigningSecretError without an active secret. */
     async sign(endpointId: string, body: Buffer, at: Date): Promise<string> {
+      return (await this.signer(endpointId, at))(body);
+    },
+
+    /** One secrets lookup for many bodies signed at `at` (P1: a batch's first attempts to one endpoint). */
+    async signer(endpointId: string, at: Date): Promise<(body: Buffer) => string> {
       const secrets = await signingSecretsFor(deps.db, endpointId, deps.secretsKey, at);
       if (secrets.length === 0) throw new MissingSigningSecretError(`endpoint ${endpointId} has no active signing secret`);
-      return sign({ payload: body, secrets, timestamp: Math.floor(at.getTime() / 1000) });
+      const timestamp = Math.floor(at.getTime() / 1000);
+      return (body) => sign({ payload: body, secrets, timestamp });
     },
 
     /** O15: checked again at send time, since DNS may now point somewhere it did not at registration. */

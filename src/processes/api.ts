@@ -1,5 +1,6 @@
 // API process: the provider ingress, the admin API, /healthz, /readyz and /metrics (Hono on Node). R5: it needs
 // PostgreSQL only (Temporal is connected lazily, the sweep starts what fails); R6: API_METRICS_PORT moves /metrics.
+import type { Server as HttpServer } from 'node:http';
 import type { Server } from 'node:net';
 import { serve } from '@hono/node-server';
 import { createApp } from '../api/app.js';
@@ -9,6 +10,7 @@ import { loadSettings } from '../lib/settings.js';
 import { onShutdown } from '../lib/shutdown.js';
 import { bindPort, checkDatabase, listening } from '../lib/startup.js';
 import { lazyTemporal } from '../lib/temporal.js';
+import { lazyProducer } from '../kafka/lazy-producer.js';
 import { setGaugeRefreshInterval } from '../metrics/inbound-ledger.js';
 import { serveMetrics } from '../metrics/server.js';
 import { TASK_QUEUES } from '../shared/task-queues.js';
@@ -19,6 +21,7 @@ const logger = createLogger(PROCESS, env.LOG_LEVEL);
 const database = createDatabase(env.DATABASE_URL, databaseOptions(env));
 await checkDatabase(PROCESS, env.DATABASE_URL, () => database.sql`select 1`); // R9: one line, not a stack trace
 const temporal = lazyTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE);
+const producer = lazyProducer({ brokers: env.KAFKA_BROKERS, clientId: 'apipay-api' }); // M7's trigger route only
 const readiness = { postgresql: () => database.sql`select 1` };
 setGaugeRefreshInterval(env.METRICS_REFRESH_INTERVAL_MS);
 
@@ -30,6 +33,7 @@ const app = createApp({
   taskQueues: TASK_QUEUES,
   logger,
   readiness,
+  producer,
   metricsOnPublicListener: env.API_METRICS_PORT === undefined,
 });
 const metrics =
@@ -44,8 +48,10 @@ const server = serve({ fetch: app.fetch, hostname: env.API_HOST, port: env.API_P
 await listening(PROCESS, server as Server, 'API_PORT', env.API_PORT); // R9: EADDRINUSE is one line
 
 onShutdown(logger, [
-  () => new Promise((resolve) => server.close(resolve)),
+  // Open event streams (M7) would hold the close: after a grace they are cut; `apipay listen` resumes by Last-Event-ID.
+  () => new Promise((resolve) => (server.close(resolve), setTimeout(() => (server as HttpServer).closeAllConnections(), 3_000).unref())),
   () => new Promise((resolve) => (metrics ? metrics.close(resolve) : resolve(undefined))),
   () => temporal.connection.close(),
+  () => producer.close(),
   () => database.close(),
 ]);

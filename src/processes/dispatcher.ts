@@ -6,6 +6,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
 import { keyringFromEnv } from '../outbound/keyring.js';
 import { createDatabase, databaseOptions } from '../db/client.js';
+import { startHandoffSweep } from '../dispatcher/handoff-sweep.js';
 import { createOutboundBatchHandler } from '../dispatcher/outbound-handler.js';
 import { runDispatcher } from '../dispatcher/run.js';
 import { createBatchConsumer, createKafkaAdmin } from '../kafka/kafkajs.js';
@@ -32,12 +33,13 @@ const connection = await reach(PROCESS, { name: 'Temporal', at: env.TEMPORAL_ADD
 const temporal = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE });
 
 const delivery = TASK_QUEUES.delivery;
+const secretsKey = keyringFromEnv(env);
 const workers = env.DISPATCHER_DELIVERY_WORKER
   ? await createWorkers({
       connection,
       namespace: env.TEMPORAL_NAMESPACE,
       taskQueues: { delivery, reconciliation: delivery, smoke: delivery }, // the delivery queue only
-      activities: createActivities({ db: database.db, profile, logger, secretsKey: keyringFromEnv(env) }),
+      activities: createActivities({ db: database.db, profile, logger, secretsKey }),
       slowLaneActivities: env.WORKER_SLOW_LANE_ACTIVITIES,
       tuning: workerTuning(env), // the same bounded cache and slots as the worker process
     })
@@ -53,6 +55,15 @@ const handler = createOutboundBatchHandler({
   profile,
   logger,
   eagerStart: workers.length > 0,
+  secretsKey, // P1: batched mode signs and sends first attempts here
+});
+// P1: deliveries a batched dispatcher fanned out and never handed off (kill -9) get their workflow; runs in both modes.
+const sweep = startHandoffSweep({
+  db: database.db,
+  logger,
+  start: { temporal, taskQueue: delivery, profile, eager: workers.length > 0 },
+  intervalMs: profile.outbound.batched.sweep_interval,
+  graceMs: profile.outbound.batched.handoff_grace,
 });
 const kafka = createKafkaAdmin({ brokers: env.KAFKA_BROKERS, clientId: 'apipay-dispatcher-readiness' });
 const metrics = await bindPort(PROCESS, 'DISPATCHER_METRICS_PORT', env.DISPATCHER_METRICS_PORT, () =>
@@ -64,13 +75,14 @@ const metrics = await bindPort(PROCESS, 'DISPATCHER_METRICS_PORT', env.DISPATCHE
 
 await reach(PROCESS, { name: 'Kafka', at: env.KAFKA_BROKERS.join(','), variable: 'KAFKA_BROKERS' }, () => runDispatcher(consumer, handler));
 logger.info(
-  { topic, group, deliveryWorker: workers.length > 0, metrics: `http://127.0.0.1:${env.DISPATCHER_METRICS_PORT}/metrics` },
+  { topic, group, deliveryMode: profile.outbound.delivery_mode, deliveryWorker: workers.length > 0, metrics: `http://127.0.0.1:${env.DISPATCHER_METRICS_PORT}/metrics` },
   'dispatcher consuming',
 );
 
 onShutdown(logger, [
   // Stops fetching and waits for the batch in hand: its offsets are committed only if it finished (O5).
   () => consumer.stop(),
+  () => sweep.stop(),
   () => {
     for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
     return working;

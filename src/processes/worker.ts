@@ -9,6 +9,9 @@ import { loadSettings } from '../lib/settings.js';
 import { onShutdown } from '../lib/shutdown.js';
 import { bindPort, checkDatabase, reach } from '../lib/startup.js';
 import { connectTemporal } from '../lib/temporal.js';
+import { createProducer } from '../kafka/kafkajs.js';
+import { ledgerAccounts } from '../outbox/envelope.js';
+import { startOutboxRelay } from '../outbox/relay.js';
 import { createWorkers, installWorkerRuntime, runWorkers, workerTuning } from '../lib/workers.js';
 import { setGaugeRefreshInterval } from '../metrics/inbound-ledger.js';
 import { serveMetrics } from '../metrics/server.js';
@@ -50,8 +53,17 @@ const running = runWorkers(workers);
 // I6: starts the reconciliation of any receipt acknowledged but never started (a crash between the 200 and the start).
 const temporal = await reach(PROCESS, temporalAt, () => connectTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE));
 const sweep = startInboundSweep({ db: database.db, temporal: temporal.client, profile, logger, taskQueue: TASK_QUEUES.reconciliation });
+// M1: publishes the outbox (ledger and endpoint events) to the outbound topic; waits out Kafka outages with backoff.
+const relay = startOutboxRelay({
+  db: database.db,
+  logger,
+  connect: () => createProducer({ brokers: env.KAFKA_BROKERS, clientId: `apipay-outbox-relay-${process.pid}` }),
+  topic: profile.outbound.kafka.topic,
+  accountOf: ledgerAccounts(profile),
+});
 onShutdown(logger, [
   () => sweep.stop(),
+  () => relay.stop(),
   // Worker.shutdown stops polling and lets in-flight tasks finish; run() resolves once they have.
   () => {
     // The SDK's own SIGTERM handler may have begun the shutdown already; a second call would throw.

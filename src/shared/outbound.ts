@@ -33,6 +33,12 @@ export interface DeliveryWorkflowInput {
   reviewWindowMs?: number;
   /** Set by the workflow itself when it continues as new for an operator's retry: the store is set back to PENDING first. */
   reopened?: boolean;
+  /**
+   * P1 (batched mode): the dispatcher already made the first `priorAttempts` attempts of this cycle and recorded the
+   * outcome; the workflow continues from that status instead of attempting at once — the wait until `nextAttemptAt`
+   * (RETRYING), or the review window (FAILED).
+   */
+  resume?: { status: 'RETRYING' | 'FAILED'; nextAttemptAt: number | null };
   /** The first attempt as a local activity (default, fewer round trips) or a regular one (bench comparison). */
   firstAttempt?: 'local' | 'activity';
 }

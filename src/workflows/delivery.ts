@@ -49,9 +49,11 @@ const ADMISSION_PATCH = 'm2-m3-m5-admission';
 const ORDER_RECHECK_MS = 15 * 60_000;
 
 export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<DeliveryProgress> {
-  let status: DeliveryStatus = 'PENDING';
+  // P1: a run the batched dispatcher started after its first attempt failed begins in that attempt's status (the
+  // start set the DeliveryStatus search attribute to it).
+  let status: DeliveryStatus = input.resume?.status ?? 'PENDING';
   let attemptCount = input.priorAttempts ?? 0;
-  let nextAttemptAt: number | null = null;
+  let nextAttemptAt: number | null = input.resume?.nextAttemptAt ?? null;
   let retryRequested = false;
   let reason: string | undefined; // R4: why the cycle ended FAILED without a merchant answer
   let lane: 'normal' | 'slow' = 'normal'; // M2: once an attempt went to the slow lane, this run's retries go there
@@ -112,9 +114,9 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
   }
 
   /** The attempts of one cycle: true when delivered, false when the schedule is exhausted (→ FAILED). */
-  async function runCycle(): Promise<boolean> {
+  async function runCycle(from = 0): Promise<boolean> {
     const schedule = input.retryScheduleMs;
-    for (let index = 0; index <= schedule.length; index++) {
+    for (let index = from; index <= schedule.length; index++) {
       const retryInMs = index < schedule.length ? schedule[index]! : null;
       retryRequested = false; // a retryNow that arrives during this attempt asks for the next one at once
       const result = await attemptUntilSent(
@@ -164,7 +166,11 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
   }
 
   try {
-    if (await runCycle()) return { status, attemptCount, nextAttemptAt: null };
+    if (input.resume?.status === 'RETRYING') {
+      // The durable timer of the attempt the dispatcher made, then the schedule goes on from the next index.
+      await condition(() => retryRequested, Math.max(1, (nextAttemptAt ?? 0) - Date.now()));
+      if (await runCycle(attemptCount)) return { status, attemptCount, nextAttemptAt: null };
+    } else if (!input.resume && (await runCycle())) return { status, attemptCount, nextAttemptAt: null };
   } catch (error) {
     // R4: only a non-retryable failure (or exhausted retries) reaches here: record it as the reason for FAILED.
     if (!isActivityFailure(error)) throw error;
@@ -181,5 +187,5 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
   await remote.reopenDelivery(input.deliveryId);
   setStatus('PENDING');
   // A fresh run per cycle keeps the history bounded however often an operator retries.
-  return continueAsNew<typeof deliveryWorkflow>({ ...input, priorAttempts: attemptCount, reopened: true });
+  return continueAsNew<typeof deliveryWorkflow>({ ...input, resume: undefined, priorAttempts: attemptCount, reopened: true });
 }

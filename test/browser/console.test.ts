@@ -227,6 +227,13 @@ describe('C2 merchant portal in Chromium', () => {
     expect(response!.status()).toBe(200);
     await page.click('button:has-text("Rotate signing secret")');
     await expect(page.locator('#new-secret').textContent()).resolves.toMatch(/^whsec_/);
+    // M6 from the portal: a signed ping, a delivery of this merchant's like any other.
+    await page.click('button:has-text("Send test event")');
+    const sent = /Test event sent: delivery (whd_\w+)/.exec((await page.locator('body').textContent()) ?? '');
+    expect(sent, 'the test delivery named on the page').not.toBeNull();
+    expect((await page.goto(`${world.url}/portal/deliveries/${sent![1]}`))!.status()).toBe(200);
+    await page.click('a[href*="/portal/events/evt_"]');
+    expect(await page.locator('body').textContent()).toContain('ping');
     // The merchant key does not open the operator console.
     const consolePage = await newPage();
     await consolePage.goto(`${world.url}/console/sign-in`);

@@ -1,19 +1,23 @@
-// A separate process running one outbound replica for the O14 test: `worker <taskQueue>` or
+// A separate process running one outbound replica for the O14 test and the P1 kill test: `worker <taskQueue>` or
 // `dispatcher <topic> <group> <taskQueue>`, against the test database and the real servers. Prints "ready".
+// REPLICA_PROFILE (JSON) overrides the test profile, e.g. {"outbound":{"delivery_mode":"batched"}}; a dispatcher
+// runs the hand-off sweep as src/processes/dispatcher.ts does.
 import { NativeConnection } from '@temporalio/worker';
 import { createDatabase } from '../../src/db/client.js';
+import { startHandoffSweep } from '../../src/dispatcher/handoff-sweep.js';
 import { createOutboundBatchHandler } from '../../src/dispatcher/outbound-handler.js';
 import { runDispatcher } from '../../src/dispatcher/run.js';
 import { createBatchConsumer } from '../../src/kafka/kafkajs.js';
 import { connectTemporal } from '../../src/lib/temporal.js';
 import { createWorkers, runWorkers } from '../../src/lib/workers.js';
-import { KAFKA_BROKERS, TEMPORAL_ADDRESS, TEST_DATABASE_URL, WORKFLOW_BUNDLE_PATH } from './env.js';
+import { KAFKA_BROKERS, TEMPORAL_ADDRESS, TEST_DATABASE_URL, TEST_SECRETS_KEY, WORKFLOW_BUNDLE_PATH } from './env.js';
 import { testProfile } from './profile.js';
 import { testActivities, testLogger } from './temporal.js';
 
 const [role, ...args] = process.argv.slice(2);
 const database = createDatabase(TEST_DATABASE_URL, { max: 6 });
 const closers: (() => Promise<unknown>)[] = [];
+const profile = testProfile(JSON.parse(process.env.REPLICA_PROFILE ?? '{}') as Record<string, unknown>);
 
 if (role === 'worker') {
   const connection = await NativeConnection.connect({ address: TEMPORAL_ADDRESS });
@@ -22,7 +26,7 @@ if (role === 'worker') {
   const workers = await createWorkers({
     connection,
     taskQueues: { delivery: queue, reconciliation: queue, smoke: queue },
-    activities: testActivities(database.db),
+    activities: testActivities(database.db, { profile }),
     workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH },
   });
   const running = runWorkers(workers);
@@ -35,8 +39,11 @@ if (role === 'worker') {
   const [topic, group, taskQueue] = args as [string, string, string];
   const temporal = await connectTemporal(TEMPORAL_ADDRESS, 'default');
   const consumer = createBatchConsumer({ brokers: KAFKA_BROKERS, clientId: `replica-${process.pid}`, topic, groupId: group });
-  await runDispatcher(consumer, createOutboundBatchHandler({ db: database.db, temporal: temporal.client, taskQueue, profile: testProfile(), logger: testLogger }));
-  closers.push(() => consumer.stop(), () => temporal.connection.close());
+  const deps = { db: database.db, temporal: temporal.client, taskQueue, profile, logger: testLogger, secretsKey: TEST_SECRETS_KEY };
+  await runDispatcher(consumer, createOutboundBatchHandler(deps));
+  const { sweep_interval: intervalMs, handoff_grace: graceMs } = profile.outbound.batched;
+  const sweep = startHandoffSweep({ db: database.db, logger: testLogger, start: { ...deps, temporal: temporal.client }, intervalMs, graceMs });
+  closers.push(() => consumer.stop(), () => sweep.stop(), () => temporal.connection.close());
 } else {
   throw new Error(`unknown role ${role}`);
 }

@@ -72,12 +72,17 @@ const TABLE: Record<string, Row> = {
     ok: 202,
     request: (o) => ({ path: `/webhook-endpoints/${o.endpointId}/recover`, body: { since: new Date(Date.now() + 60_000).toISOString() } }),
   },
+  'POST /webhook-endpoints/{id}/test': { role: 'admin', merchant: true, ok: 202, owned: true, request: (o) => ({ path: `/webhook-endpoints/${o.endpointId}/test` }) },
+  'GET /endpoint-status-changes': { role: 'viewer', merchant: true, ok: 200, request: () => ({ path: '/endpoint-status-changes?limit=100' }), lists: (o) => o.endpointId },
   'GET /webhook-deliveries': { role: 'viewer', merchant: true, ok: 200, request: () => ({ path: '/webhook-deliveries?status=FAILED&limit=100' }), lists: (o) => o.deliveryId },
   'GET /webhook-deliveries/{id}': { role: 'viewer', merchant: true, ok: 200, owned: true, request: (o) => ({ path: `/webhook-deliveries/${o.deliveryId}` }) },
   'POST /webhook-deliveries/{id}/retry': { role: 'operator', merchant: true, ok: 202, owned: true, request: (o) => ({ path: `/webhook-deliveries/${o.deliveryId}/retry` }) },
   // M3: the fixture's delivery is unordered, so an allowed caller gets the conflict (and nothing changes).
   'POST /webhook-deliveries/{id}/skip': { role: 'operator', merchant: true, ok: 409, owned: true, request: (o) => ({ path: `/webhook-deliveries/${o.deliveryId}/skip` }) },
   'GET /events/{id}': { role: 'viewer', merchant: true, ok: 200, owned: true, request: (o) => ({ path: `/events/${o.eventId}` }) },
+  // M7: a one-second stream (it ends by itself); a type without a sample is refused after the account is checked.
+  'GET /events/stream': { role: 'operator', merchant: true, ok: 200, owned: true, request: (o) => ({ path: `/events/stream?merchant_account=${o.account}&max_seconds=1` }) },
+  'POST /events/trigger': { role: 'operator', merchant: true, ok: 400, owned: true, request: (o) => ({ path: '/events/trigger', body: { type: 'no.sample', merchant_account: o.account } }) },
   'GET /reconciliations': { role: 'viewer', merchant: false, ok: 200, request: () => ({ path: `/reconciliations?provider=${provider}` }) },
   'GET /reconciliations/{id}': { role: 'viewer', merchant: false, ok: 200, request: (o) => ({ path: `/reconciliations/${enc(o.reconciliationId)}` }) },
   // An empty body is refused before anything reaches the workflow: the access check must come first.
@@ -139,6 +144,7 @@ describe.each(['viewer', 'operator', 'admin', 'merchant'] as const)('A1 role %s'
       const { path, body } = row.request(o);
       const res = await callAs(app, callers[role].token, method, path, body);
       if (key === 'POST /webhook-deliveries/{id}/retry') started.add(o.deliveryId);
+      if (key === 'POST /webhook-endpoints/{id}/test' && res.json?.delivery_id) started.add(res.json.delivery_id);
       if (expectedAllowed(row, role)) {
         expect(res.status, `${role} ${key}: ${res.text}`).toBe(row.ok);
       } else {

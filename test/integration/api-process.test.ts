@@ -120,3 +120,29 @@ describe('R6 metrics on their own listener', () => {
     expect(text).toMatch(/apipay_reconciliation_queue_depth \d+/);
   });
 });
+
+describe('M7 shutdown with an open event stream', () => {
+  it('M7 on SIGTERM an open `apipay listen` stream is cut after its grace and the process still exits 0 (not the 15 s timeout)', async () => {
+    const key = await fetch(`${publicUrl}/admin/v1/api-keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'r5-listen', role: 'merchant', merchant_account: `acct_r5_${randomUUID().slice(0, 8)}` }),
+    });
+    expect(key.status).toBe(201);
+    const { token } = (await key.json()) as { token: string };
+    const stream = await fetch(`${publicUrl}/admin/v1/events/stream`, { headers: { authorization: `Bearer ${token}` } });
+    expect(stream.status).toBe(200);
+    const reader = stream.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain('event: ready');
+
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const sent = Date.now();
+    child.kill('SIGTERM');
+    const ended = (async () => {
+      for (;;) if ((await reader.read().catch(() => ({ done: true }))).done) return Date.now() - sent;
+    })();
+    expect(await exited).toBe(0);
+    expect(Date.now() - sent).toBeLessThan(12_000);
+    expect(await ended).toBeLessThan(12_000);
+  });
+});

@@ -13,7 +13,7 @@ import { runDispatcher } from '../../src/dispatcher/run.js';
 import { createBatchConsumer, createKafkaAdmin, createProducer } from '../../src/kafka/kafkajs.js';
 import type { BatchConsumer, Producer } from '../../src/kafka/types.js';
 import { createLogger } from '../../src/lib/logger.js';
-import { KAFKA_BROKERS, TEST_DATABASE_URL } from '../helpers/env.js';
+import { KAFKA_BROKERS, TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
 import { envelope, insertEndpoint, startReceiver, uniqueMerchant, waitFor } from '../helpers/outbound.js';
 import { testProfile } from '../helpers/profile.js';
 import { connectDevServer, startWorkers, testActivities, uniqueTaskQueues } from '../helpers/temporal.js';
@@ -69,7 +69,8 @@ afterAll(async () => {
 });
 
 describe('R1 poison messages never stop a partition', () => {
-  it('R1 quarantines each poison envelope with a reason, delivers every good one, and commits past them all', async () => {
+  // P1: in both delivery modes (batched: the dispatcher sends the good ones itself).
+  it.each(['per_delivery', 'batched'] as const)('R1 quarantines each poison envelope with a reason, delivers every good one, and commits past them all (%s)', async (mode) => {
     const merchantAccount = uniqueMerchant('r1');
     await insertEndpoint(database.db, { merchantAccount, url: `${receiver.url}/r1/${merchantAccount}` });
     await insertEndpoint(database.db, { merchantAccount: REFUSED, url: `${receiver.url}/r1/refused` });
@@ -97,7 +98,8 @@ describe('R1 poison messages never stop a partition', () => {
     await admin.createTopic(name, 1);
     await producer.send(name, values.map((value) => ({ key: 'same-partition', value })));
 
-    const real = createOutboundBatchHandler({ db: database.db, temporal: temporal.client, taskQueue: taskQueues.delivery, profile: testProfile(), logger });
+    const profile = testProfile({ outbound: { delivery_mode: mode } });
+    const real = createOutboundBatchHandler({ db: database.db, temporal: temporal.client, taskQueue: taskQueues.delivery, profile, logger, secretsKey: TEST_SECRETS_KEY });
     let failures = 0;
     const consumer: BatchConsumer = createBatchConsumer({ brokers: KAFKA_BROKERS, clientId: `test-${group}`, topic: name, groupId: group });
     await runDispatcher(consumer, async (batch) => {

@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp } from '../helpers/app.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
+import { createReconciliationStarter } from '../../src/inbound/reconciliation-starter.js';
 import { sweepUnstartedReceipts, startSweepLoop } from '../../src/inbound/sweep.js';
 import { createProviderRegistry } from '../../src/providers/index.js';
 import { reconciliationWorkflowId } from '../../src/shared/ids.js';
@@ -141,5 +142,69 @@ describe('I6 the sweep starts what the ingress never did', () => {
       await loop.stop();
     }
     expect(await reconciliationOf(temporal.client, stripe, id)).not.toBeNull();
+  });
+});
+
+describe('P3 the starter and the sweep drain a backlog without starting one receipt twice', () => {
+  /** N acknowledged receipts that no starter started. */
+  async function backlog(n: number) {
+    const app = crashingIngress();
+    const receipts: { id: string; receiptId: number; body: string }[] = [];
+    for (let i = 0; i < n; i += 1) {
+      const { id, body } = stripeEvent();
+      expect((await app.request(`/webhooks/${stripe}`, stripeRequest(body))).status).toBe(200);
+      started.add(reconciliationWorkflowId(stripe, id));
+      receipts.push({ id, body, receiptId: Number((await storedFor(database.db, stripe, id)).receipt!.id) });
+    }
+    return receipts;
+  }
+
+  it('P3 two sweeps at once (two worker replicas) claim disjoint receipts: each found once, none started twice', async () => {
+    const receipts = await backlog(12);
+    const [a, b] = await Promise.all([sweep(), sweep()]);
+    // Without the claim both sweeps read the same unstarted rows and raced for every start.
+    expect(a!.found + b!.found).toBe(receipts.length);
+    expect(a!.started + b!.started).toBe(receipts.length);
+    expect(a!.alreadyStarted + b!.alreadyStarted).toBe(0);
+    for (const r of receipts) {
+      expect(await runsOf(temporal.client, reconciliationWorkflowId(stripe, r.id))).toHaveLength(1);
+      expect((await storedFor(database.db, stripe, r.id)).receipt!.workflow_started_at).not.toBeNull();
+    }
+    expect((await sweep()).found).toBe(0);
+  });
+
+  it('P3 a receipt that waited in the starter longer than its bound is left to the sweep, which starts it once', async () => {
+    const receipts = await backlog(8);
+    const starter = createReconciliationStarter({
+      db: database.db,
+      temporal: temporal.client,
+      profile,
+      taskQueue: taskQueues.reconciliation,
+      logger: testLogger,
+      concurrency: 1,
+      maxWaitMs: 1, // every job behind the first waits longer than a start takes
+    });
+    const provider = providers.get(stripe)!;
+    for (const r of receipts) {
+      starter.enqueue(r.receiptId, { provider: stripe, receiptId: r.receiptId, event: provider.extract(Buffer.from(r.body)), acknowledgedAt: new Date().toISOString() });
+    }
+    await starter.idle();
+    const marked = await database.sql<{ n: number }[]>`
+      select count(*)::int as n from webhook_receipts where id in ${database.sql(receipts.map((r) => r.receiptId))} and workflow_started_at is not null`;
+    expect(marked[0]!.n).toBeGreaterThanOrEqual(1);
+    expect(marked[0]!.n).toBeLessThan(receipts.length);
+    const result = await sweep();
+    expect(result).toEqual({ found: receipts.length - marked[0]!.n, started: receipts.length - marked[0]!.n, alreadyStarted: 0, failed: 0 });
+    for (const r of receipts) expect(await runsOf(temporal.client, reconciliationWorkflowId(stripe, r.id))).toHaveLength(1);
+  });
+
+  it('P3 a completed reconciliation is never started again: a late start is refused by the id reuse policy', async () => {
+    const [r] = await backlog(1);
+    expect((await sweep()).started).toBe(1);
+    const workflowId = reconciliationWorkflowId(stripe, r!.id);
+    await temporal.client.workflow.getHandle(workflowId).terminate('closed, as a finished reconciliation would be');
+    await database.sql`update webhook_receipts set workflow_started_at = null where id = ${r!.receiptId}`;
+    expect(await sweep()).toMatchObject({ found: 1, started: 0, alreadyStarted: 1 });
+    expect(await runsOf(temporal.client, workflowId)).toHaveLength(1);
   });
 });

@@ -112,7 +112,8 @@ describe('R4 inbound: a non-retryable activity failure parks the reconciliation 
     peer.set(event.paymentReference, succeeded(event));
     const handle = await startReconciliation(env.client, profile, taskQueues.reconciliation, event);
     const failure = await handle.result().then(() => expect.fail('the workflow should fail'), (e: Error & { cause?: Error & { cause?: Error & { type?: string } } }) => e);
-    const root = failure.cause?.cause;
+    // A regular activity's failure arrives wrapped in an ActivityFailure; a local activity's (P3) is the failure itself.
+    const root = (failure.cause?.cause ?? failure.cause) as (Error & { type?: string }) | undefined;
     expect(root?.type).toBe('InvalidData');
     expect(root?.message).toMatch(/^PostgreSQL 22003 numeric_value_out_of_range/);
     expect(root?.message).not.toContain('9999999999999999999');

@@ -1,5 +1,6 @@
 // The dispatcher on the real Kafka, PostgreSQL and Temporal dev server: fan-out (O4), quarantine (O2), dedupe and
-// ack-after-commit across a restart (O3/O5), and two dispatchers + two workers delivering each exactly once (O14).
+// ack-after-commit across a restart (O3/O5), and two dispatchers + two workers delivering each exactly once (O14),
+// in both delivery modes (P1: per_delivery, the default, and batched).
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { eq, inArray } from 'drizzle-orm';
@@ -10,7 +11,7 @@ import { createOutboundBatchHandler } from '../../src/dispatcher/outbound-handle
 import { runDispatcher } from '../../src/dispatcher/run.js';
 import { createBatchConsumer, createKafkaAdmin, createProducer } from '../../src/kafka/kafkajs.js';
 import type { BatchConsumer, BatchHandler, Producer } from '../../src/kafka/types.js';
-import { KAFKA_BROKERS, TEST_DATABASE_URL } from '../helpers/env.js';
+import { KAFKA_BROKERS, TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
 import { envelope, insertEndpoint, startReceiver, uniqueEventId, uniqueMerchant, waitFor } from '../helpers/outbound.js';
 import { expectNoMore } from '../helpers/wait.js';
 import { testProfile } from '../helpers/profile.js';
@@ -22,7 +23,9 @@ let producer: Producer;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 const admin = createKafkaAdmin({ brokers: KAFKA_BROKERS, clientId: 'outbound-dispatcher-test' });
 const taskQueues = uniqueTaskQueues('dispatch');
-const profile = testProfile();
+const MODES = ['per_delivery', 'batched'] as const;
+type Mode = (typeof MODES)[number];
+const profileOf = (mode: Mode) => testProfile({ outbound: { delivery_mode: mode } });
 const stops: (() => Promise<unknown>)[] = [];
 
 beforeAll(async () => {
@@ -48,9 +51,17 @@ async function topic(label: string, partitions = 1): Promise<string> {
   return name;
 }
 
-const handler = () => createOutboundBatchHandler({ db: database.db, temporal: temporal.client, taskQueue: taskQueues.delivery, profile, logger: testLogger });
+const handler = (mode: Mode) =>
+  createOutboundBatchHandler({
+    db: database.db,
+    temporal: temporal.client,
+    taskQueue: taskQueues.delivery,
+    profile: profileOf(mode),
+    logger: testLogger,
+    secretsKey: TEST_SECRETS_KEY,
+  });
 
-async function consume(topicName: string, group: string, batchHandler: BatchHandler = handler()): Promise<BatchConsumer> {
+async function consume(topicName: string, group: string, batchHandler: BatchHandler): Promise<BatchConsumer> {
   const consumer = createBatchConsumer({ brokers: KAFKA_BROKERS, clientId: `test-${group}`, topic: topicName, groupId: group });
   await runDispatcher(consumer, batchHandler);
   stops.push(() => consumer.stop());
@@ -59,8 +70,9 @@ async function consume(topicName: string, group: string, batchHandler: BatchHand
 
 const deliveriesOf = (eventIds: string[]) => database.db.select().from(deliveries).where(inArray(deliveries.eventPublicId, eventIds));
 /** A replica in its own process (two Temporal workers on one task queue cannot share a process's runtime). */
-async function replica(...args: string[]): Promise<void> {
-  const child = spawn(process.execPath, ['--import', 'tsx', REPLICA, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+async function replica(mode: Mode, ...args: string[]): Promise<void> {
+  const env = { ...process.env, REPLICA_PROFILE: JSON.stringify({ outbound: { delivery_mode: mode } }) };
+  const child = spawn(process.execPath, ['--import', 'tsx', REPLICA, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env });
   stops.push(async () => {
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
@@ -74,7 +86,7 @@ const REPLICA = new URL('../helpers/outbound-replica.ts', import.meta.url).pathn
 
 const received = (path: string) => receiver.received.filter((r) => r.path === path);
 
-describe('outbound dispatcher', () => {
+describe.each(MODES)('outbound dispatcher, delivery_mode %s', (mode) => {
   it('O4 one PENDING delivery per enabled endpoint of the merchant subscribed to the type, same livemode; body stored once', async () => {
     const merchantAccount = uniqueMerchant('o4');
     const url = (name: string) => `${receiver.url}/o4/${merchantAccount}/${name}`;
@@ -86,7 +98,7 @@ describe('outbound dispatcher', () => {
     await insertEndpoint(database.db, { merchantAccount: uniqueMerchant('o4other'), url: url('other-merchant') });
 
     const name = await topic('o4');
-    await consume(name, `g-${name}`);
+    await consume(name, `g-${name}`, handler(mode));
     const event = envelope({ merchantAccount });
     await producer.send(name, [{ key: merchantAccount, value: JSON.stringify(event) }]);
 
@@ -129,7 +141,7 @@ describe('outbound dispatcher', () => {
     ];
     const name = await topic('o2');
     await producer.send(name, [...corpus.map(([value]) => ({ value })), { value: JSON.stringify(good) }]);
-    await consume(name, `g-${name}`);
+    await consume(name, `g-${name}`, handler(mode));
 
     // The good message after twelve bad ones on the same partition is delivered.
     await waitFor(async () => received(`/o2/${merchantAccount}`).length === 1, 30_000, 'the good event delivered');
@@ -139,7 +151,7 @@ describe('outbound dispatcher', () => {
     expect(rows.every((r) => r.partition === 0)).toBe(true);
 
     // A redelivered bad message is quarantined once (idempotent on topic/partition/offset).
-    await handler()({
+    await handler(mode)({
       topic: name,
       partition: 0,
       lag: 0,
@@ -157,7 +169,7 @@ describe('outbound dispatcher', () => {
     const group = `g-${name}`;
 
     // First dispatcher: commits its transaction and starts the workflows, then dies before the offset commit.
-    const real = handler();
+    const real = handler(mode);
     let crashes = 0;
     const crashing = await consume(name, group, async (batch) => {
       await real(batch);
@@ -184,8 +196,14 @@ describe('outbound dispatcher', () => {
     await expectNoMore(() => received(`/o3/${merchantAccount}/a`).length, 1, 1000, 'POSTs to a');
     await expectNoMore(() => received(`/o3/${merchantAccount}/b`).length, 1, 1000, 'POSTs to b');
     for (const row of rows) {
-      // Workflow id = delivery id and REJECT_DUPLICATE: the one run that exists is the one that delivered.
-      expect((await temporal.client.workflow.getHandle(row.id).describe()).status.name).toBe('COMPLETED');
+      if (mode === 'per_delivery') {
+        // Workflow id = delivery id and REJECT_DUPLICATE: the one run that exists is the one that delivered.
+        expect((await temporal.client.workflow.getHandle(row.id).describe()).status.name).toBe('COMPLETED');
+      } else {
+        // P1: delivered by the dispatcher at attempt 1, handed off, and no workflow at all.
+        expect(row).toMatchObject({ attemptCount: 1, handoffSince: null });
+        await expect(temporal.client.workflow.getHandle(row.id).describe()).rejects.toThrow(/not found/i);
+      }
     }
   });
 
@@ -197,10 +215,10 @@ describe('outbound dispatcher', () => {
     const group = `g-${name}`;
     const taskQueue = uniqueTaskQueues('o14').delivery; // served only by the two worker processes
     await Promise.all([
-      replica('worker', taskQueue),
-      replica('worker', taskQueue),
-      replica('dispatcher', name, group, taskQueue),
-      replica('dispatcher', name, group, taskQueue),
+      replica(mode, 'worker', taskQueue),
+      replica(mode, 'worker', taskQueue),
+      replica(mode, 'dispatcher', name, group, taskQueue),
+      replica(mode, 'dispatcher', name, group, taskQueue),
     ]);
 
     const ids = Array.from({ length: 40 }, () => uniqueEventId());

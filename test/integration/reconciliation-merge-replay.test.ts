@@ -2,13 +2,14 @@
 // resolution, no L5 marker) and f1-ledger-objects' (L5 marker, three-step resolution) — replay with today's
 // workflow: patched('l5-settlement-discrepancy') and patched('resolution-one-transaction') keep both kinds of open
 // workflow running after the deploy. Kept as recorded; never re-recorded (test/fixtures/histories/pre-merge).
+// The same for the histories recorded before patched('p3-local-steps') (P3: steps as local activities, pre-p3/).
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { WORKFLOW_BUNDLE_PATH } from '../helpers/env.js';
 import { HISTORIES_DIR, historyFromObject, loadHistoryFixtures } from '../helpers/histories.js';
 
-describe.each(['main', 'f1'])('R12 reconciliation histories recorded before the merge (%s)', (side) => {
-  const fixtures = loadHistoryFixtures(new URL(`pre-merge/${side}/`, HISTORIES_DIR));
+describe.each(['pre-merge/main', 'pre-merge/f1', 'pre-p3'])('R12 reconciliation histories recorded before a change (%s)', (side) => {
+  const fixtures = loadHistoryFixtures(new URL(`${side}/`, HISTORIES_DIR));
 
   it(`R12 ${side}: all eight reconciliation paths are kept`, () => {
     expect(fixtures.length).toBe(8);

@@ -158,4 +158,39 @@ describe('deliveryWorkflow branches (stubbed activities, time skipping)', () => 
     expect(result).toEqual({ status: 'DELIVERED', attemptCount: 2, nextAttemptAt: null });
     expect(w.calls.map((c) => c.name)).toEqual(['loadDeliveryState']);
   });
+
+  it('P1 a run the batched dispatcher starts after a failed attempt 1: RETRYING at once, the durable timer, then attempt 2 on', async () => {
+    const w = await stubs('resume-retrying', { attempt: (n) => (n === 0 ? 'failed' : 'delivered') });
+    const firstAt = await env.currentTimeMs(); // workflow time on the time-skipping server
+    const handle = await start(w, { priorAttempts: 1, resume: { status: 'RETRYING', nextAttemptAt: firstAt + MINUTE } });
+    expect(await handle.query(deliveryStatusQuery)).toMatchObject({ status: 'RETRYING', attemptCount: 1 });
+    const result = await handle.result();
+    expect(result).toMatchObject({ status: 'DELIVERED', attemptCount: 3 });
+    expect(attemptNumbers(w)).toEqual([2, 3]); // attempt 1 was the dispatcher's
+    const calls = w.callsOf('attemptDelivery') as { scheduledAt: number; retryInMs: number | null }[];
+    expect(calls.map((c) => c.retryInMs)).toEqual([5 * MINUTE, null]); // the schedule goes on from index 1
+    expect(calls[0]!.scheduledAt).toBeGreaterThanOrEqual(firstAt + MINUTE - 1000); // after the 1m timer
+  });
+
+  it('P1 retryNow during the dispatcher-started backoff sends attempt 2 at once', async () => {
+    const w = await stubs('resume-retry-now', { attempt: () => 'delivered' });
+    const firstAt = await env.currentTimeMs();
+    const handle = await start(w, { priorAttempts: 1, resume: { status: 'RETRYING', nextAttemptAt: firstAt + DAY } });
+    await handle.signal(retryNowSignal, { operator: 'test' });
+    expect(await handle.result()).toMatchObject({ status: 'DELIVERED', attemptCount: 2 });
+    const [second] = w.callsOf('attemptDelivery') as { scheduledAt: number }[];
+    expect(second!.scheduledAt - firstAt).toBeLessThan(DAY); // not after the day-long backoff
+  });
+
+  it('P1 a run for a delivery whose batched attempt 1 ended FAILED (endpoint disabled): review window, then a new cycle', async () => {
+    const w = await stubs('resume-failed', { attempt: () => 'delivered' });
+    const handle = await start(w, { priorAttempts: 1, resume: { status: 'FAILED', nextAttemptAt: null } });
+    expect(await handle.query(deliveryStatusQuery)).toMatchObject({ status: 'FAILED', attemptCount: 1 });
+    expect(w.callsOf('attemptDelivery')).toEqual([]);
+    await handle.signal(retryNowSignal, { operator: 'test' });
+    const result = await env.client.workflow.getHandle(handle.workflowId).result(); // the continued run
+    expect(result).toMatchObject({ status: 'DELIVERED', attemptCount: 2 });
+    expect(attemptNumbers(w)).toEqual([2]);
+    expect(w.callsOf('reopenDelivery')).toHaveLength(1);
+  });
 });

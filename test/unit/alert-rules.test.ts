@@ -8,6 +8,7 @@ import '../../src/metrics/inbound-ingress.js';
 import '../../src/metrics/inbound-ledger.js';
 import '../../src/metrics/outbound.js';
 import '../../src/metrics/outbound-backlog.js';
+import '../../src/metrics/outbox.js';
 import { registry } from '../../src/metrics/registry.js';
 
 const FILE = new URL('../../config/alerts/apipay.rules.yml', import.meta.url);

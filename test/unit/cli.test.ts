@@ -47,6 +47,8 @@ const cases: Array<[string[], string, string, Record<string, string>, unknown]> 
   [['endpoints', 'rotate-secret', 'we_1'], 'POST', '/admin/v1/webhook-endpoints/we_1/secret/rotate', {}, undefined],
   [['endpoints', 'recover', 'we_1', '--since', '2026-12-01T00:00:00Z', '--operator', 'ana'], 'POST', '/admin/v1/webhook-endpoints/we_1/recover', {}, { since: '2026-12-01T00:00:00Z', operator: 'ana' }],
   [['endpoints', 'delete', 'we_1'], 'DELETE', '/admin/v1/webhook-endpoints/we_1', {}, undefined],
+  [['endpoints', 'test', 'we_1'], 'POST', '/admin/v1/webhook-endpoints/we_1/test', {}, undefined],
+  [['endpoints', 'status-changes', '--endpoint', 'we_1', '--to', 'DISABLED', '--limit', '5'], 'GET', '/admin/v1/endpoint-status-changes', { endpoint_id: 'we_1', to_status: 'disabled', limit: '5' }, undefined],
   [['deliveries', 'list', '--status', 'FAILED', '--endpoint', 'we_1', '--event', 'evt_1'], 'GET', '/admin/v1/webhook-deliveries', { status: 'FAILED', endpoint_id: 'we_1', event_id: 'evt_1' }, undefined],
   [['deliveries', 'get', 'whd_1'], 'GET', '/admin/v1/webhook-deliveries/whd_1', {}, undefined],
   [['deliveries', 'retry', 'whd_1', '--operator', 'ana', '--reason', 'fixed'], 'POST', '/admin/v1/webhook-deliveries/whd_1/retry', {}, { operator: 'ana', reason: 'fixed' }],

@@ -70,6 +70,20 @@ describe('profile', () => {
     expect(parseProfile(document, 'profile p.yaml', { nodeEnv: 'production' }).outbound.allow_insecure_urls).toBe(false);
   });
 
+  it('P1 delivery_mode defaults to per_delivery; batched settings have defaults; a hand-off grace under request_timeout is refused', () => {
+    const profile = loadProfile('config/example.yaml');
+    expect(profile.outbound.delivery_mode).toBe('per_delivery');
+    expect(profile.outbound.batched).toEqual({ concurrency: 128, sweep_interval: 15_000, handoff_grace: 60_000 });
+    const document = example();
+    document.outbound.delivery_mode = 'batched';
+    expect(parseProfile(document).outbound.delivery_mode).toBe('batched');
+    document.outbound.delivery_mode = 'sometimes';
+    expect(() => parseProfile(document)).toThrow(/outbound\.delivery_mode/);
+    document.outbound.delivery_mode = 'batched';
+    document.outbound.batched = { handoff_grace: '5s' };
+    expect(() => parseProfile(document)).toThrow(/outbound\.batched\.handoff_grace: must be longer than outbound\.request_timeout/);
+  });
+
   it('a missing file names the path and the variable', () => {
     expect(() => loadProfile('config/nope.yaml')).toThrow(/config\/nope.yaml \(APIPAY_PROFILE\)/);
   });

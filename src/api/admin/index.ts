@@ -15,6 +15,10 @@ import { accessRules, PUBLIC_ROUTES } from './access.js';
 import { registerApiKeys } from './api-keys.js';
 import { registerAuditEvents } from './audit-events.js';
 import { registerDocsPage } from './docs-page.js';
+import { registerEndpointStatusChanges } from './endpoint-status-changes.js';
+import { registerEndpointTests } from './endpoint-tests.js';
+import { registerEventStream } from './event-stream.js';
+import { registerEventTrigger } from './event-trigger.js';
 import { registerEvents } from './events.js';
 import { registerExports } from './exports.js';
 import { registerLedger } from './ledger.js';
@@ -60,7 +64,11 @@ export function createAdminApp(deps: ApiDeps, services: ApiServices): AdminApp {
   admin.onError(handleError);
   // Resource modules register themselves here, one line each:
   registerWebhookEndpoints(admin, deps);
+  registerEndpointStatusChanges(admin, deps.db);
+  registerEndpointTests(admin, deps);
   registerWebhookDeliveries(admin, deps, services.deliveryAdmin);
+  registerEventStream(admin, deps); // M7; before /events/{id}, which would otherwise match /events/stream
+  registerEventTrigger(admin, deps); // M7
   registerEvents(admin, services.deliveryAdmin);
   registerReconciliations(admin, deps);
   registerExports(admin, deps);

@@ -12,6 +12,7 @@ import type { ConsoleServices } from './services.js';
 
 const RECOVER = 'POST /webhook-endpoints/:id/recover';
 const ROTATE = 'POST /webhook-endpoints/:id/secret/rotate';
+const TEST = 'POST /webhook-endpoints/:id/test';
 const PAGE = 50;
 const p95 = (ms: number | null) => (ms === null ? '—' : `${ms} ms`);
 
@@ -98,7 +99,17 @@ async function detailPage(
             </form>`
           : ''
       }
-      <!-- "Send test event" goes here once POST /admin/v1/webhook-endpoints/{id}/test exists. -->
+      ${
+        mayDo(c, s.rules, TEST) && e.status === 'enabled'
+          ? html`<form method="post" action="${view.base}/endpoints/${e.id}/test" class="panel">
+              ${csrfField(view)}
+              <p>
+                <button type="submit">Send test event</button>
+                <span class="muted">a signed <code>ping</code>, delivered like any event</span>
+              </p>
+            </form>`
+          : ''
+      }
       <h2>Recent deliveries</h2>
       ${deliveryTable(view, recent.slice(0, 20))}
       <p><a href="${view.base}/deliveries?endpoint_id=${e.id}">All deliveries of this endpoint →</a></p>`,
@@ -197,6 +208,12 @@ export function registerEndpointPages(app: Hono<ConsoleEnv>, s: ConsoleServices)
         message: `Re-queued ${result.requeued} FAILED deliveries created since ${since.toISOString()}.`,
       }),
     );
+  });
+
+  app.post('/endpoints/:id/test', async (c) => {
+    const endpoint = await findEndpoint(c, s, TEST);
+    const { deliveryId } = await s.sendTest(c.get('view').principal!, endpoint.id).catch(s.conflict);
+    return c.html(await detailPage(c, s, endpoint, { message: `Test event sent: delivery ${deliveryId}.` }));
   });
 
   app.post('/endpoints/:id/rotate', async (c) => {

@@ -9,6 +9,8 @@ import { outboundBacklog, type OutboundBacklog } from '../../outbound/backlog.js
 import { endpointStats, type EndpointStats } from '../../outbound/endpoint-stats.js';
 import { createEndpointService, EndpointNotFoundError, type EndpointService } from '../../outbound/endpoints.js';
 import { keyringFromEnv } from '../../outbound/keyring.js';
+import type { Principal } from '../../access/roles.js';
+import { sendTestEvent } from '../admin/endpoint-tests.js';
 import type { ApiDeps } from '../deps.js';
 import type { ApiServices } from '../services.js';
 import { PageError, type AccessRules } from './context.js';
@@ -23,6 +25,8 @@ export interface ConsoleServices {
   rules: AccessRules;
   logger: Logger;
   rotationGraceMs: number;
+  /** M6: a signed ping to the endpoint now; answers the delivery it created. */
+  sendTest: (principal: Principal, endpointId: string) => Promise<{ deliveryId: string }>;
   /** Maps the services' refusals to a page: conflicts are 409, a missing endpoint 404; anything else goes on. */
   conflict: (error: unknown) => never;
 }
@@ -47,6 +51,7 @@ export function createConsoleServices(deps: ApiDeps, api: ApiServices, rules: Ac
     rules,
     logger: deps.logger.child({ surface: 'console' }),
     rotationGraceMs: deps.profile.outbound.secret_rotation_grace,
+    sendTest: (principal, endpointId) => sendTestEvent(deps, principal, endpointId),
     conflict: (error) => {
       if (error instanceof DeliveryConflictError || error instanceof ResolutionConflictError)
         throw new PageError(409, error.message);

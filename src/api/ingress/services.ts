@@ -2,6 +2,7 @@
 import type { ApiDeps, IngressServices } from '../deps.js';
 import { createDedupeCache } from '../../inbound/dedupe-cache.js';
 import { createReconciliationStarter } from '../../inbound/reconciliation-starter.js';
+import { startRateLimiter } from '../../inbound/start-rate.js';
 import { createGroupCommitWriter } from '../../inbound/receipt-writer.js';
 import { ingressMetrics } from '../../metrics/inbound-ingress.js';
 import { createProviderRegistry } from '../../providers/index.js';
@@ -38,6 +39,9 @@ export function createIngressServices(deps: ApiDeps): IngressServices {
             profile: deps.profile,
             taskQueue: deps.taskQueues.reconciliation,
             logger: deps.logger,
+            // P3: what waited past half the sweep's grace is the sweep's, so the two do not start one receipt twice.
+            maxWaitMs: deps.profile.inbound.unstarted_grace / 2,
+            rate: startRateLimiter(deps.profile.inbound.reconciliation_start_rate),
           }),
   };
 }

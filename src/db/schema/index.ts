@@ -4,3 +4,4 @@ export * from './inbound.js';
 export * from './smoke.js';
 export * from './access.js';
 export * from './audit.js';
+export * from './outbox.js';

@@ -20,6 +20,9 @@ export const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 
+/** A PostgreSQL 64-bit transaction id, read and written as its decimal text (M7's stream cursor). */
+const xid8 = customType<{ data: string; driverData: string }>({ dataType: () => 'xid8' });
+
 export const endpointStatus = pgEnum('endpoint_status', ENDPOINT_STATUSES);
 export const deliveryStatus = pgEnum('delivery_status', DELIVERY_STATUSES);
 
@@ -87,8 +90,10 @@ export const events = pgTable(
     sourcePartition: integer('source_partition'),
     sourceOffset: text('source_offset'),
     receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+    /** M7: the writing transaction (default pg_current_xact_id()), the order `apipay listen` streams in. */
+    streamXid: xid8('stream_xid'),
   },
-  (t) => [index('events_merchant_idx').on(t.merchantAccount, t.receivedAt)],
+  (t) => [index('events_merchant_idx').on(t.merchantAccount, t.receivedAt), index('events_stream_idx').on(t.merchantAccount, t.streamXid)],
 );
 
 export const deliveries = pgTable(
@@ -109,6 +114,8 @@ export const deliveries = pgTable(
     sequence: bigint('sequence', { mode: 'number' }),
     /** M3: an operator let the next delivery go ahead without waiting for this one. */
     orderSkippedAt: timestamp('order_skipped_at', { withTimezone: true }),
+    /** P1: batched mode — set at fan-out, cleared once DELIVERED or the workflow started; the sweep reads it. */
+    handoffSince: timestamp('handoff_since', { withTimezone: true }),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -117,6 +124,7 @@ export const deliveries = pgTable(
     index('deliveries_status_idx').on(t.status, t.id),
     index('deliveries_endpoint_idx').on(t.endpointId, t.id),
     index('deliveries_endpoint_sequence_idx').on(t.endpointId, t.sequence).where(sql`sequence is not null`),
+    index('deliveries_handoff_idx').on(t.handoffSince).where(sql`handoff_since IS NOT NULL`),
   ],
 );
 

@@ -1,0 +1,245 @@
+// P1 batched delivery mode: after the fan-out transaction and before the offsets are committed, the dispatcher sends
+// the first attempts of the batch itself, in chunks of outbound.batched.concurrency: sign per endpoint, reserve
+// attempt 1 of the whole chunk (one INSERT), POST them in parallel, record every 2xx and its DELIVERED row in one
+// statement, each failure through the attempt store's own transaction (O13 streak, RETRYING). Only the deliveries
+// that did not succeed get a deliveryWorkflow, continuing after attempt 1 with the durable timers; a delivered one
+// never costs a Temporal round trip. Guarantees and crash windows: docs/outbound.md, "Batched delivery mode".
+import type { Profile } from '../config/profile.js';
+import type { Db } from '../db/client.js';
+import type { Logger } from '../lib/logger.js';
+import { attemptLatency, attemptsTotal, deliveriesFinished, endpointsDisabled, retriesScheduled } from '../metrics/outbound.js';
+import type { AttemptOutcome } from '../outbound/attempt-record.js';
+import { createAttemptStore } from '../outbound/attempt-store.js';
+import { isBatchable } from '../outbound/batchable.js';
+import { createFirstAttemptStore, type Delivered, type Reserved } from '../outbound/first-attempt-store.js';
+import type { SecretKeys } from '../outbound/keyring.js';
+import { outboundAgents, type PinnedAgents } from '../outbound/pinned-agents.js';
+import { createSender } from '../outbound/sender.js';
+import type { LookupAll } from '../outbound/url-safety.js';
+import { fromRow, startDeliveryWorkflows, type DeliveryToStart, type StartOptions } from './start-deliveries.js';
+
+export type Stage = 'sign' | 'reserve' | 'post' | 'record' | 'handoff';
+
+export interface FirstAttemptDeps {
+  db: Db;
+  profile: Profile;
+  logger: Logger;
+  secretsKey: SecretKeys;
+  start: StartOptions;
+  fetch?: typeof fetch;
+  lookup?: LookupAll;
+  agents?: PinnedAgents;
+  /** Where the time goes (bench): each stage's duration and how many deliveries it covered. */
+  observe?: (stage: Stage, ms: number, count: number) => void;
+}
+
+export interface FirstAttemptResult {
+  delivered: number;
+  /** Workflows started (or found running) for deliveries that need one. */
+  handedOff: number;
+}
+
+type Owned = DeliveryToStart & { handoff: NonNullable<DeliveryToStart['handoff']> };
+
+export function createFirstAttempts(deps: FirstAttemptDeps) {
+  const { db, profile, logger } = deps;
+  const attempts = createAttemptStore({ db, logger, autoDisableAfterMs: profile.outbound.auto_disable_after });
+  const store = createFirstAttemptStore(db);
+  const sender = createSender({
+    db,
+    secretsKey: deps.secretsKey,
+    fetch: deps.fetch ?? fetch,
+    agents: deps.agents ?? outboundAgents,
+    timeoutMs: profile.outbound.request_timeout,
+    excerptBytes: profile.outbound.response_excerpt_bytes,
+    allowInsecureUrls: profile.outbound.allow_insecure_urls,
+    lookup: deps.lookup,
+  });
+  const firstRetryMs = profile.outbound.retry_schedule[0]!;
+  const timed = async <T>(stage: Stage, count: number, work: () => Promise<T>): Promise<T> => {
+    const started = performance.now();
+    try {
+      return await work();
+    } finally {
+      deps.observe?.(stage, performance.now() - started, count);
+    }
+  };
+  const count = (outcome: AttemptOutcome) => {
+    const label = outcome.succeeded ? 'success' : (outcome.errorKind ?? 'unknown');
+    attemptsTotal.inc({ outcome: label });
+    attemptLatency.observe({ outcome: label }, outcome.latencyMs / 1000);
+  };
+
+  type Signer = ((body: Buffer) => string) | null;
+  /**
+   * One secrets lookup per endpoint and Kafka batch (`cache` lives for one run): signed at the time of the lookup,
+   * seconds before the POST. A failure (no secret, database down) is null: its deliveries go to their workflow.
+   */
+  async function signersFor(chunk: Owned[], cache: Map<string, Signer>): Promise<Map<string, Signer>> {
+    for (const endpointId of new Set(chunk.map((d) => d.endpointId))) {
+      if (cache.has(endpointId)) continue;
+      const signer = await sender.signer(endpointId, new Date()).catch((error: Error) => {
+        logger.warn({ endpointId, error: error.name }, 'batched first attempt: signing failed; the workflow attempts instead');
+        return null;
+      });
+      cache.set(endpointId, signer);
+    }
+    return cache;
+  }
+
+  /** One chunk: what it delivered, and the deliveries that need a workflow (and from where). */
+  async function sendChunk(
+    chunk: Owned[],
+    cache: Map<string, Signer>,
+  ): Promise<{ delivered: number; workflows: DeliveryToStart[] }> {
+    const workflows: DeliveryToStart[] = [];
+    // Sign before reserving, as the activity does: a failure leaves no attempt behind, and the delivery's workflow
+    // makes attempt 1 with the activity's own error handling (R4).
+    const signers = await timed('sign', chunk.length, () => signersFor(chunk, cache));
+    const at = new Date();
+    const signable = chunk.filter((d) => signers.get(d.endpointId));
+    workflows.push(...chunk.filter((d) => !signers.get(d.endpointId)).map((d) => fromRow(d, d.handoff)));
+
+    // O7: attempt 1 is reserved before its POST; a delivery whose attempt 1 already exists is never POSTed here.
+    const reserved = await timed('reserve', signable.length, () =>
+      store.reserve(
+        signable.map((d) => d.deliveryId),
+        at,
+      ),
+    );
+    const attemptIds = new Map(reserved.map((r: Reserved) => [r.deliveryId, r.attemptId]));
+    const lost = signable.filter((d) => !attemptIds.has(d.deliveryId));
+    if (lost.length) {
+      const existing = await store.existingFirst(lost.map((d) => d.deliveryId));
+      const youngSince = at.getTime() - profile.outbound.batched.handoff_grace;
+      for (const d of lost) {
+        const first = existing.get(d.deliveryId);
+        // In flight since recently: another dispatcher (a rebalance) is sending it; it, or the sweep, hands it off.
+        if (first?.inFlight && first.startedAt.getTime() >= youngSince) continue;
+        workflows.push(fromRow(d, d.handoff)); // the workflow's attempt 1 finds the row: re-applied or `interrupted`
+      }
+    }
+    const mine = signable.filter((d) => attemptIds.has(d.deliveryId));
+
+    const outcomes = await timed('post', mine.length, () =>
+      Promise.all(
+        mine.map((d) =>
+          sender.send(d.handoff.url, d.handoff.body, signers.get(d.endpointId)!(d.handoff.body)).catch((error: Error) => {
+            // Not an answer (the activity would throw and be retried): the workflow records this attempt `interrupted`.
+            logger.warn({ deliveryId: d.deliveryId, error: error.name }, 'batched first attempt threw; handed to its workflow');
+            return null;
+          }),
+        ),
+      ),
+    );
+
+    return timed('record', mine.length, async () => {
+      const succeeded: Delivered[] = [];
+      const failed: [Owned, AttemptOutcome][] = [];
+      mine.forEach((d, i) => {
+        const outcome = outcomes[i];
+        if (outcome === null || outcome === undefined) workflows.push(fromRow(d, d.handoff));
+        else if (outcome.succeeded)
+          succeeded.push({
+            deliveryId: d.deliveryId,
+            attemptId: attemptIds.get(d.deliveryId)!,
+            endpointId: d.endpointId,
+            outcome,
+          });
+        else failed.push([d, outcome]);
+      });
+      const marked = await store.markDelivered(succeeded, new Date()).catch(async (error: unknown) => {
+        // R3: one refused row must not lose the others; the per-row path records each, without details if it must.
+        logger.warn({ error: (error as Error).name }, 'batched DELIVERED statement failed; recording one by one');
+        const one = new Set<string>();
+        for (const s of succeeded) {
+          const applied = await attempts.record(input(s.deliveryId, at), s.attemptId, s.endpointId, s.outcome);
+          if (applied.status === 'DELIVERED') one.add(s.deliveryId);
+        }
+        return one;
+      });
+      for (const s of succeeded) {
+        count(s.outcome);
+        if (marked.has(s.deliveryId)) deliveriesFinished.inc({ status: 'DELIVERED' });
+        else
+          workflows.push(
+            fromRow(
+              chunk.find((d) => d.deliveryId === s.deliveryId)!,
+              { status: 'PENDING', attemptCount: 0, nextAttemptAt: null },
+            ),
+          );
+      }
+      for (const [d, outcome] of failed) {
+        count(outcome);
+        const applied = await attempts.record(input(d.deliveryId, at), attemptIds.get(d.deliveryId)!, d.endpointId, outcome);
+        if (applied.disabledNow) {
+          endpointsDisabled.inc();
+          logger.warn(
+            { endpointId: d.endpointId, deliveryId: d.deliveryId },
+            'endpoint auto-disabled: every attempt failed for outbound.auto_disable_after (O13)',
+          );
+        }
+        if (applied.status === 'RETRYING') retriesScheduled.inc();
+        else deliveriesFinished.inc({ status: applied.status });
+        if (applied.status === 'DELIVERED') continue; // an earlier execution's 2xx, re-applied: nothing left to do
+        workflows.push(
+          fromRow(d, { status: applied.status, attemptCount: 1, nextAttemptAt: new Date(at.getTime() + firstRetryMs) }),
+        );
+      }
+      return { delivered: marked.size, workflows };
+    });
+  }
+
+  const input = (deliveryId: string, at: Date) => ({
+    deliveryId,
+    attemptNumber: 1,
+    scheduledAt: at.getTime(),
+    retryInMs: firstRetryMs,
+  });
+
+  return {
+    /** Sends what it owns and may batch, starts a workflow for everything else; resolves once all are handed off. */
+    async run(deliveries: DeliveryToStart[]): Promise<FirstAttemptResult> {
+      const batchable: Owned[] = [];
+      const workflows: DeliveryToStart[] = [];
+      for (const d of deliveries) {
+        const owned = d.handoff;
+        if (
+          owned &&
+          owned.status === 'PENDING' &&
+          isBatchable({ id: d.endpointId, url: owned.url, status: owned.endpointStatus })
+        ) {
+          batchable.push(d as Owned);
+        } else {
+          workflows.push(owned ? fromRow(d, owned) : d);
+        }
+      }
+      let delivered = 0;
+      const size = profile.outbound.batched.concurrency;
+      const signers = new Map<string, Signer>();
+      for (let i = 0; i < batchable.length; i += size) {
+        const result = await sendChunk(batchable.slice(i, i + size), signers);
+        delivered += result.delivered;
+        workflows.push(...result.workflows);
+      }
+      await timed('handoff', workflows.length, () => handOff(db, deps.start, workflows));
+      return { delivered, handedOff: workflows.length };
+    },
+  };
+}
+
+/**
+ * Starts the deliveries' workflows (one that exists counts as started, O5), then clears their hand-off marker; a
+ * delivery the batched mode still owns goes on from its row (fromRow). Also the per-delivery mode's path for rows a
+ * batched dispatcher left behind, so switching modes loses nothing.
+ */
+export async function handOff(db: Db, start: StartOptions, deliveries: DeliveryToStart[]): Promise<number> {
+  if (deliveries.length === 0) return 0;
+  const workflows = deliveries.map((d) => (d.handoff ? fromRow(d, d.handoff) : d));
+  const started = await startDeliveryWorkflows(start, workflows);
+  const owned = workflows.filter((d) => d.priorAttempts !== undefined).map((d) => d.deliveryId);
+  if (owned.length) await createFirstAttemptStore(db).handedOff(owned);
+  return started;
+}
+
+export type FirstAttempts = ReturnType<typeof createFirstAttempts>;

@@ -1,0 +1,266 @@
+// P1 batched delivery mode on the real Kafka, PostgreSQL and Temporal dev server: a failed first attempt continues in
+// a deliveryWorkflow (RETRYING, search attributes, status query, retryNow); the hand-off sweep takes over what a
+// killed dispatcher left (attempt 1 never POSTed twice, recorded `interrupted`); and a small kill drill — the
+// dispatcher and the worker processes killed with SIGKILL mid-burst — loses nothing and every duplicate POST is an
+// attempt recorded `interrupted`.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { eq, inArray } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase, type Database } from '../../src/db/client.js';
+import { deliveries, deliveryAttempts } from '../../src/db/schema/index.js';
+import { sweepHandoffs } from '../../src/dispatcher/handoff-sweep.js';
+import { createOutboundBatchHandler } from '../../src/dispatcher/outbound-handler.js';
+import { runDispatcher } from '../../src/dispatcher/run.js';
+import { createBatchConsumer, createKafkaAdmin, createProducer } from '../../src/kafka/kafkajs.js';
+import type { Producer } from '../../src/kafka/types.js';
+import { deliveryStatusQuery, retryNowSignal } from '../../src/shared/outbound.js';
+import { KAFKA_BROKERS, TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
+import {
+  envelope,
+  insertDelivery,
+  insertEndpoint,
+  startReceiver,
+  uniqueEventId,
+  uniqueMerchant,
+  waitFor,
+} from '../helpers/outbound.js';
+import { testProfile } from '../helpers/profile.js';
+import { connectDevServer, startWorkers, testActivities, testLogger, uniqueTaskQueues } from '../helpers/temporal.js';
+import { expectNoMore } from '../helpers/wait.js';
+
+let database: Database;
+let temporal: Awaited<ReturnType<typeof connectDevServer>>;
+let producer: Producer;
+const failFirst = new Set<string>(); // event ids whose first POST gets a 503
+const receiver = await startReceiver((request) => {
+  const id = (JSON.parse(request.body.toString()) as { id: string }).id;
+  if (failFirst.delete(id)) return { status: 503 };
+  return { status: 200 };
+});
+const admin = createKafkaAdmin({ brokers: KAFKA_BROKERS, clientId: 'outbound-batched-test' });
+const taskQueues = uniqueTaskQueues('batched');
+// Short waits so that retries and the sweep happen inside a test; handoff_grace must exceed request_timeout.
+const fast = { retry_schedule: ['1s', '2s'], request_timeout: '2s', batched: { handoff_grace: '3s', sweep_interval: '1s' } };
+const batched = testProfile({ outbound: { delivery_mode: 'batched', ...fast } });
+const stops: (() => Promise<unknown>)[] = [];
+
+beforeAll(async () => {
+  database = createDatabase(TEST_DATABASE_URL, { max: 8 });
+  temporal = await connectDevServer();
+  producer = await createProducer({ brokers: KAFKA_BROKERS, clientId: 'outbound-batched-producer' });
+  const workers = await startWorkers({
+    connection: temporal.native,
+    taskQueues,
+    activities: testActivities(database.db, { profile: batched }),
+  });
+  stops.push(() => workers.stop());
+});
+afterAll(async () => {
+  for (const stop of stops.reverse()) await stop().catch(() => {});
+  await producer?.close();
+  await receiver.close();
+  await admin.close();
+  await temporal?.close();
+  await database?.close();
+});
+
+async function topic(label: string, partitions = 1): Promise<string> {
+  const name = `apipay.test.${label}.${randomUUID().slice(0, 8)}`;
+  await admin.createTopic(name, partitions);
+  return name;
+}
+const posts = (prefix: string) => receiver.received.filter((r) => r.path.startsWith(prefix));
+const attemptsOf = (deliveryId: string) =>
+  database.db
+    .select()
+    .from(deliveryAttempts)
+    .where(eq(deliveryAttempts.deliveryId, deliveryId))
+    .orderBy(deliveryAttempts.attemptNumber);
+
+describe('batched delivery mode (P1)', () => {
+  it('a failed first attempt is recorded by the dispatcher and continues in a workflow: RETRYING, status query, retryNow', async () => {
+    const merchantAccount = uniqueMerchant('p1retry');
+    await insertEndpoint(database.db, { merchantAccount, url: `${receiver.url}/p1retry/${merchantAccount}` });
+    const profile = testProfile({ outbound: { delivery_mode: 'batched', retry_schedule: ['1h'] } }); // only retryNow moves it
+    const name = await topic('p1retry');
+    const consumer = createBatchConsumer({ brokers: KAFKA_BROKERS, clientId: 'p1retry', topic: name, groupId: `g-${name}` });
+    await runDispatcher(
+      consumer,
+      createOutboundBatchHandler({
+        db: database.db,
+        temporal: temporal.client,
+        taskQueue: taskQueues.delivery,
+        profile,
+        logger: testLogger,
+        secretsKey: TEST_SECRETS_KEY,
+      }),
+    );
+    stops.push(() => consumer.stop());
+    const event = envelope({ merchantAccount });
+    failFirst.add(event.id);
+    await producer.send(name, [{ value: JSON.stringify(event) }]);
+
+    const [row] = await waitFor(
+      async () => {
+        const r = await database.db.select().from(deliveries).where(eq(deliveries.eventPublicId, event.id));
+        return r[0]?.status === 'RETRYING' && r[0].handoffSince === null ? r : undefined;
+      },
+      30_000,
+      'RETRYING and handed off',
+    );
+    expect(row!.attemptCount).toBe(1);
+    expect((await attemptsOf(row!.id)).map((a) => [a.attemptNumber, a.responseStatus, a.errorKind])).toEqual([
+      [1, 503, 'server_error'],
+    ]);
+    const handle = temporal.client.workflow.getHandle(row!.id);
+    expect(await handle.query(deliveryStatusQuery)).toMatchObject({ status: 'RETRYING', attemptCount: 1 });
+    const described = await handle.describe();
+    expect(described.searchAttributes.DeliveryStatus).toEqual(['RETRYING']);
+
+    await handle.signal(retryNowSignal, { operator: 'test' });
+    await waitFor(
+      async () => (await handle.query(deliveryStatusQuery)).status === 'DELIVERED',
+      30_000,
+      'DELIVERED after retryNow',
+    );
+    expect((await attemptsOf(row!.id)).map((a) => [a.attemptNumber, a.succeeded])).toEqual([
+      [1, false],
+      [2, true],
+    ]);
+    await expectNoMore(() => posts(`/p1retry/${merchantAccount}`).length, 2, 1000, 'POSTs');
+  });
+
+  it('the sweep hands off what a killed dispatcher left: attempt 1 in flight is recorded interrupted and never re-sent', async () => {
+    const merchantAccount = uniqueMerchant('p1sweep');
+    const endpoint = await insertEndpoint(database.db, { merchantAccount, url: `${receiver.url}/p1sweep/${merchantAccount}` });
+    const long = new Date(Date.now() - 60_000);
+    const inFlight = await insertDelivery(database.db, { endpointId: endpoint.id, merchantAccount }); // killed mid-POST
+    const untouched = await insertDelivery(database.db, { endpointId: endpoint.id, merchantAccount }); // killed before its chunk
+    const young = await insertDelivery(database.db, { endpointId: endpoint.id, merchantAccount }); // a live dispatcher sends it
+    await database.db
+      .update(deliveries)
+      .set({ handoffSince: long })
+      .where(inArray(deliveries.id, [inFlight.deliveryId, untouched.deliveryId, young.deliveryId]));
+    const reserve = (deliveryId: string, startedAt: Date) =>
+      database.db
+        .insert(deliveryAttempts)
+        .values({ deliveryId, attemptNumber: 1, startedAt, latencyMs: 0, succeeded: false, errorKind: 'in_flight' });
+    await reserve(inFlight.deliveryId, long);
+    await reserve(young.deliveryId, new Date());
+
+    await sweepHandoffs({
+      db: database.db,
+      logger: testLogger,
+      start: { temporal: temporal.client, taskQueue: taskQueues.delivery, profile: batched },
+      graceMs: 3000,
+    });
+    const delivered = await waitFor(
+      async () => {
+        const r = await database.db
+          .select()
+          .from(deliveries)
+          .where(inArray(deliveries.id, [inFlight.deliveryId, untouched.deliveryId]));
+        return r.every((d) => d.status === 'DELIVERED') ? r : undefined;
+      },
+      30_000,
+      'both DELIVERED through their workflows',
+    );
+    expect(delivered.every((d) => d.handoffSince === null)).toBe(true);
+    expect((await attemptsOf(inFlight.deliveryId)).map((a) => [a.attemptNumber, a.errorKind])).toEqual([
+      [1, 'interrupted'],
+      [2, null],
+    ]);
+    expect((await attemptsOf(untouched.deliveryId)).map((a) => [a.attemptNumber, a.errorKind])).toEqual([[1, null]]);
+    // One POST each: attempt 2 for the interrupted one (its attempt 1 is the killed dispatcher's), attempt 1 for the other.
+    await expectNoMore(() => posts(`/p1sweep/${merchantAccount}`).length, 2, 1000, 'POSTs');
+    // The young in-flight attempt belongs to a live dispatcher: left alone, still owned.
+    const [left] = await database.db.select().from(deliveries).where(eq(deliveries.id, young.deliveryId));
+    expect(left).toMatchObject({ status: 'PENDING', handoffSince: long });
+    await expect(temporal.client.workflow.getHandle(young.deliveryId).describe()).rejects.toThrow(/not found/i);
+    await database.db.update(deliveries).set({ handoffSince: null }).where(eq(deliveries.id, young.deliveryId)); // no later sweep takes it
+  });
+
+  it(
+    'kill drill: dispatcher and worker processes SIGKILLed mid-burst; every event delivered, each duplicate an interrupted attempt',
+    { timeout: 300_000 },
+    async () => {
+      const merchantAccount = uniqueMerchant('p1kill');
+      await insertEndpoint(database.db, { merchantAccount, url: `${receiver.url}/p1kill/${merchantAccount}` });
+      const name = await topic('p1kill', 2);
+      const group = `g-${name}`;
+      const taskQueue = uniqueTaskQueues('p1kill').delivery;
+      const replicaProfile = { outbound: { delivery_mode: 'batched', ...fast, batched: { ...fast.batched, concurrency: 16 } } };
+      const ids = Array.from({ length: 300 }, () => uniqueEventId());
+      for (const id of ids.filter((_, i) => i % 10 === 0)) failFirst.add(id); // some need their workflow
+      const worker = await replica(replicaProfile, 'worker', taskQueue);
+      const dispatcher = await replica(replicaProfile, 'dispatcher', name, group, taskQueue);
+      const killPath = `/p1kill/${merchantAccount}`;
+      await producer.send(
+        name,
+        ids.map((id, i) => ({ key: `k${i}`, value: JSON.stringify(envelope({ id, merchantAccount })) })),
+      );
+
+      await waitFor(() => posts(killPath).length >= 60, 60_000, 'the burst under way');
+      dispatcher.kill('SIGKILL');
+      worker.kill('SIGKILL');
+      await replica(replicaProfile, 'dispatcher', name, group, taskQueue); // restarted; stopped by afterAll
+      await replica(replicaProfile, 'worker', taskQueue);
+
+      const rows = await waitFor(
+        async () => {
+          const r = await database.db.select().from(deliveries).where(eq(deliveries.merchantAccount, merchantAccount));
+          return r.length === ids.length && r.every((d) => d.status === 'DELIVERED' && d.handoffSince === null) ? r : undefined;
+        },
+        240_000, // a killed consumer's partitions move only after its 30 s session timeout
+        'every delivery DELIVERED and handed off',
+      );
+      const received = new Map<string, number>();
+      for (const r of posts(killPath)) {
+        const id = (JSON.parse(r.body.toString()) as { id: string }).id;
+        received.set(id, (received.get(id) ?? 0) + 1);
+      }
+      const all = await database.db
+        .select()
+        .from(deliveryAttempts)
+        .where(
+          inArray(
+            deliveryAttempts.deliveryId,
+            rows.map((d) => d.id),
+          ),
+        );
+      const interrupted = all.filter((a) => a.errorKind === 'interrupted').length;
+      const failedFirst = all.filter((a) => a.responseStatus === 503).length;
+      const duplicates = [...received.values()].reduce((n, c) => n + c - 1, 0);
+      expect(ids.filter((id) => !received.has(id))).toEqual([]); // 0 lost
+      expect(all.filter((a) => a.errorKind === 'in_flight')).toEqual([]); // every attempt recorded
+      // Every POST beyond one per event is a 503'd first attempt or an attempt recorded interrupted (killed mid-POST).
+      expect(duplicates).toBeLessThanOrEqual(failedFirst + interrupted);
+      expect(posts(killPath).length).toBeLessThanOrEqual(all.length); // at most one POST per recorded attempt number
+      console.info('P1 kill drill', {
+        duplicates,
+        interrupted,
+        failedFirst,
+        posts: posts(killPath).length,
+        attempts: all.length,
+      });
+    },
+  );
+});
+
+/** A replica in its own process (test/helpers/outbound-replica.ts), killed with SIGKILL by the drill. */
+async function replica(profile: Record<string, unknown>, ...args: string[]): Promise<ChildProcess> {
+  const env = { ...process.env, REPLICA_PROFILE: JSON.stringify(profile) };
+  const child = spawn(process.execPath, ['--import', 'tsx', REPLICA, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env });
+  stops.push(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
+    child.once('exit', (code) => reject(new Error(`replica ${args.join(' ')} exited with ${code}`)));
+  });
+  return child;
+}
+const REPLICA = new URL('../helpers/outbound-replica.ts', import.meta.url).pathname;
