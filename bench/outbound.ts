@@ -3,6 +3,7 @@
 // workflow rate of the same server (bench/lib/baseline.ts) and the ratio; optionally deliveries parked in timers.
 // Usage: npm run bench:outbound -- [--count 2000] [--rate 20] [--steady-seconds 15] [--baseline 500]
 //        [--first-attempt local|activity] [--no-eager] [--start-concurrency 32] [--parked 10000] [--max-cached 500] [--worker-process]
+//        [--slow-endpoints K] [--throttle R [--throttle-count 1000]]   (issue 12: bench/lib/endpoint-scenarios.ts)
 //        [--mode per_delivery|batched] [--compare-count 2000] (P2: batched mode also runs a per_delivery burst of that size)
 //        [--inbound-burst N [--inbound-start-rate R]] (P7: the burst and steady phases again while N webhooks drain, bench/lib/inbound-competition.ts)
 import { ensureBenchDatabase } from './lib/bench-db.js';
@@ -30,6 +31,7 @@ import { createWorkers, WORKFLOWS_PATH } from '../src/lib/workers.js';
 import { BOOTSTRAP_PRINCIPAL } from '../src/access/roles.js';
 import { createEndpointService } from '../src/outbound/endpoints.js';
 import { measureBaselineRate, quietTemporalRuntime } from './lib/baseline.js';
+import { measureIsolation, measureThrottle } from './lib/endpoint-scenarios.js';
 import { loadAverage, stageTimer } from './lib/stages.js';
 import { percentile } from './lib/stats.js';
 import { measureAgainstInboundDrain } from './lib/inbound-competition.js';
@@ -47,6 +49,9 @@ const { values: args } = parseArgs({
     'max-cached': { type: 'string' }, // default: the shipped WORKER_MAX_CACHED_WORKFLOWS (src/config/env.ts)
     'settle-samples': { type: 'string', default: '4' }, // RSS samples 30 s apart once the parked deliveries settled
     'worker-process': { type: 'boolean', default: false },
+    'slow-endpoints': { type: 'string', default: '0' },
+    throttle: { type: 'string', default: '0' },
+    'throttle-count': { type: 'string', default: '1000' },
     mode: { type: 'string', default: 'per_delivery' },
     'compare-count': { type: 'string', default: '2000' },
     'inbound-burst': { type: 'string', default: '0' },
@@ -57,6 +62,7 @@ const COUNT = Number(args.count);
 const RATE = Number(args.rate);
 const STEADY_SECONDS = Number(args['steady-seconds']);
 const PARKED = Number(args.parked);
+const SLOW_ENDPOINTS = Number(args['slow-endpoints']);
 const MODE = args.mode === 'batched' ? 'batched' : 'per_delivery';
 const loadBefore = loadAverage();
 const shipped = parseEnv({ ADMIN_TOKEN: 'bench-admin-token-unused', SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'), ...process.env });
@@ -277,6 +283,22 @@ try {
     results.push(await burst(Number(args['compare-count'])));
     mode = MODE;
   }
+  if (SLOW_ENDPOINTS > 0) {
+    const harness = {
+      rate: RATE,
+      seconds: STEADY_SECONDS,
+      sendOne: () => producer.send(topic, [{ key: String(next), value: envelope(merchant, next++) }]),
+      latencies: () => latencies,
+      reset: () => (receivedAt.clear(), (latencies.length = 0)),
+      waitForReceived,
+    };
+    results.push(await measureIsolation({ k: SLOW_ENDPOINTS, merchant, endpoints, harness, baselineP99: percentile(latencies, 0.99) }));
+  }
+  if (Number(args.throttle) > 0) {
+    const produce = (account: string, count: number) =>
+      producer.send(topic, Array.from({ length: count }, (_, j) => ({ key: String(j), value: envelope(account, 1_000_000 + j) })));
+    results.push(await measureThrottle({ rate: Number(args.throttle), count: Number(args['throttle-count']), merchant: `acct_bench_throttled_${run}`, endpoints, produce }));
+  }
 
   // 3. What one delivery costs in Temporal terms: the history of one delivered workflow.
   // (batched mode delivers without a workflow: the sample is a per_delivery delivery, which exist in both modes' runs)
@@ -356,7 +378,7 @@ try {
   for (const w of workers) w.shutdown();
   await running.catch(() => {});
   child?.kill('SIGTERM');
-  if (PARKED > 0) {
+  if (PARKED > 0 || SLOW_ENDPOINTS > 0) {
     // Do not leave thousands of parked workflows behind on a shared dev server.
     await temporal.workflowService
       .startBatchOperation({

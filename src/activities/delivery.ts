@@ -4,20 +4,33 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Profile } from '../config/profile.js';
 import type { Db } from '../db/client.js';
 import type { Logger } from '../lib/logger.js';
-import { attemptLatency, attemptsTotal, deliveriesFinished, endpointsDisabled, retriesScheduled } from '../metrics/outbound.js';
+import { attemptLatency, attemptsDeferred, attemptsTotal, deliveriesFinished, endpointsDisabled, retriesScheduled } from '../metrics/outbound.js';
 import { endpointStatusChanges } from '../metrics/outbox.js';
 import { unsent, type AttemptErrorKind } from '../outbound/attempt-record.js';
-import { createAttemptStore, type Applied, type AttemptInput } from '../outbound/attempt-store.js';
+import { createAttemptStore, type Applied, type AttemptInput, type AttemptTarget } from '../outbound/attempt-store.js';
 import { createDeliveryStore, type DeliveryState } from '../outbound/delivery-store.js';
 import type { SecretKeys } from '../outbound/keyring.js';
+import { createInFlightTracker, keepsFailing, type InFlightPermit, type InFlightTracker } from '../outbound/lanes.js';
 import { outboundAgents, type PinnedAgents } from '../outbound/pinned-agents.js';
 import { createSender } from '../outbound/sender.js';
+import { predecessorDone, successorOfDelivery } from '../outbound/sequencing.js';
+import { reserveSend, reserveSlot } from '../outbound/throttle.js';
 import type { LookupAll } from '../outbound/url-safety.js';
 
 export type { AttemptErrorKind, AttemptInput, DeliveryState };
 
+/**
+ * Why an attempt was not sent yet (nothing recorded, no attempt counted): M2 run it in the slow lane; M3 wait for the
+ * previous delivery to the endpoint (a signal, or a recheck timer); M5 wait `waitMs` for the reserved throttle slot.
+ */
+export type Deferral = { kind: 'slow_lane' } | { kind: 'predecessor' } | { kind: 'throttle'; waitMs: number; slotAt: number };
+
 export interface AttemptResult {
-  outcome: 'delivered' | 'failed';
+  /** 'deferred' (with `deferral`) is absent from histories recorded before M2/M3/M5. */
+  outcome: 'delivered' | 'failed' | 'deferred';
+  deferral?: Deferral;
+  /** M3: the delivery of the same ordered endpoint waiting for this one, once this one is DELIVERED or FAILED. */
+  successor?: string;
   attemptNumber: number;
   responseStatus: number | null;
   errorKind: AttemptErrorKind | null;
@@ -36,7 +49,15 @@ export interface DeliveryActivityDeps {
   lookup?: LookupAll;
   /** Where POSTs connect (O15: only to the vetted addresses); default the process's shared pool. */
   agents?: PinnedAgents;
+  /** M2: the process's per-endpoint in-flight count; one per process (default: a new one per activities object). */
+  inFlight?: InFlightTracker;
 }
+
+/**
+ * M5: the longest wait for a send time taken inside the activity (timers that fired late together); a longer one is a
+ * workflow timer. With the 10 s request timeout it stays inside the activity's 30 s start-to-close.
+ */
+const MAX_SEND_WAIT_MS = 15_000;
 
 class DeliveryNotFoundError extends Error {
   override name = 'DeliveryNotFoundError';
@@ -48,6 +69,8 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
   const { db, profile, logger } = deps;
   const attempts = createAttemptStore({ db, logger, autoDisableAfterMs: profile.outbound.auto_disable_after });
   const rows = createDeliveryStore(db);
+  const lanes = profile.outbound.lanes;
+  const inFlight = deps.inFlight ?? createInFlightTracker(lanes);
   const sender = createSender({
     db,
     secretsKey: deps.secretsKey,
@@ -85,40 +108,91 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
     };
   }
 
+  function deferred(input: AttemptInput, deferral: Deferral): AttemptResult {
+    attemptsDeferred.inc({ reason: deferral.kind });
+    logger.debug({ deliveryId: input.deliveryId, attempt: input.attemptNumber, deferral }, 'delivery attempt deferred');
+    return { outcome: 'deferred', deferral, attemptNumber: input.attemptNumber - 1, responseStatus: null, errorKind: null, latencyMs: 0, stopRetrying: false };
+  }
+
+  /**
+   * One scheduled attempt. Attempt-once design (O7): the row (delivery, attempt_number) is reserved — inserted
+   * as in_flight under the unique index — BEFORE the POST, and finished after it. Temporal retries this
+   * activity only for infrastructure errors; a retry that finds its number reserved and still in flight knows a
+   * previous execution may already have POSTed (the worker died, or the database went away after the POST), so
+   * it records that attempt as `interrupted` and does not POST again; a retry that finds it finished re-applies
+   * the recorded outcome. Thus one scheduled attempt is at most one POST and exactly one attempt row; the
+   * price is that a crash mid-POST costs that attempt (the schedule moves on), which beats an unrecorded
+   * duplicate to a merchant.
+   */
+  async function attemptNow(input: AttemptInput, target: AttemptTarget): Promise<AttemptResult> {
+    const { endpointId } = target;
+    const startedAt = new Date();
+    // Everything that can fail for infrastructure reasons before the POST happens before the reservation, so a
+    // retry after such a failure is a clean new try, not an "interrupted" attempt.
+    const signature = target.endpointStatus === 'enabled' ? await sender.sign(endpointId, target.eventBody, startedAt) : undefined;
+    // M5 stage 2 (src/outbound/throttle.ts): the send time is taken before the attempt is reserved (so a long wait can
+    // still be a workflow timer) and waited for right before the POST.
+    const send = target.endpointStatus === 'enabled' && target.rateLimitPerSecond !== null ? await reserveSend(db, endpointId) : null;
+    if (send && send.waitMs > MAX_SEND_WAIT_MS) return deferred(input, { kind: 'throttle', waitMs: send.waitMs, slotAt: send.at });
+    const reservation = await attempts.reserve(input, startedAt);
+    if (reservation.kind === 'finished') {
+      return report(input, endpointId, await attempts.reapplyFinished(input, reservation.attemptId, endpointId, reservation.recorded));
+    }
+    if (reservation.kind === 'in_flight') {
+      logger.warn({ deliveryId: input.deliveryId, attempt: input.attemptNumber }, 'attempt was interrupted in flight; recorded as interrupted, not re-sent');
+      const interrupted = unsent('interrupted', 'the worker stopped while this attempt was in flight; the merchant may or may not have received it');
+      return report(input, endpointId, await attempts.record(input, reservation.attemptId, endpointId, interrupted));
+    }
+    const outcome =
+      target.endpointStatus === 'disabled'
+        ? // O13: a disabled endpoint is not attempted; the attempt row says why nothing was sent.
+          unsent('endpoint_disabled', 'the endpoint is disabled; enable it and retry or recover the delivery')
+        : await sendAt(send?.at, () => sender.send(target.url, target.eventBody, signature!));
+    return report(input, endpointId, await attempts.record(input, reservation.attemptId, endpointId, outcome));
+  }
+
+  async function sendAt<T>(at: number | undefined, post: () => Promise<T>): Promise<T> {
+    const wait = at === undefined ? 0 : at - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    return post();
+  }
+
   return {
     /**
-     * One scheduled attempt. Attempt-once design (O7): the row (delivery, attempt_number) is reserved — inserted
-     * as in_flight under the unique index — BEFORE the POST, and finished after it. Temporal retries this
-     * activity only for infrastructure errors; a retry that finds its number reserved and still in flight knows a
-     * previous execution may already have POSTed (the worker died, or the database went away after the POST), so
-     * it records that attempt as `interrupted` and does not POST again; a retry that finds it finished re-applies
-     * the recorded outcome. Thus one scheduled attempt is at most one POST and exactly one attempt row; the
-     * price is that a crash mid-POST costs that attempt (the schedule moves on), which beats an unrecorded
-     * duplicate to a merchant.
+     * One scheduled attempt (attempt-once: see attemptNow), after the admission of M2 (lane), M3 (ordering) and M5
+     * (throttle): an attempt that may not be sent yet returns 'deferred' and records nothing.
      */
     async attemptDelivery(input: AttemptInput): Promise<AttemptResult> {
       const target = await attempts.target(input.deliveryId);
       if (!target) throw notFound(input.deliveryId);
       const { endpointId } = target;
-      const startedAt = new Date();
-      // Everything that can fail for infrastructure reasons before the POST happens before the reservation, so a
-      // retry after such a failure is a clean new try, not an "interrupted" attempt.
-      const signature = target.endpointStatus === 'enabled' ? await sender.sign(endpointId, target.eventBody, startedAt) : undefined;
-      const reservation = await attempts.reserve(input, startedAt);
-      if (reservation.kind === 'finished') {
-        return report(input, endpointId, await attempts.reapplyFinished(input, reservation.attemptId, endpointId, reservation.recorded));
+      const enabled = target.endpointStatus === 'enabled';
+      const admitted = input.slotAt !== undefined; // waited for its slot: ordering and throttle were checked then
+      // M3: an ordered delivery's first attempt waits for the delivery before it in the endpoint's line.
+      if (enabled && !admitted && input.attemptNumber === 1 && target.sequence !== null) {
+        if (!(await predecessorDone(db, endpointId, target.sequence))) return deferred(input, { kind: 'predecessor' });
       }
-      if (reservation.kind === 'in_flight') {
-        logger.warn({ deliveryId: input.deliveryId, attempt: input.attemptNumber }, 'attempt was interrupted in flight; recorded as interrupted, not re-sent');
-        const interrupted = unsent('interrupted', 'the worker stopped while this attempt was in flight; the merchant may or may not have received it');
-        return report(input, endpointId, await attempts.record(input, reservation.attemptId, endpointId, interrupted));
+      // M2: the normal lane takes an endpoint only while it answers and has few attempts in flight here.
+      let permit: InFlightPermit | null = null;
+      if (enabled && input.lane !== 'slow') {
+        permit = keepsFailing(target, lanes) ? null : inFlight.acquire(endpointId);
+        if (!permit) return deferred(input, { kind: 'slow_lane' });
       }
-      const outcome =
-        target.endpointStatus === 'disabled'
-          ? // O13: a disabled endpoint is not attempted; the attempt row says why nothing was sent.
-            unsent('endpoint_disabled', 'the endpoint is disabled; enable it and retry or recover the delivery')
-          : await sender.send(target.url, target.eventBody, signature!);
-      return report(input, endpointId, await attempts.record(input, reservation.attemptId, endpointId, outcome));
+      try {
+        // M5: take the next send slot; one in the future is waited for in the workflow.
+        if (enabled && !admitted && target.rateLimitPerSecond !== null) {
+          const slot = await reserveSlot(db, endpointId);
+          if (slot && slot.waitMs > 0) return deferred(input, { kind: 'throttle', waitMs: slot.waitMs, slotAt: slot.at });
+        }
+        const result = await attemptNow(input, target);
+        permit?.release(result.outcome === 'delivered');
+        if (target.sequence === null || result.outcome === 'deferred') return result;
+        const final = result.outcome === 'delivered' || input.retryInMs === null || result.stopRetrying;
+        const successor = final ? await successorOfDelivery(db, input.deliveryId) : null;
+        return successor ? { ...result, successor } : result;
+      } finally {
+        permit?.release();
+      }
     },
 
     /** State a fresh run continues from (operator retry after an earlier run closed). */
@@ -129,10 +203,11 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
     },
 
     /** R4: a cycle that a non-retryable error stopped ends FAILED with that reason (O12: retryNow still works). */
-    async failDelivery(request: { deliveryId: string; reason: string }): Promise<void> {
+    async failDelivery(request: { deliveryId: string; reason: string }): Promise<string | null> {
       await rows.fail(request.deliveryId, request.reason);
       deliveriesFinished.inc({ status: 'FAILED' });
       logger.warn({ deliveryId: request.deliveryId, reason: request.reason }, 'delivery FAILED by a non-retryable error');
+      return successorOfDelivery(db, request.deliveryId); // M3: the next one in an ordered endpoint's line may go
     },
 
     /** O12: a FAILED delivery goes back to PENDING for a new cycle. */

@@ -19,7 +19,17 @@ const snake = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}
 
 /** Every column but the id and the bookkeeping times, so fields added later are audited too. */
 export function endpointSnapshot(e: typeof webhookEndpoints.$inferSelect): Snapshot {
-  const { id: _id, createdAt: _created, updatedAt: _updated, ...fields } = e;
+  // M2/M3/M5 bookkeeping the workers move on every attempt is not an operator's change: not in the snapshot.
+  const {
+    id: _id,
+    createdAt: _created,
+    updatedAt: _updated,
+    consecutiveFailures: _f,
+    orderSequence: _s,
+    throttleNextAt: _n,
+    throttleSentAt: _t,
+    ...fields
+  } = e;
   const out: Snapshot = {};
   for (const [key, value] of Object.entries(fields)) out[snake(key)] = value instanceof Date ? value.toISOString() : value;
   out.url = withoutPassword(e.url);

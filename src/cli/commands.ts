@@ -25,13 +25,24 @@ import { AUDIT_COMMANDS } from './audit-commands.js';
 export { UsageError, type ApiRequest, type Command } from './command-args.js';
 
 const DELIVERY_STATUSES = ['PENDING', 'RETRYING', 'DELIVERED', 'FAILED'] as const;
+const ORDERINGS = ['none', 'per_endpoint'] as const;
+
+/** M5: --rate-limit N (POSTs per second) or `none` (null: no throttle); absent = unchanged. */
+function rateLimit(values: Record<string, string | boolean | undefined>): number | null | undefined {
+  const text = optional(values, 'rate-limit');
+  if (text === undefined) return undefined;
+  if (text === 'none') return null;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > 10_000) throw new UsageError('--rate-limit must be a whole number of requests per second from 1 to 10000, or none');
+  return n;
+}
 const RECONCILIATION_STATES = ['received', 'reconciling', 'applied', 'rejected', 'manual_review'] as const;
 
 export const COMMANDS: Command[] = [
   {
     words: ['endpoints', 'create'],
-    options: { merchant: str, url: str, events: str, livemode: { type: 'boolean' }, description: str },
-    summary: '--merchant ACCT --url URL --events a.b,c.d|* [--livemode] [--description TEXT]   (prints the secret once)',
+    options: { merchant: str, url: str, events: str, livemode: { type: 'boolean' }, description: str, ordering: str, 'rate-limit': str },
+    summary: '--merchant ACCT --url URL --events a.b,c.d|* [--livemode] [--description TEXT] [--ordering none|per_endpoint] [--rate-limit N|none]   (prints the secret once)',
     build: (v) => ({
       method: 'POST',
       path: '/webhook-endpoints',
@@ -41,6 +52,8 @@ export const COMMANDS: Command[] = [
         event_types: list(required(v, 'events')),
         livemode: v.livemode === true,
         description: optional(v, 'description'),
+        ordering: oneOf(v, 'ordering', ORDERINGS),
+        rate_limit_per_second: rateLimit(v),
       }),
     }),
   },
@@ -54,11 +67,17 @@ export const COMMANDS: Command[] = [
   {
     words: ['endpoints', 'update'],
     args: ['we_id'],
-    options: { url: str, events: str, description: str },
-    summary: 'WE_ID [--url URL] [--events a.b,c.d|*] [--description TEXT]',
+    options: { url: str, events: str, description: str, ordering: str, 'rate-limit': str },
+    summary: 'WE_ID [--url URL] [--events a.b,c.d|*] [--description TEXT] [--ordering none|per_endpoint] [--rate-limit N|none]',
     build: (v, [id]) => {
-      const body = defined({ url: optional(v, 'url'), event_types: v.events === undefined ? undefined : list(String(v.events)), description: optional(v, 'description') });
-      if (Object.keys(body).length === 0) throw new UsageError('give at least one of --url, --events, --description');
+      const body = defined({
+        url: optional(v, 'url'),
+        event_types: v.events === undefined ? undefined : list(String(v.events)),
+        description: optional(v, 'description'),
+        ordering: oneOf(v, 'ordering', ORDERINGS),
+        rate_limit_per_second: rateLimit(v),
+      });
+      if (Object.keys(body).length === 0) throw new UsageError('give at least one of --url, --events, --description, --ordering, --rate-limit');
       return { method: 'PATCH', path: `/webhook-endpoints/${seg(id!)}`, body };
     },
   },
@@ -117,6 +136,13 @@ export const COMMANDS: Command[] = [
     options: operator,
     summary: 'WHD_ID [--reason TEXT]',
     build: (v, [id]) => ({ method: 'POST', path: `/webhook-deliveries/${seg(id!)}/retry`, body: defined({ operator: optional(v, 'operator'), reason: optional(v, 'reason') }) }),
+  },
+  {
+    words: ['deliveries', 'skip'],
+    args: ['whd_id'],
+    options: operator,
+    summary: 'WHD_ID [--operator WHO] [--reason TEXT]   (M3: the next delivery to its ordered endpoint stops waiting for it)',
+    build: (v, [id]) => ({ method: 'POST', path: `/webhook-deliveries/${seg(id!)}/skip`, body: defined({ operator: optional(v, 'operator'), reason: optional(v, 'reason') }) }),
   },
   { words: ['events', 'get'], args: ['evt_id'], summary: 'EVT_ID   (with its deliveries)', build: (_v, [id]) => ({ method: 'GET', path: `/events/${seg(id!)}` }) },
   {

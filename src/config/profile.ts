@@ -70,6 +70,15 @@ export const profileSchema = z.strictObject({
     allow_insecure_urls: z.boolean(),
     /** O12: how long a FAILED delivery's workflow keeps waiting for an operator's retryNow before it closes. */
     review_window: duration.prefault(formatDuration(DEFAULT_REVIEW_WINDOW_MS)),
+    /** M2: when an endpoint's attempts leave the normal lane for the slow lane (docs/outbound.md, "Lanes"). */
+    lanes: z
+      .strictObject({
+        slow_after_failures: z.number().int().min(1).default(3),
+        max_in_flight_per_endpoint: z.number().int().min(1).default(4),
+        max_in_flight_proven: z.number().int().min(1).default(32),
+        slow_attempt_after: duration.prefault('5s'),
+      })
+      .prefault({}),
     /**
      * P1: `per_delivery` starts one workflow per delivery (its first attempt a local activity); `batched` makes the
      * dispatcher send the first attempts of a Kafka batch itself and start a workflow only for those that need a

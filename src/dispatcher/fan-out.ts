@@ -8,6 +8,7 @@ import type { RawMessage } from '../kafka/types.js';
 import { newId } from '../shared/ids.js';
 import type { ValidEvent } from './envelope.js';
 import type { DeliveryToStart, Handoff } from './start-deliveries.js';
+import { takeSequence } from '../outbound/sequencing.js';
 
 export interface Positioned<T> {
   message: RawMessage;
@@ -91,6 +92,7 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
           merchantAccount: webhookEndpoints.merchantAccount,
           livemode: webhookEndpoints.livemode,
           eventTypes: webhookEndpoints.eventTypes,
+          ordering: webhookEndpoints.ordering,
           url: webhookEndpoints.url,
         })
         .from(webhookEndpoints)
@@ -112,6 +114,7 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
           }
         }
       }
+      await numberOrdered(tx, rows, new Set(endpoints.filter((e) => e.ordering === 'per_endpoint').map((e) => e.id)));
       if (rows.length) await tx.insert(deliveries).values(rows);
     }
     const toStart: DeliveryToStart[] = rows.map((row) => ({
@@ -150,4 +153,19 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
     }
     return { quarantined, toStart, fresh: fresh.length, duplicates: duplicateIds.length, created: rows.length };
   });
+}
+
+/**
+ * M3: the deliveries to an ordered endpoint get consecutive sequence numbers in event order (the batch's order, i.e.
+ * the partition's). takeSequence locks the endpoint row until this transaction commits, so a concurrent dispatcher
+ * numbers its own after ours.
+ */
+async function numberOrdered(tx: Parameters<Parameters<Db['transaction']>[0]>[0], rows: (typeof deliveries.$inferInsert)[], ordered: Set<string>): Promise<void> {
+  if (ordered.size === 0) return;
+  const perEndpoint = new Map<string, (typeof deliveries.$inferInsert)[]>();
+  for (const row of rows) if (ordered.has(row.endpointId)) perEndpoint.set(row.endpointId, [...(perEndpoint.get(row.endpointId) ?? []), row]);
+  for (const [endpointId, list] of [...perEndpoint].sort(([a], [b]) => a.localeCompare(b))) {
+    const first = await takeSequence(tx, endpointId, list.length);
+    list.forEach((row, i) => (row.sequence = first + i));
+  }
 }

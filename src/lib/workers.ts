@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { safeError } from '../db/errors.js';
 import type { Logger } from './logger.js';
-import type { TaskQueues } from '../shared/task-queues.js';
+import { slowLaneQueue, type TaskQueues } from '../shared/task-queues.js';
 import type { Activities } from '../activities/index.js';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -35,6 +35,8 @@ export interface WorkerSetup {
   /** A prebuilt bundle (tests bundle once); otherwise the worker bundles src/workflows itself. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   tuning?: Partial<WorkerOptions>;
+  /** M2: activity slots of the delivery queue's slow lane (default 10, WORKER_SLOW_LANE_ACTIVITIES). */
+  slowLaneActivities?: number;
 }
 
 /** The worker settings read from the environment (src/config/env.ts); the production worker and the bench use these. */
@@ -79,8 +81,19 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
   const queues = [...new Set(Object.values(setup.taskQueues))];
   // Bundle once and share it: each task queue's worker would otherwise build its own copy.
   const workflowBundle = setup.workflowBundle ?? (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger }));
-  return Promise.all(
-    queues.map((taskQueue) =>
+  // M2: the slow lane runs attempts only (no workflows), in slots of its own, so a hanging endpoint never takes the
+  // normal lane's. Every process that runs the delivery queue also polls its slow lane.
+  const slowLane = Worker.create({
+    connection: setup.connection,
+    namespace: setup.namespace ?? 'default',
+    taskQueue: slowLaneQueue(setup.taskQueues.delivery),
+    activities: setup.activities,
+    interceptors: { activity: [() => safeDbErrors] },
+    maxConcurrentActivityTaskExecutions: setup.slowLaneActivities ?? 10,
+  });
+  return Promise.all([
+    slowLane,
+    ...queues.map((taskQueue) =>
       Worker.create({
         connection: setup.connection,
         namespace: setup.namespace ?? 'default',
@@ -91,7 +104,7 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
         ...setup.tuning,
       }),
     ),
-  );
+  ]);
 }
 
 /** Runs all workers until one fails or all are shut down (Worker.shutdown on SIGTERM). */

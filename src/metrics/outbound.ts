@@ -55,3 +55,10 @@ export const messagesQuarantined = new Counter({
   labelNames: ['reason'],
   registers: [registry],
 });
+
+export const attemptsDeferred = new Counter({
+  name: 'apipay_outbound_attempts_deferred_total',
+  help: 'Attempts not sent yet, by why: slow_lane (M2), predecessor (M3 ordering), throttle (M5); no attempt is counted',
+  labelNames: ['reason'],
+  registers: [registry],
+});

@@ -27,6 +27,10 @@ export interface AttemptInput {
   scheduledAt: number;
   /** The wait before the next retry, or null when this is the cycle's last attempt. */
   retryInMs: number | null;
+  /** M2: set when the workflow runs this attempt in the slow lane (never diverted again). */
+  lane?: 'slow';
+  /** M5: the throttle slot (epoch ms) this attempt already reserved and waited for. */
+  slotAt?: number;
 }
 
 /** What an attempt sends, and where. */
@@ -35,6 +39,12 @@ export interface AttemptTarget {
   endpointId: string;
   url: string;
   endpointStatus: EndpointStatus;
+  /** M3: the delivery's place in its ordered endpoint's line; null when unordered. */
+  sequence: number | null;
+  /** M5. */
+  rateLimitPerSecond: number | null;
+  /** M2. */
+  consecutiveFailures: number;
 }
 
 export type Reservation =
@@ -181,6 +191,9 @@ export function createAttemptStore(deps: AttemptStoreDeps) {
           endpointId: webhookEndpoints.id,
           url: webhookEndpoints.url,
           endpointStatus: webhookEndpoints.status,
+          sequence: deliveries.sequence,
+          rateLimitPerSecond: webhookEndpoints.rateLimitPerSecond,
+          consecutiveFailures: webhookEndpoints.consecutiveFailures,
         })
         .from(deliveries)
         .innerJoin(events, eq(events.eventPublicId, deliveries.eventPublicId))

@@ -11,7 +11,9 @@ import { idWindow, type ListWindow } from '../db/list-window.js';
 import type { Db } from '../db/client.js';
 import { deliveries, deliveryAttempts, events, webhookEndpoints } from '../db/schema/index.js';
 import type { DeliveryStatus, RetryRequest } from '../shared/outbound.js';
+import { orderReleasedSignal } from '../shared/outbound.js';
 import { requestDeliveryRetry } from './retry.js';
+import { skipInOrder, successorOfDelivery } from './sequencing.js';
 
 export type Delivery = typeof deliveries.$inferSelect;
 export type Attempt = typeof deliveryAttempts.$inferSelect;
@@ -149,6 +151,22 @@ export function createDeliveryAdmin(deps: DeliveryAdminDeps) {
         });
       });
       await signal(delivery, request);
+      const [after] = await db.select().from(deliveries).where(eq(deliveries.id, id));
+      return after;
+    },
+
+    /**
+     * M3: the next delivery to this ordered endpoint stops waiting for this one, which keeps its own schedule. A
+     * conflict when nothing waits on it (unordered, or already DELIVERED or FAILED).
+     */
+    async skip(principal: Principal, id: string): Promise<Delivery | undefined> {
+      const delivery = await findDelivery(principal, id);
+      if (!delivery) return undefined;
+      if (delivery.sequence === null) throw new DeliveryConflictError(`delivery ${id} is not in an ordered endpoint's line`);
+      if (!(await skipInOrder(db, id, now()))) throw new DeliveryConflictError(`delivery ${id} is already ${delivery.status === 'DELIVERED' ? 'DELIVERED' : 'FAILED'}; the next one does not wait for it`);
+      const successor = await successorOfDelivery(db, id);
+      // Not started yet is fine: its first check sees the skip.
+      if (successor) await deps.temporal.workflow.getHandle(successor).signal(orderReleasedSignal).catch(() => undefined);
       const [after] = await db.select().from(deliveries).where(eq(deliveries.id, id));
       return after;
     },

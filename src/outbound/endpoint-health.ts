@@ -1,14 +1,15 @@
 // O13: an endpoint's failure streak and its automatic disable. `failing_since` is the scheduled time of the first
 // failed attempt of the current unbroken streak; any 2xx ends the streak; an endpoint whose every attempt has failed
-// for `outbound.auto_disable_after` is disabled, and the rest of its schedule is not sent.
-import { and, eq, isNull, lte, sql, type SQL } from 'drizzle-orm';
+// for `outbound.auto_disable_after` is disabled, and the rest of its schedule is not sent. `consecutive_failures`
+// counts the streak's attempts (M2, src/outbound/lanes.ts).
+import { and, eq, lte, sql, type SQL } from 'drizzle-orm';
 import { webhookEndpoints } from '../db/schema/index.js';
 import { recordStatusChange } from './endpoint-status.js';
 import type { Executor } from './secrets.js';
 
 /** The statement that ends the streak after a 2xx, run only when `guard` holds (part of one delivered statement). */
 export function endStreak(endpointId: string, guard: SQL): SQL {
-  return sql`update ${webhookEndpoints} set failing_since = null
+  return sql`update ${webhookEndpoints} set failing_since = null, consecutive_failures = 0
               where id = ${endpointId} and failing_since is not null and ${guard}
              returning id`;
 }
@@ -24,11 +25,14 @@ export async function recordEndpointFailure(
   now: Date,
   autoDisableAfterMs: number,
 ): Promise<boolean> {
+  // The first failure of a streak sets failing_since; every failure counts (M2: the slow lane after a few in a row).
   await tx
     .update(webhookEndpoints)
-    .set({ failingSince: scheduledAt })
-    // Only the first failure of a streak writes: a failing endpoint's row is not rewritten on every attempt.
-    .where(and(eq(webhookEndpoints.id, endpointId), isNull(webhookEndpoints.failingSince)));
+    .set({
+      failingSince: sql`coalesce(${webhookEndpoints.failingSince}, ${scheduledAt.toISOString()}::timestamptz)`,
+      consecutiveFailures: sql`${webhookEndpoints.consecutiveFailures} + 1`,
+    })
+    .where(eq(webhookEndpoints.id, endpointId));
   // Every attempt since failing_since has failed (a 2xx would have cleared it) for auto_disable_after.
   const cutoff = new Date(scheduledAt.getTime() - autoDisableAfterMs);
   const disabled = await tx

@@ -12,6 +12,7 @@ import type { Db } from '../db/client.js';
 import { endpointSecrets, webhookEndpoints } from '../db/schema/index.js';
 import { endpointStatusChanges } from '../metrics/outbox.js';
 import { newId } from '../shared/ids.js';
+import type { EndpointOrdering } from '../shared/outbound.js';
 import { recordStatusChange } from './endpoint-status.js';
 import type { SecretKeys } from './keyring.js';
 import { generateEndpointSecret, insertEndpointSecret, rotateEndpointSecret } from './secrets.js';
@@ -30,12 +31,18 @@ export interface CreateEndpointInput {
   eventTypes: string[];
   livemode: boolean;
   description?: string | null;
+  /** M3, default none. */
+  ordering?: EndpointOrdering;
+  /** M5, default null (no throttle). */
+  rateLimitPerSecond?: number | null;
 }
 
 export interface UpdateEndpointInput {
   url?: string;
   description?: string | null;
   eventTypes?: string[];
+  ordering?: EndpointOrdering;
+  rateLimitPerSecond?: number | null;
 }
 
 export class EndpointNotFoundError extends Error {
@@ -101,6 +108,8 @@ export function createEndpointService(deps: EndpointServiceDeps) {
             description: input.description ?? null,
             eventTypes: normalizeEventTypes(input.eventTypes),
             livemode: input.livemode,
+            ordering: input.ordering ?? 'none',
+            rateLimitPerSecond: input.rateLimitPerSecond ?? null,
           })
           .returning();
         await insertEndpointSecret(tx, row!.id, secret, secretsKey);
@@ -125,6 +134,9 @@ export function createEndpointService(deps: EndpointServiceDeps) {
       if (input.url !== undefined) values.url = input.url;
       if (input.description !== undefined) values.description = input.description;
       if (input.eventTypes !== undefined) values.eventTypes = normalizeEventTypes(input.eventTypes);
+      // M3: ordering applies to deliveries fanned out after the change; M5: reserved slots stand, new ones follow the new rate.
+      if (input.ordering !== undefined) values.ordering = input.ordering;
+      if (input.rateLimitPerSecond !== undefined) values.rateLimitPerSecond = input.rateLimitPerSecond;
       return updateLive(principal, id, 'endpoint.update', values);
     },
 
@@ -134,7 +146,7 @@ export function createEndpointService(deps: EndpointServiceDeps) {
 
     /** O13: enabling clears the failure streak, or the first failure after it would disable the endpoint again. */
     async enable(principal: Principal, id: string): Promise<Endpoint> {
-      return updateLive(principal, id, 'endpoint.enable', { status: 'enabled', disabledReason: null, disabledAt: null, failingSince: null });
+      return updateLive(principal, id, 'endpoint.enable', { status: 'enabled', disabledReason: null, disabledAt: null, failingSince: null, consecutiveFailures: 0 });
     },
 
     async rotateSecret(principal: Principal, id: string, graceMs: number): Promise<{ endpoint: Endpoint; secret: string }> {

@@ -40,6 +40,7 @@ const workers = env.DISPATCHER_DELIVERY_WORKER
       namespace: env.TEMPORAL_NAMESPACE,
       taskQueues: { delivery, reconciliation: delivery, smoke: delivery }, // the delivery queue only
       activities: createActivities({ db: database.db, profile, logger, secretsKey }),
+      slowLaneActivities: env.WORKER_SLOW_LANE_ACTIVITIES,
       tuning: workerTuning(env), // the same bounded cache and slots as the worker process
     })
   : [];

@@ -38,6 +38,7 @@ const workers = await createWorkers({
   taskQueues: TASK_QUEUES,
   activities,
   tuning: workerTuning(env), // bounded cache and slots bound memory with many parked deliveries
+  slowLaneActivities: env.WORKER_SLOW_LANE_ACTIVITIES, // M2: the slow lane's own slots
 });
 setGaugeRefreshInterval(env.METRICS_REFRESH_INTERVAL_MS);
 const metrics = await bindPort(PROCESS, 'WORKER_METRICS_PORT', env.WORKER_METRICS_PORT, () =>

@@ -12,6 +12,10 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 export const ENDPOINT_STATUSES = ['enabled', 'disabled'] as const;
 export type EndpointStatus = (typeof ENDPOINT_STATUSES)[number];
 
+/** M3: `per_endpoint` delivers one event at a time to the endpoint, in the order the dispatcher fanned them out. */
+export const ENDPOINT_ORDERINGS = ['none', 'per_endpoint'] as const;
+export type EndpointOrdering = (typeof ENDPOINT_ORDERINGS)[number];
+
 /** O12: how long a FAILED delivery waits for retryNow when the profile says nothing (outbound.review_window). */
 export const DEFAULT_REVIEW_WINDOW_MS = 30 * 24 * 3600 * 1000;
 
@@ -55,5 +59,8 @@ export interface DeliveryProgress {
   /** R4: set when the cycle ended FAILED by a non-retryable error (e.g. no signing secret) rather than by attempts. */
   reason?: string;
 }
+
+/** M3: sent by the previous delivery to an ordered endpoint when it is DELIVERED or FAILED, or by an operator's skip. */
+export const orderReleasedSignal = defineSignal('orderReleased');
 
 export const deliveryStatusQuery = defineQuery<DeliveryProgress>('status');

@@ -6,3 +6,6 @@ export const TASK_QUEUES = {
 } as const;
 
 export type TaskQueues = { [K in keyof typeof TASK_QUEUES]: string };
+
+/** M2: the activity task queue of a delivery queue's slow lane (endpoints that keep failing or hang). */
+export const slowLaneQueue = (deliveryQueue: string) => `${deliveryQueue}.slow-lane`;

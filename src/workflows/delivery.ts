@@ -3,16 +3,21 @@
 import {
   condition,
   continueAsNew,
+  getExternalWorkflowHandle,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  sleep,
   upsertSearchAttributes,
+  workflowInfo,
   type ActivityOptions,
 } from '@temporalio/workflow';
-import type { AttemptResult, DeliveryActivities } from '../activities/delivery.js';
+import type { AttemptInput, AttemptResult, DeliveryActivities } from '../activities/delivery.js';
 import {
   DEFAULT_REVIEW_WINDOW_MS,
   deliveryStatusQuery,
+  orderReleasedSignal,
   retryNowSignal,
   type DeliveryProgress,
   type DeliveryStatus,
@@ -20,6 +25,7 @@ import {
 } from '../shared/outbound.js';
 import { failureReason, isActivityFailure, NON_RETRYABLE_ERROR_TYPES } from '../shared/failures.js';
 import { SA } from '../shared/search-attributes.js';
+import { slowLaneQueue } from '../shared/task-queues.js';
 
 // The HTTP outcome is a value (AttemptResult); an activity only throws for infrastructure trouble (database
 // down, worker lost), and those retries are safe because attemptDelivery reserves its attempt number before it
@@ -37,6 +43,11 @@ const remote = proxyActivities<DeliveryActivities>(attemptOptions);
 // fewer history events for the common case of a merchant that answers 2xx at once (docs/benchmarks.md).
 const local = proxyLocalActivities<DeliveryActivities>({ ...attemptOptions, localRetryThreshold: '10 seconds' });
 
+/** M2/M3/M5: the admission of an attempt (slow lane, ordering, throttle); only taken when an attempt is deferred. */
+const ADMISSION_PATCH = 'm2-m3-m5-admission';
+/** M3: an ordered delivery rechecks its predecessor this often even without the signal (a safety net, not a poll). */
+const ORDER_RECHECK_MS = 15 * 60_000;
+
 export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<DeliveryProgress> {
   // P1: a run the batched dispatcher started after its first attempt failed begins in that attempt's status (the
   // start set the DeliveryStatus search attribute to it).
@@ -45,9 +56,15 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
   let nextAttemptAt: number | null = input.resume?.nextAttemptAt ?? null;
   let retryRequested = false;
   let reason: string | undefined; // R4: why the cycle ended FAILED without a merchant answer
+  let lane: 'normal' | 'slow' = 'normal'; // M2: once an attempt went to the slow lane, this run's retries go there
+  let orderReleased = false; // M3: the previous delivery to the endpoint finished or was skipped
+  const slow = proxyActivities<DeliveryActivities>({ ...attemptOptions, taskQueue: slowLaneQueue(workflowInfo().taskQueue) });
 
   setHandler(retryNowSignal, () => {
     retryRequested = true;
+  });
+  setHandler(orderReleasedSignal, () => {
+    orderReleased = true;
   });
   setHandler(deliveryStatusQuery, () => ({
     status,
@@ -61,28 +78,70 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
     status = next;
   };
 
+  /**
+   * Runs one scheduled attempt until it is sent: a deferred one (nothing recorded, no attempt counted) goes to the
+   * slow lane (M2), waits for its predecessor's signal (M3) or sleeps once until its throttle slot (M5). Histories
+   * from before M2 hold no deferred result, so they never reach the patch.
+   */
+  async function attemptUntilSent(request: AttemptInput, first: boolean): Promise<AttemptResult> {
+    const via = () => (lane === 'slow' ? slow : first && input.firstAttempt !== 'activity' ? local : remote);
+    let result = await via().attemptDelivery(request);
+    while (result.outcome === 'deferred' && result.deferral && patched(ADMISSION_PATCH)) {
+      const deferral = result.deferral;
+      if (deferral.kind === 'slow_lane') {
+        lane = 'slow';
+      } else if (deferral.kind === 'predecessor') {
+        await condition(() => orderReleased, ORDER_RECHECK_MS);
+        orderReleased = false;
+      } else {
+        await sleep(deferral.waitMs);
+        request = { ...request, slotAt: deferral.slotAt };
+      }
+      // The attempt is scheduled now, after the wait: next_attempt_at and the O13 streak count from here.
+      request = { ...request, scheduledAt: Date.now(), ...(lane === 'slow' ? { lane } : {}) };
+      result = await via().attemptDelivery(request);
+    }
+    return result;
+  }
+
+  /** M3: the next delivery in an ordered endpoint's line may go now (it also rechecks on its own timer). */
+  async function releaseSuccessor(successor: string | null | undefined): Promise<void> {
+    if (!successor) return;
+    // Not yet started is fine: its first check finds this delivery finished.
+    await getExternalWorkflowHandle(successor)
+      .signal(orderReleasedSignal)
+      .catch(() => undefined);
+  }
+
   /** The attempts of one cycle: true when delivered, false when the schedule is exhausted (→ FAILED). */
   async function runCycle(from = 0): Promise<boolean> {
     const schedule = input.retryScheduleMs;
     for (let index = from; index <= schedule.length; index++) {
       const retryInMs = index < schedule.length ? schedule[index]! : null;
       retryRequested = false; // a retryNow that arrives during this attempt asks for the next one at once
-      const attempt = index === 0 && input.firstAttempt !== 'activity' ? local.attemptDelivery : remote.attemptDelivery;
-      const result: AttemptResult = await attempt({
-        deliveryId: input.deliveryId,
-        attemptNumber: attemptCount + 1,
-        // Workflow time: the activity computes next_attempt_at and the O13 failure streak from it, so both follow
-        // the durable timers (and time skipping in tests) rather than the activity's wall clock.
-        scheduledAt: Date.now(),
-        retryInMs,
-      });
+      const result = await attemptUntilSent(
+        {
+          deliveryId: input.deliveryId,
+          attemptNumber: attemptCount + 1,
+          // Workflow time: the activity computes next_attempt_at and the O13 failure streak from it, so both follow
+          // the durable timers (and time skipping in tests) rather than the activity's wall clock.
+          scheduledAt: Date.now(),
+          retryInMs,
+          ...(lane === 'slow' ? { lane } : {}),
+        },
+        index === 0,
+      );
       attemptCount = result.attemptNumber;
       if (result.outcome === 'delivered') {
         setStatus('DELIVERED');
         nextAttemptAt = null;
+        await releaseSuccessor(result.successor);
         return true;
       }
-      if (retryInMs === null || result.stopRetrying) break;
+      if (retryInMs === null || result.stopRetrying) {
+        await releaseSuccessor(result.successor);
+        break;
+      }
       setStatus('RETRYING');
       nextAttemptAt = Date.now() + retryInMs;
       await condition(() => retryRequested, retryInMs);
@@ -116,7 +175,7 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
     // R4: only a non-retryable failure (or exhausted retries) reaches here: record it as the reason for FAILED.
     if (!isActivityFailure(error)) throw error;
     reason = failureReason(error);
-    await remote.failDelivery({ deliveryId: input.deliveryId, reason });
+    await releaseSuccessor(await remote.failDelivery({ deliveryId: input.deliveryId, reason }));
   }
 
   setStatus('FAILED');

@@ -2,13 +2,14 @@
 // `dispatcher <topic> <group> <taskQueue>`, against the test database and the real servers. Prints "ready".
 // REPLICA_PROFILE (JSON) overrides the test profile, e.g. {"outbound":{"delivery_mode":"batched"}}; a dispatcher
 // runs the hand-off sweep as src/processes/dispatcher.ts does.
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import { createDatabase } from '../../src/db/client.js';
 import { startHandoffSweep } from '../../src/dispatcher/handoff-sweep.js';
 import { createOutboundBatchHandler } from '../../src/dispatcher/outbound-handler.js';
 import { runDispatcher } from '../../src/dispatcher/run.js';
 import { createBatchConsumer } from '../../src/kafka/kafkajs.js';
 import { connectTemporal } from '../../src/lib/temporal.js';
+import { createWorkers, runWorkers } from '../../src/lib/workers.js';
 import { KAFKA_BROKERS, TEMPORAL_ADDRESS, TEST_DATABASE_URL, TEST_SECRETS_KEY, WORKFLOW_BUNDLE_PATH } from './env.js';
 import { testProfile } from './profile.js';
 import { testActivities, testLogger } from './temporal.js';
@@ -20,15 +21,17 @@ const profile = testProfile(JSON.parse(process.env.REPLICA_PROFILE ?? '{}') as R
 
 if (role === 'worker') {
   const connection = await NativeConnection.connect({ address: TEMPORAL_ADDRESS });
-  const worker = await Worker.create({
+  // The production worker setup: the delivery queue and its slow lane (M2).
+  const queue = args[0]!;
+  const workers = await createWorkers({
     connection,
-    taskQueue: args[0]!,
+    taskQueues: { delivery: queue, reconciliation: queue, smoke: queue },
     activities: testActivities(database.db, { profile }),
     workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH },
   });
-  const running = worker.run();
+  const running = runWorkers(workers);
   closers.push(async () => {
-    worker.shutdown();
+    for (const worker of workers) worker.shutdown();
     await running;
     await connection.close();
   });

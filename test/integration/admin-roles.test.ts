@@ -77,6 +77,8 @@ const TABLE: Record<string, Row> = {
   'GET /webhook-deliveries': { role: 'viewer', merchant: true, ok: 200, request: () => ({ path: '/webhook-deliveries?status=FAILED&limit=100' }), lists: (o) => o.deliveryId },
   'GET /webhook-deliveries/{id}': { role: 'viewer', merchant: true, ok: 200, owned: true, request: (o) => ({ path: `/webhook-deliveries/${o.deliveryId}` }) },
   'POST /webhook-deliveries/{id}/retry': { role: 'operator', merchant: true, ok: 202, owned: true, request: (o) => ({ path: `/webhook-deliveries/${o.deliveryId}/retry` }) },
+  // M3: the fixture's delivery is unordered, so an allowed caller gets the conflict (and nothing changes).
+  'POST /webhook-deliveries/{id}/skip': { role: 'operator', merchant: true, ok: 409, owned: true, request: (o) => ({ path: `/webhook-deliveries/${o.deliveryId}/skip` }) },
   'GET /events/{id}': { role: 'viewer', merchant: true, ok: 200, owned: true, request: (o) => ({ path: `/events/${o.eventId}` }) },
   // M7: a one-second stream (it ends by itself); a type without a sample is refused after the account is checked.
   'GET /events/stream': { role: 'operator', merchant: true, ok: 200, owned: true, request: (o) => ({ path: `/events/stream?merchant_account=${o.account}&max_seconds=1` }) },

@@ -1,7 +1,7 @@
 // JSON shapes of the outbound admin resources (snake_case, ISO times) and the row → JSON mappers shared by routes.
 import { z } from '@hono/zod-openapi';
 import type { deliveries, deliveryAttempts, events, webhookEndpoints } from '../../db/schema/index.js';
-import { DELIVERY_STATUSES, ENDPOINT_STATUSES } from '../../shared/outbound.js';
+import { DELIVERY_STATUSES, ENDPOINT_ORDERINGS, ENDPOINT_STATUSES } from '../../shared/outbound.js';
 
 export const errorSchema = z
   .object({
@@ -46,6 +46,8 @@ export const endpointSchema = z
     event_types: z.array(z.string()),
     livemode: z.boolean(),
     status: z.enum(ENDPOINT_STATUSES),
+    ordering: z.enum(ENDPOINT_ORDERINGS).openapi({ description: 'M3: per_endpoint delivers one event at a time, in event order' }),
+    rate_limit_per_second: z.number().int().nullable().openapi({ description: 'M5: at most this many POSTs per second; null = no throttle' }),
     disabled_reason: z.string().nullable(),
     disabled_at: isoOrNull,
     created_at: iso,
@@ -67,6 +69,8 @@ export function endpointJson(row: typeof webhookEndpoints.$inferSelect): z.infer
     event_types: row.eventTypes,
     livemode: row.livemode,
     status: row.status,
+    ordering: row.ordering,
+    rate_limit_per_second: row.rateLimitPerSecond,
     disabled_reason: row.disabledReason,
     disabled_at: toIso(row.disabledAt),
     created_at: row.createdAt.toISOString(),
@@ -89,6 +93,8 @@ export const deliverySchema = z
     delivered_at: isoOrNull,
     failed_at: isoOrNull,
     failure_reason: z.string().nullable().openapi({ description: 'Why the cycle ended FAILED without a merchant answer (a non-retryable error, R4); null otherwise.' }),
+    sequence: z.number().int().nullable().openapi({ description: "M3: place in its ordered endpoint's line; null when the endpoint was unordered" }),
+    order_skipped_at: isoOrNull.openapi({ description: 'M3: when an operator let the next delivery go ahead of this one' }),
     created_at: iso,
     updated_at: iso,
   })
@@ -107,6 +113,8 @@ export function deliveryJson(row: typeof deliveries.$inferSelect): z.infer<typeo
     delivered_at: toIso(row.deliveredAt),
     failed_at: toIso(row.failedAt),
     failure_reason: row.failureReason,
+    sequence: row.sequence,
+    order_skipped_at: toIso(row.orderSkippedAt),
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };

@@ -1,5 +1,5 @@
 // Admin routes for deliveries: list by status/endpoint/event (O11), get with attempts, manual retry (O12) and
-// bulk recovery of an endpoint's FAILED deliveries (O13).
+// bulk recovery of an endpoint's FAILED deliveries (O13), skip in an ordered endpoint's line (M3).
 import { z } from '@hono/zod-openapi';
 import { seesRawBodies } from '../../access/roles.js';
 import { DeliveryConflictError, type DeliveryAdmin } from '../../outbound/delivery-admin.js';
@@ -65,6 +65,18 @@ const retryDelivery = adminRoute({ role: 'operator', merchant: true }, {
     body: { content: { 'application/json': { schema: z.strictObject(operatorFields).openapi('RetryRequest') } }, required: false },
   },
   responses: { 202: json(deliverySchema, 'Retry requested'), ...errorResponses, ...conflictResponse },
+});
+
+const skipDelivery = adminRoute({ role: 'operator', merchant: true }, {
+  method: 'post',
+  path: '/webhook-deliveries/{id}/skip',
+  tags,
+  summary: "M3: the next delivery to this delivery's ordered endpoint stops waiting for it (this one keeps its own retries)",
+  request: {
+    params: idParam('whd', 'whd_01jd2m3k4n5p6q7r8s9t0v1w2x'),
+    body: { content: { 'application/json': { schema: z.strictObject(operatorFields).openapi('SkipRequest') } }, required: false },
+  },
+  responses: { 200: json(deliverySchema, 'Skipped in its line'), ...errorResponses, ...conflictResponse },
 });
 
 const recoverEndpoint = adminRoute({ role: 'operator', merchant: false }, {
@@ -133,6 +145,15 @@ export function registerWebhookDeliveries(admin: AdminApp, deps: ApiDeps, servic
     if (!delivery) throw new ApiError('not_found', `webhook delivery ${id} does not exist`);
     logger.info({ deliveryId: id, operator: principal.keyId, reason: body.reason }, 'manual retry requested (O12)');
     return c.json(deliveryJson(delivery), 202);
+  });
+
+  admin.openapi(skipDelivery, async (c) => {
+    const { id } = c.req.valid('param');
+    const body = c.req.header('content-type')?.includes('json') ? c.req.valid('json') : {};
+    const delivery = await service.skip(c.get('principal'), id).catch(conflict);
+    if (!delivery) throw new ApiError('not_found', `webhook delivery ${id} does not exist`);
+    logger.info({ deliveryId: id, operator: body.operator, reason: body.reason }, 'delivery skipped in its ordered line (M3)');
+    return c.json(deliveryJson(delivery), 200);
   });
 
   admin.openapi(recoverEndpoint, async (c) => {

@@ -4,6 +4,7 @@ import { z } from '@hono/zod-openapi';
 import { createEndpointService, EndpointNotFoundError } from '../../outbound/endpoints.js';
 import { keyringFromEnv } from '../../outbound/keyring.js';
 import { checkEndpointUrl, UnsafeUrlError } from '../../outbound/url-safety.js';
+import { ENDPOINT_ORDERINGS } from '../../shared/outbound.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { adminRoute } from './access.js';
@@ -21,6 +22,14 @@ const eventType = z
 const eventTypes = z.array(eventType).min(1, 'must list at least one event type (or *)').max(100);
 const url = z.url({ message: 'must be an absolute URL' }).max(2048);
 const description = z.string().max(500).nullable();
+const ordering = z.enum(ENDPOINT_ORDERINGS).openapi({ description: 'M3: none (default) or per_endpoint: one event at a time, in event order' });
+const rateLimitPerSecond = z
+  .number()
+  .int()
+  .min(1)
+  .max(10_000)
+  .nullable()
+  .openapi({ description: 'M5: at most this many POSTs per second to this endpoint; null (default) = no throttle' });
 
 const createBody = z
   .strictObject({
@@ -29,12 +38,20 @@ const createBody = z
     event_types: eventTypes,
     livemode: z.boolean(),
     description: description.optional(),
+    ordering: ordering.optional(),
+    rate_limit_per_second: rateLimitPerSecond.optional(),
   })
   .openapi('CreateWebhookEndpoint');
 
 const updateBody = z
-  .strictObject({ url: url.optional(), event_types: eventTypes.optional(), description: description.optional() })
-  .refine((b) => b.url !== undefined || b.event_types !== undefined || b.description !== undefined, 'give at least one of url, event_types, description')
+  .strictObject({
+    url: url.optional(),
+    event_types: eventTypes.optional(),
+    description: description.optional(),
+    ordering: ordering.optional(),
+    rate_limit_per_second: rateLimitPerSecond.optional(),
+  })
+  .refine((b) => Object.values(b).some((v) => v !== undefined), 'give at least one of url, event_types, description, ordering, rate_limit_per_second')
   .openapi('UpdateWebhookEndpoint');
 
 const jsonBody = <T extends z.ZodTypeAny>(schema: T) => ({ body: { content: { 'application/json': { schema } }, required: true } });
@@ -70,7 +87,7 @@ const updateEndpoint = adminRoute({ role: 'admin', merchant: false }, {
   method: 'patch',
   path: '/webhook-endpoints/{id}',
   tags,
-  summary: 'Change url, event_types or description',
+  summary: 'Change url, event_types, description, ordering (M3) or rate_limit_per_second (M5)',
   request: { params, ...jsonBody(updateBody) },
   responses: { 200: json(endpointSchema, 'The updated endpoint'), ...errorResponses },
 });
@@ -143,6 +160,8 @@ export function registerWebhookEndpoints(admin: AdminApp, deps: ApiDeps): void {
       eventTypes: body.event_types,
       livemode: body.livemode,
       description: body.description ?? null,
+      ordering: body.ordering,
+      rateLimitPerSecond: body.rate_limit_per_second,
     });
     logger.info({ endpointId: endpoint.id, merchantAccount: endpoint.merchantAccount }, 'webhook endpoint created');
     return c.json({ ...endpointJson(endpoint), secret }, 201);
@@ -175,6 +194,8 @@ export function registerWebhookEndpoints(admin: AdminApp, deps: ApiDeps): void {
         ...(body.url !== undefined ? { url: body.url } : {}),
         ...(body.event_types !== undefined ? { eventTypes: body.event_types } : {}),
         ...(body.description !== undefined ? { description: body.description } : {}),
+        ...(body.ordering !== undefined ? { ordering: body.ordering } : {}),
+        ...(body.rate_limit_per_second !== undefined ? { rateLimitPerSecond: body.rate_limit_per_second } : {}),
       })
       .catch(notFound);
     logger.info({ endpointId: id, fields: Object.keys(body) }, 'webhook endpoint updated');

@@ -13,7 +13,7 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
-import { DELIVERY_STATUSES, ENDPOINT_STATUSES } from '../../shared/outbound.js';
+import { DELIVERY_STATUSES, ENDPOINT_ORDERINGS, ENDPOINT_STATUSES } from '../../shared/outbound.js';
 
 /** Raw bytes, kept exactly: the body every attempt sends (O4) and quarantined Kafka values (O2). */
 export const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
@@ -40,6 +40,18 @@ export const webhookEndpoints = pgTable(
     disabledAt: timestamp('disabled_at', { withTimezone: true }),
     /** O13: first failure of the current unbroken failure streak; null after any 2xx. */
     failingSince: timestamp('failing_since', { withTimezone: true }),
+    /** M2: failed attempts since the last 2xx; at outbound.lanes.slow_after_failures the endpoint uses the slow lane. */
+    consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+    /** M3: per_endpoint = each delivery's first attempt waits for the previous delivery to finish. */
+    ordering: text('ordering', { enum: ENDPOINT_ORDERINGS }).notNull().default('none'),
+    /** M3: the last sequence number given to a delivery of this endpoint. */
+    orderSequence: bigint('order_sequence', { mode: 'number' }).notNull().default(0),
+    /** M5: at most this many POSTs per second; null = unthrottled. */
+    rateLimitPerSecond: integer('rate_limit_per_second'),
+    /** M5: the next free send slot of a throttled endpoint. */
+    throttleNextAt: timestamp('throttle_next_at', { withTimezone: true }),
+    /** M5: the send time given to the last POST (POSTs are spaced 1/rate apart at send time too). */
+    throttleSentAt: timestamp('throttle_sent_at', { withTimezone: true }),
     /** Soft delete: deliveries keep referencing the endpoint (history stays queryable); a deleted one is also disabled. */
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
     createdAt: createdAt(),
@@ -98,6 +110,10 @@ export const deliveries = pgTable(
     failedAt: timestamp('failed_at', { withTimezone: true }),
     /** R4: why a cycle stopped without a merchant answer (a non-retryable error, e.g. no signing secret). */
     failureReason: text('failure_reason'),
+    /** M3: the delivery's place in its ordered endpoint's sequence; null when the endpoint was unordered at fan-out. */
+    sequence: bigint('sequence', { mode: 'number' }),
+    /** M3: an operator let the next delivery go ahead without waiting for this one. */
+    orderSkippedAt: timestamp('order_skipped_at', { withTimezone: true }),
     /** P1: batched mode — set at fan-out, cleared once DELIVERED or the workflow started; the sweep reads it. */
     handoffSince: timestamp('handoff_since', { withTimezone: true }),
     createdAt: createdAt(),
@@ -107,6 +123,7 @@ export const deliveries = pgTable(
     uniqueIndex('deliveries_event_endpoint_uq').on(t.eventPublicId, t.endpointId),
     index('deliveries_status_idx').on(t.status, t.id),
     index('deliveries_endpoint_idx').on(t.endpointId, t.id),
+    index('deliveries_endpoint_sequence_idx').on(t.endpointId, t.sequence).where(sql`sequence is not null`),
     index('deliveries_handoff_idx').on(t.handoffSince).where(sql`handoff_since IS NOT NULL`),
   ],
 );
