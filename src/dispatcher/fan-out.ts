@@ -8,6 +8,7 @@ import type { RawMessage } from '../kafka/types.js';
 import { newId } from '../shared/ids.js';
 import type { ValidEvent } from './envelope.js';
 import type { DeliveryToStart, Handoff } from './start-deliveries.js';
+import { needsDeliveryWorkflow, type LaneSettings } from '../outbound/lanes.js';
 import { takeSequence } from '../outbound/sequencing.js';
 
 export interface Positioned<T> {
@@ -32,6 +33,8 @@ export function subscribes(eventTypes: string[], type: string): boolean {
 export interface FanOutOptions {
   /** P1 batched mode: new deliveries carry handoff_since (the dispatcher owns them until DELIVERED or a workflow). */
   handoff?: boolean;
+  /** With handoff: endpoints that need their workflow from attempt 1 (M2 slow lane, M3 ordering, M5 throttle). */
+  lanes?: LaneSettings;
 }
 
 export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<ValidEvent>[], options: FanOutOptions = {}): Promise<FanOutOutcome> {
@@ -93,6 +96,8 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
           livemode: webhookEndpoints.livemode,
           eventTypes: webhookEndpoints.eventTypes,
           ordering: webhookEndpoints.ordering,
+          rateLimitPerSecond: webhookEndpoints.rateLimitPerSecond,
+          consecutiveFailures: webhookEndpoints.consecutiveFailures,
           url: webhookEndpoints.url,
         })
         .from(webhookEndpoints)
@@ -108,8 +113,9 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
           if (endpoint.merchantAccount !== event.merchantAccount || endpoint.livemode !== event.livemode) continue;
           if (!subscribes(endpoint.eventTypes, event.type)) continue;
           const id = newId('whd');
-          rows.push({ id, eventPublicId: event.eventPublicId, endpointId: endpoint.id, merchantAccount: event.merchantAccount, ...(options.handoff ? { handoffSince: now } : {}) });
-          if (options.handoff) {
+          const owned = options.handoff === true && !(options.lanes && needsDeliveryWorkflow(endpoint, options.lanes));
+          rows.push({ id, eventPublicId: event.eventPublicId, endpointId: endpoint.id, merchantAccount: event.merchantAccount, ...(owned ? { handoffSince: now } : {}) });
+          if (owned) {
             sent.set(id, { status: 'PENDING', attemptCount: 0, nextAttemptAt: null, body: event.body, url: endpoint.url, endpointStatus: 'enabled' });
           }
         }

@@ -15,7 +15,7 @@ import type { SecretKeys } from '../outbound/keyring.js';
 import type { PinnedAgents } from '../outbound/pinned-agents.js';
 import type { LookupAll } from '../outbound/url-safety.js';
 import { parseEnvelope, type ValidEvent } from './envelope.js';
-import { fanOut, type FanOutOutcome, type Positioned, type Refusal } from './fan-out.js';
+import { fanOut, type FanOutOptions, type FanOutOutcome, type Positioned, type Refusal } from './fan-out.js';
 import { createFirstAttempts, handOff, type Stage } from './first-attempts.js';
 import type { StartOptions } from './start-deliveries.js';
 
@@ -50,6 +50,8 @@ export function createOutboundBatchHandler(deps: OutboundHandlerDeps): BatchHand
     firstAttempt: deps.firstAttempt,
   };
   if (batched && !deps.secretsKey) throw new Error('outbound.delivery_mode batched: the dispatcher needs the secrets key to sign');
+  // P1 with M2/M3/M5: ordered, throttled and slow-lane endpoints always get their workflow from attempt 1.
+  const fanOutOptions: FanOutOptions = { handoff: batched, lanes: deps.profile.outbound.lanes };
   const firstAttempts = batched ? createFirstAttempts({ ...deps, secretsKey: deps.secretsKey!, start }) : null;
   return async (batch) => {
     const fetched = performance.now();
@@ -62,7 +64,7 @@ export function createOutboundBatchHandler(deps: OutboundHandlerDeps): BatchHand
     }
 
     const refused: Positioned<Refusal>[] = [];
-    const outcome = await commitSplitting(db, bad, [...good.values()], refused, batched);
+    const outcome = await commitSplitting(db, bad, [...good.values()], refused, fanOutOptions);
     deps.observe?.('fan_out', performance.now() - fetched, batch.messages.length);
 
     for (const row of outcome.quarantined) messagesQuarantined.inc({ reason: row.reason });
@@ -97,17 +99,17 @@ async function commitSplitting(
   bad: Positioned<Refusal>[],
   good: Positioned<ValidEvent>[],
   refused: Positioned<Refusal>[],
-  handoff: boolean,
+  options: FanOutOptions,
 ): Promise<FanOutOutcome> {
   try {
-    return await fanOut(db, bad, good, { handoff });
+    return await fanOut(db, bad, good, options);
   } catch (error) {
     if (!isDataError(error)) throw safeError(error);
     if (bad.length + good.length === 1 && good.length === 1) {
       const summary = describeDbError(error)!;
       const refusal = { message: good[0]!.message, value: { reason: `database_refused_${summary.code}`, detail: summary.message } };
       refused.push(refusal);
-      return fanOut(db, [refusal], [], { handoff });
+      return fanOut(db, [refusal], [], options);
     }
     if (bad.length + good.length === 1) throw safeError(error); // a quarantine row itself refused: not data we can set aside
     type Part = [Positioned<Refusal>[], Positioned<ValidEvent>[]];
@@ -117,8 +119,8 @@ async function commitSplitting(
         : bad.length
           ? [[bad.slice(0, bad.length >> 1), []], [bad.slice(bad.length >> 1), []]]
           : [[[], good.slice(0, good.length >> 1)], [[], good.slice(good.length >> 1)]];
-    const a = await commitSplitting(db, first[0], first[1], refused, handoff);
-    const b = await commitSplitting(db, second[0], second[1], refused, handoff);
+    const a = await commitSplitting(db, first[0], first[1], refused, options);
+    const b = await commitSplitting(db, second[0], second[1], refused, options);
     return {
       quarantined: [...a.quarantined, ...b.quarantined],
       toStart: [...a.toStart, ...b.toStart],

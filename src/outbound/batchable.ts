@@ -9,9 +9,10 @@ export interface BatchableEndpoint {
 }
 
 /**
- * True for now for every enabled endpoint. Endpoints that need ordering, a throttle or the slow lane (per-endpoint
- * settings being added beside this mode) must answer false here: the batched path sends a Kafka batch's first
- * attempts in parallel and holds the batch's offsets until they are answered, so it neither orders nor throttles.
+ * True for every enabled endpoint the fan-out handed to the dispatcher. Endpoints that need ordering, a throttle or
+ * the slow lane are never handed over (fan-out.ts asks `needsDeliveryWorkflow`, src/outbound/lanes.ts): the batched
+ * path sends a Kafka batch's first attempts in parallel and holds the batch's offsets until they are answered, so it
+ * neither orders nor throttles.
  */
 export function isBatchable(endpoint: BatchableEndpoint): boolean {
   return endpoint.status === 'enabled';
