@@ -121,12 +121,20 @@ export const COMMANDS: Command[] = [
   },
   {
     words: ['deliveries', 'list'],
-    options: { status: str, endpoint: str, event: str, ...page },
-    summary: `[--status pending|retrying|delivered|failed] [--endpoint WE_ID] [--event EVT_ID] ${PAGE_HELP}`,
+    options: { status: str, endpoint: str, event: str, 'payment-reference': str, merchant: str, 'event-type': str, ...page },
+    summary: `[--status pending|retrying|delivered|failed] [--endpoint WE_ID] [--event EVT_ID] [--payment-reference REF] [--merchant ACCT] [--event-type TYPE] ${PAGE_HELP}`,
     build: (v) => ({
       method: 'GET',
       path: '/webhook-deliveries',
-      query: { status: oneOf(v, 'status', DELIVERY_STATUSES), endpoint_id: optional(v, 'endpoint'), event_id: optional(v, 'event'), ...pageQuery(v) },
+      query: {
+        status: oneOf(v, 'status', DELIVERY_STATUSES),
+        endpoint_id: optional(v, 'endpoint'),
+        event_id: optional(v, 'event'),
+        payment_reference: optional(v, 'payment-reference'), // C4
+        merchant_account: optional(v, 'merchant'),
+        event_type: optional(v, 'event-type'),
+        ...pageQuery(v),
+      },
     }),
   },
   { words: ['deliveries', 'get'], args: ['whd_id'], summary: 'WHD_ID   (with every attempt)', build: (_v, [id]) => ({ method: 'GET', path: `/webhook-deliveries/${seg(id!)}` }) },
@@ -154,9 +162,19 @@ export const COMMANDS: Command[] = [
   },
   {
     words: ['reconciliations', 'list'],
-    options: { state: str, provider: str, ...page },
-    summary: `[--state received|reconciling|applied|rejected|manual_review] [--provider NAME] ${PAGE_HELP}`,
-    build: (v) => ({ method: 'GET', path: '/reconciliations', query: { state: oneOf(v, 'state', RECONCILIATION_STATES), provider: optional(v, 'provider'), ...pageQuery(v) } }),
+    options: { state: str, provider: str, 'payment-reference': str, 'provider-event': str, ...page },
+    summary: `[--state received|reconciling|applied|rejected|manual_review] [--provider NAME] [--payment-reference REF] [--provider-event ID] ${PAGE_HELP}`,
+    build: (v) => ({
+      method: 'GET',
+      path: '/reconciliations',
+      query: {
+        state: oneOf(v, 'state', RECONCILIATION_STATES),
+        provider: optional(v, 'provider'),
+        payment_reference: optional(v, 'payment-reference'), // C4
+        provider_event_id: optional(v, 'provider-event'),
+        ...pageQuery(v),
+      },
+    }),
   },
   { words: ['reconciliations', 'get'], args: ['id'], summary: 'ID', build: (_v, [id]) => ({ method: 'GET', path: `/reconciliations/${seg(id!)}` }) },
   {

@@ -113,7 +113,7 @@ describe('C9 list order and time window', () => {
 
 describe('C4 unknown query parameters are refused, never ignored', () => {
   it.each([
-    '/reconciliations?payment_reference=pi_1',
+    '/reconciliations?payment_ref=pi_1',
     '/webhook-deliveries?stauts=FAILED',
     '/webhook-endpoints?merchant=acct_1',
     '/exports/ledger.csv?form=2026-11-01',

@@ -73,6 +73,9 @@ const cases: Array<[string[], string, string, Record<string, string>, unknown]> 
   [['ledger', 'check', '--provider', 'p'], 'GET', '/admin/v1/ledger/check', { provider: 'p' }, undefined],
   // C9: any case for statuses and states, `show` for `get`, plain dates, order/since/until/limit on every list.
   [['deliveries', 'list', '--status', 'failed', '--order', 'DESC', '--since', '2026-12-01', '--until', '2026-12-02T06:00:00+01:00', '--limit', '5'], 'GET', '/admin/v1/webhook-deliveries', { status: 'FAILED', order: 'desc', from: '2026-12-01T00:00:00Z', to: '2026-12-02T06:00:00+01:00', limit: '5' }, undefined],
+  // C4: search by what the operator has in hand.
+  [['deliveries', 'list', '--payment-reference', 'pi_42', '--merchant', 'acct_1', '--event-type', 'payment.succeeded'], 'GET', '/admin/v1/webhook-deliveries', { payment_reference: 'pi_42', merchant_account: 'acct_1', event_type: 'payment.succeeded' }, undefined],
+  [['reconciliations', 'list', '--payment-reference', 'pi_42', '--provider-event', 'evt_9'], 'GET', '/admin/v1/reconciliations', { payment_reference: 'pi_42', provider_event_id: 'evt_9' }, undefined],
   [['reconciliations', 'list', '--state', 'MANUAL_REVIEW', '--order', 'desc', '--since', '2026-11-30'], 'GET', '/admin/v1/reconciliations', { state: 'manual_review', order: 'desc', from: '2026-11-30T00:00:00Z' }, undefined],
   [['endpoints', 'list', '--order', 'asc', '--until', '2026-12-01', '--limit', '3'], 'GET', '/admin/v1/webhook-endpoints', { order: 'asc', to: '2026-12-01T00:00:00Z', limit: '3' }, undefined],
   [['deliveries', 'show', 'whd_1'], 'GET', '/admin/v1/webhook-deliveries/whd_1', {}, undefined],

@@ -20,6 +20,7 @@ import { adminRoute } from './access.js';
 import type { AdminApp } from './app.js';
 import { operatorOf } from './operator.js';
 import { conflictResponse, errorResponses, json } from './outbound-schemas.js';
+import { reconciliationSearch, reconciliationSearchQuery } from './search-query.js';
 import { afterTimeOf, listEnvelope, listWindow, page, paginationQuery, windowQuery } from './pagination.js';
 import { timeCursor } from '../../db/list-window.js';
 import {
@@ -111,8 +112,10 @@ const listRoute = adminRoute({ role: 'viewer', merchant: false }, {
   method: 'get',
   path: '/reconciliations',
   tags,
-  summary: 'List reconciliations by state, provider and creation time, oldest first (or desc), with cursor pagination (C9)',
-  request: { query: z.strictObject({ state: stateSchema.optional(), provider: z.string().regex(/^[a-z0-9-]+$/).optional(), ...paginationQuery, ...windowQuery }) },
+  summary: 'List reconciliations by state, provider, payment reference, provider event id and creation time, oldest first (or desc), with cursor pagination (C4, C9)',
+  request: {
+    query: z.strictObject({ state: stateSchema.optional(), provider: z.string().regex(/^[a-z0-9-]+$/).optional(), ...reconciliationSearchQuery, ...paginationQuery, ...windowQuery }),
+  },
   responses: { 200: json(listEnvelope(reconciliationSchema), 'A page of reconciliations'), ...errorResponses },
 });
 
@@ -188,6 +191,7 @@ export function registerReconciliations(admin: AdminApp, deps: ApiDeps): void {
       ...listWindow(q),
       ...(q.state ? { state: q.state } : {}),
       ...(q.provider ? { provider: q.provider } : {}),
+      ...reconciliationSearch(q),
       ...afterTimeOf(q.cursor),
     });
     const result = page(rows, q.limit, (r) => timeCursor(r.createdAt, r.id));

@@ -1,5 +1,6 @@
 // Admin routes for deliveries: list by status/endpoint/event (O11), get with attempts, manual retry (O12) and
-// bulk recovery of an endpoint's FAILED deliveries (O13), skip in an ordered endpoint's line (M3).
+// bulk recovery of an endpoint's FAILED deliveries (O13), skip in an ordered endpoint's line (M3). C4: the list is
+// also searched by what an operator has in hand: payment reference, merchant account, event type.
 import { z } from '@hono/zod-openapi';
 import { seesRawBodies } from '../../access/roles.js';
 import { DeliveryConflictError, type DeliveryAdmin } from '../../outbound/delivery-admin.js';
@@ -8,6 +9,7 @@ import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { adminRoute } from './access.js';
 import type { AdminApp } from './app.js';
+import { deliverySearch, deliverySearchQuery } from './search-query.js';
 import { OPERATOR_FIELD_HELP, operatorOf } from './operator.js';
 import {
   attemptJson,
@@ -33,12 +35,14 @@ const listDeliveries = adminRoute({ role: 'viewer', merchant: true }, {
   method: 'get',
   path: '/webhook-deliveries',
   tags,
-  summary: 'List deliveries by status, endpoint, event and creation time, ordered by id (asc or desc), with cursor pagination (O11, C9)',
+  summary:
+    'List deliveries by status, endpoint, event, payment reference, merchant account, event type and creation time, ordered by id (asc or desc), with cursor pagination (O11, C4, C9)',
   request: {
     query: z.strictObject({
       status: deliveryStatusSchema.optional(),
       endpoint_id: z.string().regex(/^we_[0-9a-z]+$/, 'must be a we_… id').optional(),
       event_id: z.string().regex(/^evt_[A-Za-z0-9_]{1,200}$/, 'must be an evt_… id').optional(),
+      ...deliverySearchQuery,
       ...paginationQuery,
       ...windowQuery,
     }),
@@ -119,6 +123,7 @@ export function registerWebhookDeliveries(admin: AdminApp, deps: ApiDeps, servic
       ...(q.status !== undefined ? { status: q.status } : {}),
       ...(q.endpoint_id !== undefined ? { endpointId: q.endpoint_id } : {}),
       ...(q.event_id !== undefined ? { eventId: q.event_id } : {}),
+      ...deliverySearch(q),
       ...afterIdOf(q.cursor),
     });
     const result = page(rows, q.limit, (r) => r.id);
