@@ -37,6 +37,14 @@ export interface AttemptResult {
   latencyMs: number;
   /** The endpoint is disabled (already, or by this attempt): the rest of the schedule would not be sent. */
   stopRetrying: boolean;
+  /** C5: the outcome as the Temporal UI shows it in the activity's result, e.g. `HTTP 503 in 120 ms`. */
+  http?: string;
+}
+
+/** C5: one readable line for the workflow page (absent from histories recorded before it). */
+export function httpOutcome(r: { responseStatus: number | null; errorKind: string | null; latencyMs: number }): string {
+  if (r.responseStatus !== null) return `HTTP ${r.responseStatus}${r.errorKind ? ` (${r.errorKind})` : ''} in ${r.latencyMs} ms`;
+  return `no HTTP answer: ${r.errorKind ?? 'unknown'} after ${r.latencyMs} ms`;
 }
 
 export interface DeliveryActivityDeps {
@@ -105,6 +113,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
       errorKind: recorded.errorKind,
       latencyMs: recorded.latencyMs,
       stopRetrying,
+      http: httpOutcome(recorded),
     };
   }
 

@@ -123,6 +123,8 @@ describe('R3 any merchant answer is recorded once', () => {
     const result = await activities().attemptDelivery(input);
     const tookMs = Date.now() - started;
     expect(result).toMatchObject({ outcome: c.succeeded ? 'delivered' : 'failed', responseStatus: c.status, errorKind: c.kind });
+    // C5: the line the Temporal UI shows in the activity's result.
+    expect(result.http).toMatch(c.status === null ? new RegExp(`^no HTTP answer: ${c.kind} after \\d+ ms$`) : new RegExp(`^HTTP ${c.status}\\b.* in \\d+ ms$`));
     expect(tookMs).toBeLessThan(TIMEOUT_MS + 2000); // the total deadline holds, whatever the body does
 
     const rows = await attemptRows(deliveryId);
