@@ -31,16 +31,14 @@ async function delivery(name: string, account: string, type: string, ref: string
   const endpoint = await insertEndpoint(database.db, { merchantAccount: account, url: 'http://127.0.0.1:4999/hook' });
   const eventId = uniqueEventId();
   const body = { id: eventId, type, data: { object: { payment_reference: ref, amount: 1000 } } };
-  await database.db
-    .insert(events)
-    .values({
-      eventPublicId: eventId,
-      merchantAccount: account,
-      type,
-      livemode: false,
-      createdUnix: 1_780_000_000,
-      body: Buffer.from(JSON.stringify(body)),
-    });
+  await database.db.insert(events).values({
+    eventPublicId: eventId,
+    merchantAccount: account,
+    type,
+    livemode: false,
+    createdUnix: 1_780_000_000,
+    body: Buffer.from(JSON.stringify(body)),
+  });
   const id = newId('whd');
   await database.db.insert(deliveries).values({ id, eventPublicId: eventId, endpointId: endpoint.id, merchantAccount: account });
   ids[name] = id;
@@ -58,20 +56,18 @@ beforeAll(async () => {
     const providerEventId = `evt_${tag}_${i}`;
     const id = reconciliationWorkflowId(provider, providerEventId);
     reconIds.push(id);
-    await database.db
-      .insert(reconciliations)
-      .values({
-        id,
-        provider,
-        providerEventId,
-        eventType: 'payment.succeeded',
-        paymentReference: ref,
-        amountMinor: 100n,
-        currency: 'EUR',
-        effectiveAt: new Date(),
-        state: 'manual_review',
-        acknowledgedAt: new Date(),
-      });
+    await database.db.insert(reconciliations).values({
+      id,
+      provider,
+      providerEventId,
+      eventType: 'payment.succeeded',
+      paymentReference: ref,
+      amountMinor: 100n,
+      currency: 'EUR',
+      effectiveAt: new Date(),
+      state: 'manual_review',
+      acknowledgedAt: new Date(),
+    });
   }
   merchantA = await createKey(app, 'merchant', accountA, `search-${tag}`);
 });

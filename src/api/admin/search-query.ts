@@ -2,29 +2,17 @@
 // id), shared by the delivery and reconciliation lists; the same rules as the console's search form (C1).
 import { z } from '@hono/zod-openapi';
 
-const paymentReference = z
-  .string()
-  .trim()
-  .min(1)
-  .max(200)
-  .optional()
-  .openapi({
-    description: 'C4: the payment reference (e.g. pi_…) as it appears in the event body or on the reconciliation',
-    example: 'pi_3Q0abc',
-  });
+const paymentReference = z.string().trim().min(1).max(200).optional().openapi({
+  description: 'C4: the payment reference (e.g. pi_…) as it appears in the event body or on the reconciliation',
+  example: 'pi_3Q0abc',
+});
 
 /** Query fields of GET /webhook-deliveries beside status, endpoint and event. */
 export const deliverySearchQuery = {
   payment_reference: paymentReference,
-  merchant_account: z
-    .string()
-    .trim()
-    .min(1)
-    .max(200)
-    .optional()
-    .openapi({
-      description: "C4: one merchant account's deliveries; a merchant key sees only its own (another account lists nothing)",
-    }),
+  merchant_account: z.string().trim().min(1).max(200).optional().openapi({
+    description: "C4: one merchant account's deliveries; a merchant key sees only its own (another account lists nothing)",
+  }),
   event_type: z
     .string()
     .regex(/^[a-z0-9_]+(\.[a-z0-9_]+)*$/, 'must be an event type such as payment.succeeded')
