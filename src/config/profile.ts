@@ -89,6 +89,12 @@ export const profileSchema = z.strictObject({
       .strictObject({
         /** First-attempt POSTs in flight per Kafka batch; also the size of one reservation chunk. */
         concurrency: z.number().int().min(1).max(1024).default(128),
+        /**
+         * P2: deliveries whose first attempts may still be running after their batch's offsets were committed (the
+         * sweep covers them from the fan-out commit on); the consumer fetches on meanwhile. 0: the offsets wait for
+         * every first attempt of the batch.
+         */
+        pipeline_depth: z.number().int().min(0).max(100_000).default(512),
         /** How often the dispatcher looks for deliveries it fanned out but never handed off (a kill -9). */
         sweep_interval: duration.prefault('15s'),
         /** A hand-off this old (and no attempt in flight younger than it) is taken over by the sweep; > request_timeout. */

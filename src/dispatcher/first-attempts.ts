@@ -197,33 +197,46 @@ export function createFirstAttempts(deps: FirstAttemptDeps) {
     retryInMs: firstRetryMs,
   });
 
+  /** The deliveries it may send itself, and the others as the workflows they need (from where their row stands). */
+  function split(deliveries: DeliveryToStart[]): { batchable: Owned[]; workflows: DeliveryToStart[] } {
+    const batchable: Owned[] = [];
+    const workflows: DeliveryToStart[] = [];
+    for (const d of deliveries) {
+      const owned = d.handoff;
+      if (
+        owned &&
+        owned.status === 'PENDING' &&
+        isBatchable({ id: d.endpointId, url: owned.url, status: owned.endpointStatus })
+      ) {
+        batchable.push(d as Owned);
+      } else {
+        workflows.push(owned ? fromRow(d, owned) : d);
+      }
+    }
+    return { batchable, workflows };
+  }
+
+  /** Sends `batchable` chunk by chunk, then starts a workflow for each one that did not end DELIVERED. */
+  async function send(batchable: Owned[], workflows: DeliveryToStart[] = []): Promise<FirstAttemptResult> {
+    let delivered = 0;
+    const size = profile.outbound.batched.concurrency;
+    const signers = new Map<string, Signer>();
+    for (let i = 0; i < batchable.length; i += size) {
+      const result = await sendChunk(batchable.slice(i, i + size), signers);
+      delivered += result.delivered;
+      workflows.push(...result.workflows);
+    }
+    await timed('handoff', workflows.length, () => handOff(db, deps.start, workflows));
+    return { delivered, handedOff: workflows.length };
+  }
+
   return {
+    split,
+    send,
     /** Sends what it owns and may batch, starts a workflow for everything else; resolves once all are handed off. */
     async run(deliveries: DeliveryToStart[]): Promise<FirstAttemptResult> {
-      const batchable: Owned[] = [];
-      const workflows: DeliveryToStart[] = [];
-      for (const d of deliveries) {
-        const owned = d.handoff;
-        if (
-          owned &&
-          owned.status === 'PENDING' &&
-          isBatchable({ id: d.endpointId, url: owned.url, status: owned.endpointStatus })
-        ) {
-          batchable.push(d as Owned);
-        } else {
-          workflows.push(owned ? fromRow(d, owned) : d);
-        }
-      }
-      let delivered = 0;
-      const size = profile.outbound.batched.concurrency;
-      const signers = new Map<string, Signer>();
-      for (let i = 0; i < batchable.length; i += size) {
-        const result = await sendChunk(batchable.slice(i, i + size), signers);
-        delivered += result.delivered;
-        workflows.push(...result.workflows);
-      }
-      await timed('handoff', workflows.length, () => handOff(db, deps.start, workflows));
-      return { delivered, handedOff: workflows.length };
+      const { batchable, workflows } = split(deliveries);
+      return send(batchable, workflows);
     },
   };
 }

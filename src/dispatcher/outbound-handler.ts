@@ -1,6 +1,8 @@
 // The dispatcher's batch handler (O1–O5, R1): quarantine bad envelopes, dedupe on evt_ id, fan out event +
 // deliveries in one transaction, start one workflow per delivery (P1 batched mode: send the first attempts here and
-// start workflows only for retries, ./first-attempts.ts), and only then let the consumer commit the offsets.
+// start workflows only for retries, ./first-attempts.ts), and only then let the consumer commit the offsets. P2: in
+// batched mode with outbound.batched.pipeline_depth > 0, the first attempts of what the dispatcher owns run on behind
+// the offsets (./pipeline.ts): the fan-out commit already made the hand-off sweep responsible for them.
 // R1: when the database refuses the data of a batch, the batch is split until the refused message stands alone; it
 // is quarantined with the SQLSTATE as its reason and the rest is committed. Any other database failure (connection,
 // timeout) fails the batch, which the consumer retries without committing its offsets.
@@ -17,6 +19,7 @@ import type { LookupAll } from '../outbound/url-safety.js';
 import { parseEnvelope, type ValidEvent } from './envelope.js';
 import { fanOut, type FanOutOptions, type FanOutOutcome, type Positioned, type Refusal } from './fan-out.js';
 import { createFirstAttempts, handOff, type Stage } from './first-attempts.js';
+import { createPipeline } from './pipeline.js';
 import type { StartOptions } from './start-deliveries.js';
 
 export { subscribes } from './fan-out.js';
@@ -38,7 +41,10 @@ export interface OutboundHandlerDeps {
   observe?: (stage: Stage | 'fan_out', ms: number, count: number) => void;
 }
 
-export function createOutboundBatchHandler(deps: OutboundHandlerDeps): BatchHandler {
+/** The batch handler, and `drain()`: resolves once no first attempt is in hand (call it after the consumer stopped). */
+export type OutboundBatchHandler = BatchHandler & { drain(): Promise<void> };
+
+export function createOutboundBatchHandler(deps: OutboundHandlerDeps): OutboundBatchHandler {
   const { db, logger } = deps;
   const batched = deps.profile.outbound.delivery_mode === 'batched';
   const start: StartOptions = {
@@ -53,7 +59,20 @@ export function createOutboundBatchHandler(deps: OutboundHandlerDeps): BatchHand
   // P1 with M2/M3/M5: ordered, throttled and slow-lane endpoints always get their workflow from attempt 1.
   const fanOutOptions: FanOutOptions = { handoff: batched, lanes: deps.profile.outbound.lanes };
   const firstAttempts = batched ? createFirstAttempts({ ...deps, secretsKey: deps.secretsKey!, start }) : null;
-  return async (batch) => {
+  const depth = deps.profile.outbound.batched.pipeline_depth;
+  const pipeline = firstAttempts && depth > 0 ? createPipeline(depth, logger) : null;
+
+  /** O5 for what needs a workflow now; P2: the owned first attempts go on behind the offsets when pipelined. */
+  async function dispatch(toStart: FanOutOutcome['toStart']): Promise<number> {
+    if (!firstAttempts) return handOff(db, start, toStart);
+    if (!pipeline) return (await firstAttempts.run(toStart)).handedOff;
+    const { batchable, workflows } = firstAttempts.split(toStart);
+    const started = await handOff(db, start, workflows);
+    if (batchable.length) await pipeline.submit(batchable.length, () => firstAttempts.send(batchable));
+    return started;
+  }
+
+  const handler: BatchHandler = async (batch) => {
     const fetched = performance.now();
     const bad: Positioned<Refusal>[] = [];
     const good = new Map<string, Positioned<ValidEvent>>(); // first occurrence of an evt_ id in the batch wins
@@ -77,16 +96,15 @@ export function createOutboundBatchHandler(deps: OutboundHandlerDeps): BatchHand
 
     // O5: after the commit, before the offsets: a crash here means redelivery, and the duplicate path above
     // starts whatever is still missing (P1: or sends it, or the hand-off sweep takes it over).
-    const started = await (firstAttempts ? firstAttempts.run(outcome.toStart).then((r) => r.handedOff) : handOff(db, start, outcome.toStart)).catch(
-      (error: unknown) => {
-        throw safeError(error);
-      },
-    );
+    const started = await dispatch(outcome.toStart).catch((error: unknown) => {
+      throw safeError(error);
+    });
     logger.debug(
       { topic: batch.topic, partition: batch.partition, messages: batch.messages.length, fresh: outcome.fresh, duplicates: outcome.duplicates, deliveries: outcome.created, started },
       'batch dispatched',
     );
   };
+  return Object.assign(handler, { drain: () => pipeline?.drain() ?? Promise.resolve() });
 }
 
 /**

@@ -82,6 +82,7 @@ logger.info(
 onShutdown(logger, [
   // Stops fetching and waits for the batch in hand: its offsets are committed only if it finished (O5).
   () => consumer.stop(),
+  () => handler.drain(), // P2: batched first attempts still in hand behind the committed offsets
   () => sweep.stop(),
   () => {
     for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();

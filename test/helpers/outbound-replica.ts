@@ -40,10 +40,11 @@ if (role === 'worker') {
   const temporal = await connectTemporal(TEMPORAL_ADDRESS, 'default');
   const consumer = createBatchConsumer({ brokers: KAFKA_BROKERS, clientId: `replica-${process.pid}`, topic, groupId: group });
   const deps = { db: database.db, temporal: temporal.client, taskQueue, profile, logger: testLogger, secretsKey: TEST_SECRETS_KEY };
-  await runDispatcher(consumer, createOutboundBatchHandler(deps));
+  const handler = createOutboundBatchHandler(deps);
+  await runDispatcher(consumer, handler);
   const { sweep_interval: intervalMs, handoff_grace: graceMs } = profile.outbound.batched;
   const sweep = startHandoffSweep({ db: database.db, logger: testLogger, start: { ...deps, temporal: temporal.client }, intervalMs, graceMs });
-  closers.push(() => consumer.stop(), () => sweep.stop(), () => temporal.connection.close());
+  closers.push(() => consumer.stop(), () => handler.drain(), () => sweep.stop(), () => temporal.connection.close());
 } else {
   throw new Error(`unknown role ${role}`);
 }

@@ -33,9 +33,12 @@ let database: Database;
 let temporal: Awaited<ReturnType<typeof connectDevServer>>;
 let producer: Producer;
 const failFirst = new Set<string>(); // event ids whose first POST gets a 503
+const slow = new Set<string>(); // event ids answered after SLOW_MS
+const SLOW_MS = 1500;
 const receiver = await startReceiver((request) => {
   const id = (JSON.parse(request.body.toString()) as { id: string }).id;
   if (failFirst.delete(id)) return { status: 503 };
+  if (slow.has(id)) return { status: 200, delayMs: SLOW_MS };
   return { status: 200 };
 });
 const admin = createKafkaAdmin({ brokers: KAFKA_BROKERS, clientId: 'outbound-batched-test' });
@@ -129,6 +132,49 @@ describe('batched delivery mode (P1)', () => {
       [2, true],
     ]);
     await expectNoMore(() => posts(`/p1retry/${merchantAccount}`).length, 2, 1000, 'POSTs');
+  });
+
+  it.each([
+    [512, 'returns before the POST is answered, and drain() waits for it'],
+    [0, 'waits for the POST before the offsets (pipeline_depth 0)'],
+  ] as const)('P2 with pipeline_depth %i the batch handler %s; DELIVERED either way, POSTed once', async (depth, _what) => {
+    const merchantAccount = uniqueMerchant(`p2pipe${depth}`);
+    await insertEndpoint(database.db, { merchantAccount, url: `${receiver.url}/p2pipe/${merchantAccount}` });
+    const profile = testProfile({ outbound: { delivery_mode: 'batched', batched: { pipeline_depth: depth } } });
+    const handler = createOutboundBatchHandler({
+      db: database.db,
+      temporal: temporal.client,
+      taskQueue: taskQueues.delivery,
+      profile,
+      logger: testLogger,
+      secretsKey: TEST_SECRETS_KEY,
+    });
+    const event = envelope({ merchantAccount });
+    slow.add(event.id);
+    const message = {
+      topic: 't',
+      partition: 0,
+      offset: '0',
+      key: null,
+      value: Buffer.from(JSON.stringify(event)),
+      timestamp: '0',
+      headers: {},
+    };
+    const began = performance.now();
+    await handler({ topic: 't', partition: 0, lag: 0, messages: [message] });
+    const handlerMs = performance.now() - began;
+    const statusOf = async () => (await database.db.select().from(deliveries).where(eq(deliveries.eventPublicId, event.id)))[0];
+    if (depth > 0) {
+      expect(handlerMs).toBeLessThan(SLOW_MS); // the offsets may be committed while the POST is in flight
+      expect((await statusOf())?.handoffSince).not.toBeNull(); // the sweep's responsibility until DELIVERED
+      await handler.drain();
+    } else {
+      expect(handlerMs).toBeGreaterThanOrEqual(SLOW_MS);
+    }
+    const row = await statusOf();
+    expect([row?.status, row?.handoffSince]).toEqual(['DELIVERED', null]);
+    expect(posts(`/p2pipe/${merchantAccount}`)).toHaveLength(1);
+    slow.delete(event.id);
   });
 
   it('the sweep hands off what a killed dispatcher left: attempt 1 in flight is recorded interrupted and never re-sent', async () => {
