@@ -10,7 +10,7 @@ import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { parseEnv } from '../src/config/env.js';
 import { createDatabase } from '../src/db/client.js';
-import { workerTuning } from '../src/lib/workers.js';
+import { reconciliationTuning, workerTuning } from '../src/lib/workers.js';
 import { measureBaselineRate, quietTemporalRuntime } from './lib/baseline.js';
 import { ensureBenchDatabase } from './lib/bench-db.js';
 import { formatCurve, startInboundDrain } from './lib/inbound-drain.js';
@@ -52,7 +52,7 @@ const drain = await startInboundDrain({
   native,
   webhooks: WEBHOOKS,
   senders: Number(args.senders),
-  tuning: workerTuning(shipped),
+  tuning: { ...workerTuning(shipped), ...reconciliationTuning(shipped) }, // as src/processes/worker.ts's reconciliation worker
   inbound: args['start-rate'] === undefined ? {} : { reconciliation_start_rate: Number(args['start-rate']) },
   log: (line) => console.log(line),
   ...(args['json-samples'] ? { onSample: (sample) => console.log(`sample ${JSON.stringify(sample)}`) } : {}),
@@ -62,7 +62,7 @@ const result = await drain.done;
 const baseline =
   Number(args.baseline) > 0 ? await measureBaselineRate({ count: Number(args.baseline), concurrency: 32, address }) : null;
 console.log(
-  `bench:inbound-drain (shipped worker tuning: ${shipped.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS} workflow tasks, ${shipped.WORKER_MAX_CONCURRENT_ACTIVITIES} activities)`,
+  `bench:inbound-drain (shipped reconciliation worker tuning: ${shipped.WORKER_RECONCILIATION_WORKFLOW_TASKS} workflow tasks, ${shipped.WORKER_RECONCILIATION_ACTIVITIES} activities, cache ${shipped.WORKER_MAX_CACHED_WORKFLOWS})`,
 );
 console.log(
   `  acked     ${result.acked}/${result.webhooks} in ${result.ackSeconds.toFixed(1)} s (${(result.acked / Math.max(result.ackSeconds, 0.001)).toFixed(0)}/s), ${result.refused} refused`,

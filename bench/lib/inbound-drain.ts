@@ -30,7 +30,7 @@ export interface DrainOptions {
   webhooks: number;
   /** Webhooks in flight from the sandbox at once. */
   senders?: number;
-  /** The reconciliation worker's tuning (the shipped workerTuning by default, given by the caller). */
+  /** The reconciliation worker's tuning (the shipped workerTuning + reconciliationTuning, given by the caller). */
   tuning: Partial<WorkerOptions>;
   /** Profile changes for this run (e.g. the reconciliation start rate). */
   inbound?: Record<string, unknown>;

@@ -33,6 +33,10 @@ const envSchema = z.object({
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).default(10),
   /** Activities and local activities (delivery attempts) in flight per worker. */
   WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).default(20),
+  /** P3: workflow-task slots of the reconciliation worker (its steps are local activities that hold the slot). */
+  WORKER_RECONCILIATION_WORKFLOW_TASKS: z.coerce.number().int().min(2).default(40),
+  /** P3: activity and local-activity slots of the reconciliation worker. */
+  WORKER_RECONCILIATION_ACTIVITIES: z.coerce.number().int().min(1).default(40),
   /** M2: activity slots of the slow lane (attempts to endpoints that keep failing or hang), apart from the above. */
   WORKER_SLOW_LANE_ACTIVITIES: z.coerce.number().int().min(1).default(10),
   /** The dispatcher also runs a delivery worker, so its starts are eager (first workflow task without a poll). */

@@ -35,6 +35,8 @@ export interface WorkerSetup {
   /** A prebuilt bundle (tests bundle once); otherwise the worker bundles src/workflows itself. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   tuning?: Partial<WorkerOptions>;
+  /** P3: merged over `tuning` for the reconciliation queue's worker (reconciliationTuning). */
+  reconciliationTuning?: Partial<WorkerOptions>;
   /** M2: activity slots of the delivery queue's slow lane (default 10, WORKER_SLOW_LANE_ACTIVITIES). */
   slowLaneActivities?: number;
 }
@@ -44,6 +46,12 @@ export interface WorkerTuningEnv {
   WORKER_MAX_CACHED_WORKFLOWS: number;
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: number;
   WORKER_MAX_CONCURRENT_ACTIVITIES: number;
+}
+
+export interface ReconciliationTuningEnv {
+  WORKER_MAX_CACHED_WORKFLOWS: number;
+  WORKER_RECONCILIATION_WORKFLOW_TASKS: number;
+  WORKER_RECONCILIATION_ACTIVITIES: number;
 }
 
 /**
@@ -58,6 +66,20 @@ export function workerTuning(env: WorkerTuningEnv): Partial<WorkerOptions> {
     maxConcurrentWorkflowTaskExecutions: Math.max(2, Math.min(env.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS, env.WORKER_MAX_CACHED_WORKFLOWS || Infinity)),
     maxConcurrentActivityTaskExecutions: env.WORKER_MAX_CONCURRENT_ACTIVITIES,
     maxConcurrentLocalActivityExecutions: env.WORKER_MAX_CONCURRENT_ACTIVITIES,
+  };
+}
+
+/**
+ * P3: the reconciliation worker's slots. A reconciliation is one workflow task whose steps are local activities, so
+ * it holds its workflow-task slot while the provider query and the ledger posting run: with the deliveries' 10 slots
+ * a drain reached 56 % of the bare workflow rate, with 40 it reached 80 % (docs/benchmarks.md, "Inbound drain").
+ * Reconciliations do not park in timers by the thousand, so these slots do not bear on the parked-delivery memory.
+ */
+export function reconciliationTuning(env: ReconciliationTuningEnv): Partial<WorkerOptions> {
+  return {
+    maxConcurrentWorkflowTaskExecutions: Math.max(2, Math.min(env.WORKER_RECONCILIATION_WORKFLOW_TASKS, env.WORKER_MAX_CACHED_WORKFLOWS || Infinity)),
+    maxConcurrentActivityTaskExecutions: env.WORKER_RECONCILIATION_ACTIVITIES,
+    maxConcurrentLocalActivityExecutions: env.WORKER_RECONCILIATION_ACTIVITIES,
   };
 }
 
@@ -102,6 +124,7 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
         workflowBundle,
         interceptors: { activity: [() => safeDbErrors] },
         ...setup.tuning,
+        ...(taskQueue === setup.taskQueues.reconciliation && taskQueue !== setup.taskQueues.delivery ? setup.reconciliationTuning : {}),
       }),
     ),
   ]);

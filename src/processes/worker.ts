@@ -12,7 +12,7 @@ import { connectTemporal } from '../lib/temporal.js';
 import { createProducer } from '../kafka/kafkajs.js';
 import { ledgerAccounts } from '../outbox/envelope.js';
 import { startOutboxRelay } from '../outbox/relay.js';
-import { createWorkers, installWorkerRuntime, runWorkers, workerTuning } from '../lib/workers.js';
+import { createWorkers, installWorkerRuntime, reconciliationTuning, runWorkers, workerTuning } from '../lib/workers.js';
 import { setGaugeRefreshInterval } from '../metrics/inbound-ledger.js';
 import { serveMetrics } from '../metrics/server.js';
 import { outboundAgents } from '../outbound/pinned-agents.js';
@@ -38,6 +38,7 @@ const workers = await createWorkers({
   taskQueues: TASK_QUEUES,
   activities,
   tuning: workerTuning(env), // bounded cache and slots bound memory with many parked deliveries
+  reconciliationTuning: reconciliationTuning(env), // P3: more slots for reconciliations (local steps hold them)
   slowLaneActivities: env.WORKER_SLOW_LANE_ACTIVITIES, // M2: the slow lane's own slots
 });
 setGaugeRefreshInterval(env.METRICS_REFRESH_INTERVAL_MS);

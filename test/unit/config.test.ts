@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { formatDuration, parseDuration } from '../../src/config/duration.js';
 import { parseEnv } from '../../src/config/env.js';
 import { loadProfile, parseProfile, ProfileError } from '../../src/config/profile.js';
+import { reconciliationTuning, workerTuning } from '../../src/lib/workers.js';
 
 process.env.SANDBOX_STRIPE_WEBHOOK_SECRET ??= 'whsec_unit';
 process.env.SANDBOX_HMAC_WEBHOOK_SECRET ??= 'unit-hmac';
@@ -73,7 +74,7 @@ describe('profile', () => {
   it('P1 delivery_mode defaults to per_delivery; batched settings have defaults; a hand-off grace under request_timeout is refused', () => {
     const profile = loadProfile('config/example.yaml');
     expect(profile.outbound.delivery_mode).toBe('per_delivery');
-    expect(profile.outbound.batched).toEqual({ concurrency: 128, sweep_interval: 15_000, handoff_grace: 60_000 });
+    expect(profile.outbound.batched).toEqual({ concurrency: 128, sweep_interval: 15_000, handoff_grace: 60_000, pipeline_depth: 512 });
     const document = example();
     document.outbound.delivery_mode = 'batched';
     expect(parseProfile(document).outbound.delivery_mode).toBe('batched');
@@ -104,5 +105,13 @@ describe('environment', () => {
   });
   it('a missing admin token is refused', () => {
     expect(() => parseEnv({ SECRETS_ENCRYPTION_KEY: valid.SECRETS_ENCRYPTION_KEY })).toThrow(/ADMIN_TOKEN/);
+  });
+  it('P3 the reconciliation worker has slots of its own (40), the delivery slots stay bounded (10 / 20), both within the cache', () => {
+    const env = parseEnv(valid);
+    expect(workerTuning(env)).toMatchObject({ maxConcurrentWorkflowTaskExecutions: 10, maxConcurrentLocalActivityExecutions: 20, maxCachedWorkflows: 100 });
+    expect(reconciliationTuning(env)).toEqual({ maxConcurrentWorkflowTaskExecutions: 40, maxConcurrentActivityTaskExecutions: 40, maxConcurrentLocalActivityExecutions: 40 });
+    const small = parseEnv({ ...valid, WORKER_MAX_CACHED_WORKFLOWS: '16', WORKER_RECONCILIATION_WORKFLOW_TASKS: '64' });
+    expect(reconciliationTuning(small).maxConcurrentWorkflowTaskExecutions).toBe(16); // never more tasks than cached workflows
+    expect(() => parseEnv({ ...valid, WORKER_RECONCILIATION_ACTIVITIES: '0' })).toThrow(/WORKER_RECONCILIATION_ACTIVITIES/);
   });
 });
