@@ -21,6 +21,7 @@ const { values: args } = parseArgs({
     senders: { type: 'string', default: '64' },
     baseline: { type: 'string', default: '300' },
     'start-rate': { type: 'string' }, // inbound.reconciliation_start_rate for this run (0 = unlimited)
+    'backlog-max': { type: 'string' }, // inbound.reconciliation_backlog_max for this run (0 = no gate; P3)
     'json-samples': { type: 'boolean', default: false }, // one `sample {…}` line per sample (bench:outbound --inbound-burst reads them)
   },
 });
@@ -53,7 +54,10 @@ const drain = await startInboundDrain({
   webhooks: WEBHOOKS,
   senders: Number(args.senders),
   tuning: { ...workerTuning(shipped), ...reconciliationTuning(shipped) }, // as src/processes/worker.ts's reconciliation worker
-  inbound: args['start-rate'] === undefined ? {} : { reconciliation_start_rate: Number(args['start-rate']) },
+  inbound: {
+    ...(args['start-rate'] === undefined ? {} : { reconciliation_start_rate: Number(args['start-rate']) }),
+    ...(args['backlog-max'] === undefined ? {} : { reconciliation_backlog_max: Number(args['backlog-max']) }),
+  },
   log: (line) => console.log(line),
   ...(args['json-samples'] ? { onSample: (sample) => console.log(`sample ${JSON.stringify(sample)}`) } : {}),
 });
@@ -62,7 +66,7 @@ const result = await drain.done;
 const baseline =
   Number(args.baseline) > 0 ? await measureBaselineRate({ count: Number(args.baseline), concurrency: 32, address }) : null;
 console.log(
-  `bench:inbound-drain (shipped reconciliation worker tuning: ${shipped.WORKER_RECONCILIATION_WORKFLOW_TASKS} workflow tasks, ${shipped.WORKER_RECONCILIATION_ACTIVITIES} activities, cache ${shipped.WORKER_MAX_CACHED_WORKFLOWS})`,
+  `bench:inbound-drain (shipped reconciliation worker tuning: ${shipped.WORKER_RECONCILIATION_WORKFLOW_TASKS} workflow tasks, ${shipped.WORKER_RECONCILIATION_ACTIVITIES} activities, cache ${shipped.WORKER_MAX_CACHED_WORKFLOWS}; backlog gate ${args['backlog-max'] ?? 'as the profile'})`,
 );
 console.log(
   `  acked     ${result.acked}/${result.webhooks} in ${result.ackSeconds.toFixed(1)} s (${(result.acked / Math.max(result.ackSeconds, 0.001)).toFixed(0)}/s), ${result.refused} refused`,

@@ -15,10 +15,9 @@ import { createActivities } from '../../src/activities/index.js';
 import { createApp } from '../../src/api/app.js';
 import { parseProfile, type Profile } from '../../src/config/profile.js';
 import type { Database } from '../../src/db/client.js';
-import { startSweepLoop } from '../../src/inbound/sweep.js';
+import { startInboundSweep } from '../../src/inbound/sweep.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { createWorkers, runWorkers } from '../../src/lib/workers.js';
-import { createProviderRegistry } from '../../src/providers/index.js';
 import { startProviderSandbox } from '../../src/sandbox/provider.js';
 import { ingressMetrics } from '../../src/metrics/inbound-ingress.js';
 import type { WorkerOptions } from '@temporalio/worker';
@@ -134,18 +133,9 @@ export async function startInboundDrain(options: DrainOptions): Promise<InboundD
     for (const worker of workers) worker.shutdown();
     await running;
   });
-  // The worker process's sweep, with the profile's interval and grace.
-  const sweep = startSweepLoop({
-    db,
-    temporal: options.temporal,
-    profile: ingressProfile,
-    taskQueue: queue,
-    providers: createProviderRegistry(ingressProfile.inbound.providers),
-    olderThanMs: ingressProfile.inbound.unstarted_grace,
-    intervalMs: ingressProfile.inbound.unstarted_sweep_interval,
-    limit: 500,
-    logger,
-  });
+  // The worker process's sweep as shipped (src/inbound/sweep.ts): the profile's interval, grace, start rate and
+  // backlog gate (P3), 128 receipts per claim.
+  const sweep = startInboundSweep({ db, temporal: options.temporal, profile: ingressProfile, logger, taskQueue: queue });
   cleanups.push(() => sweep.stop());
 
   const prefix = `drn_${run}_`;

@@ -122,6 +122,11 @@ export const profileSchema = z.strictObject({
     unstarted_grace: duration,
     /** P7: reconciliation workflow starts per second per process (ingress starter and sweep together); 0 = unlimited. */
     reconciliation_start_rate: z.number().min(0).default(0),
+    /**
+     * P3: workflow tasks allowed to wait in the reconciliation task queue before the ingress starter and the sweep
+     * hold further starts (src/inbound/backlog-gate.ts); receipts wait in PostgreSQL instead. 0 = no gate.
+     */
+    reconciliation_backlog_max: z.number().int().min(0).default(500),
     /** R5: receipts held in memory by the receipt writer (waiting or committing) at most; past it the ingress answers 503. */
     receipt_queue_max: z.number().int().positive().default(10_000),
     /** R5: the same bound in raw body bytes. */

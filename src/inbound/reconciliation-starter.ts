@@ -11,6 +11,7 @@ import type { Logger } from '../lib/logger.js';
 import { ingressMetrics } from '../metrics/inbound-ingress.js';
 import { RECONCILIATION_WORKFLOW, type ReconciliationInput } from '../shared/inbound.js';
 import { buildReconciliationStart } from './start.js';
+import type { BacklogGate } from './backlog-gate.js';
 import type { StartRateLimiter } from './start-rate.js';
 
 export type StartResult = 'started' | 'already_started';
@@ -66,6 +67,8 @@ export interface StarterOptions {
   maxWaitMs?: number;
   /** P7: the process's start budget. */
   rate?: StartRateLimiter;
+  /** P3: holds starts while the task queue's backlog is full. */
+  gate?: BacklogGate;
 }
 
 export function createReconciliationStarter(options: StarterOptions): ReconciliationStarter {
@@ -106,10 +109,12 @@ export function createReconciliationStarter(options: StarterOptions): Reconcilia
       }
       active += 1;
       Promise.resolve(options.rate?.acquire())
-        .then(() => startReconciliation(options.temporal, options.profile, options.taskQueue, job.input))
+        .then(() => options.gate?.acquire())
+        // P3: the budget and the gate can hold a start for seconds; past the bound it is the sweep's after all.
+        .then(() => (performance.now() - job.at > maxWaitMs ? 'deferred' : startReconciliation(options.temporal, options.profile, options.taskQueue, job.input)))
         .then((result) => {
           ingressMetrics.workflowStarts.inc({ via: 'ingress', result });
-          toMark.push(job.receiptId);
+          if (result !== 'deferred') toMark.push(job.receiptId);
         })
         .catch((error) => {
           ingressMetrics.workflowStarts.inc({ via: 'ingress', result: 'failed' });

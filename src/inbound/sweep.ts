@@ -13,6 +13,7 @@ import type { Logger } from '../lib/logger.js';
 import { ingressMetrics } from '../metrics/inbound-ingress.js';
 import { createProviderRegistry, type ProviderRegistry } from '../providers/index.js';
 import { markStarted, startReconciliation } from './reconciliation-starter.js';
+import { backlogGate, type BacklogGate } from './backlog-gate.js';
 import { startRateLimiter, type StartRateLimiter } from './start-rate.js';
 
 export interface SweepOptions {
@@ -30,6 +31,8 @@ export interface SweepOptions {
   concurrency?: number;
   /** P7: the process's start budget, shared with the ingress starter when both run in one process. */
   rate?: StartRateLimiter;
+  /** P3: holds starts while the task queue's backlog is full (asked before a claim, and per start). */
+  gate?: BacklogGate;
   logger?: Logger;
   now?: () => Date;
 }
@@ -73,6 +76,7 @@ export async function sweepUnstartedReceipts(options: SweepOptions): Promise<Swe
       try {
         const event = options.providers.get(row.provider)!.extract(row.rawBody);
         await options.rate?.acquire();
+        await options.gate?.acquire();
         const outcome = await startReconciliation(options.temporal, options.profile, options.taskQueue, {
           provider: row.provider,
           receiptId: row.id,
@@ -108,6 +112,7 @@ export function startSweepLoop(options: SweepOptions & { intervalMs: number; log
   const claimer = async () => {
     let result: SweepResult;
     do {
+      await options.gate?.ready(); // outside the claim's transaction: its row locks are not held while Temporal catches up
       result = await sweepUnstartedReceipts(options);
       if (result.found > 0) options.logger.info(result, 'swept unstarted receipts');
     } while (!stopped && result.found === options.limit && result.failed < result.found);
@@ -141,5 +146,11 @@ export function startInboundSweep(deps: { db: Db; temporal: Client; profile: Pro
     intervalMs: deps.profile.inbound.unstarted_sweep_interval,
     limit: 128,
     rate: startRateLimiter(deps.profile.inbound.reconciliation_start_rate),
+    gate: backlogGate({
+      temporal: deps.temporal,
+      taskQueue: deps.taskQueue,
+      max: deps.profile.inbound.reconciliation_backlog_max,
+      logger: deps.logger,
+    }),
   });
 }

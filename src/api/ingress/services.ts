@@ -1,6 +1,7 @@
 // The ingress's collaborators, built once per app from its deps; tests and the benchmark replace any of them.
 import type { ApiDeps, IngressServices } from '../deps.js';
 import { createDedupeCache } from '../../inbound/dedupe-cache.js';
+import { backlogGate } from '../../inbound/backlog-gate.js';
 import { createReconciliationStarter } from '../../inbound/reconciliation-starter.js';
 import { startRateLimiter } from '../../inbound/start-rate.js';
 import { createGroupCommitWriter } from '../../inbound/receipt-writer.js';
@@ -42,6 +43,12 @@ export function createIngressServices(deps: ApiDeps): IngressServices {
             // P3: what waited past half the sweep's grace is the sweep's, so the two do not start one receipt twice.
             maxWaitMs: deps.profile.inbound.unstarted_grace / 2,
             rate: startRateLimiter(deps.profile.inbound.reconciliation_start_rate),
+            gate: backlogGate({
+              temporal: deps.temporal,
+              taskQueue: deps.taskQueues.reconciliation,
+              max: deps.profile.inbound.reconciliation_backlog_max,
+              logger: deps.logger,
+            }),
           }),
   };
 }
