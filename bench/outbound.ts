@@ -6,7 +6,7 @@
 //        [--slow-endpoints K] [--throttle R [--throttle-count 1000]]   (issue 12: bench/lib/endpoint-scenarios.ts)
 //        [--mode per_delivery|batched] [--compare-count 2000] (P2: batched mode also runs a per_delivery burst of that size)
 //        [--merchant-delay-ms D] (the merchant answers D ms after receiving: a remote merchant's think time)
-//        [--inbound-burst N [--inbound-start-rate R]] (P7: the burst and steady phases again while N webhooks drain, bench/lib/inbound-competition.ts)
+//        [--inbound-burst N [--inbound-start-rate R] [--inbound-from acked|quarter]] (P7: the burst and steady phases again while N webhooks drain, bench/lib/inbound-competition.ts)
 import { ensureBenchDatabase } from './lib/bench-db.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -58,6 +58,7 @@ const { values: args } = parseArgs({
     'compare-count': { type: 'string', default: '2000' },
     'inbound-burst': { type: 'string', default: '0' },
     'inbound-start-rate': { type: 'string' },
+    'inbound-from': { type: 'string', default: 'acked' }, // P7: delivery phases once all webhooks are acked, or a quarter
     'merchant-delay-ms': { type: 'string', default: '0' }, // the merchant answers this late (latency is taken on receipt)
   },
 });
@@ -390,7 +391,7 @@ try {
     const reset = () => (receivedAt.clear(), (latencies.length = 0));
     const harness = { produce, waitForReceived, reset, latencies };
     const startRate = args['inbound-start-rate'] === undefined ? {} : { startRate: Number(args['inbound-start-rate']) };
-    results.push(...(await measureAgainstInboundDrain(harness, { webhooks: Number(args['inbound-burst']), count: COUNT, rate: RATE, seconds: STEADY_SECONDS, temporal, ...startRate })));
+    results.push(...(await measureAgainstInboundDrain(harness, { webhooks: Number(args['inbound-burst']), count: COUNT, rate: RATE, seconds: STEADY_SECONDS, temporal, from: args['inbound-from'] === 'quarter' ? 'quarter' : 'acked', ...startRate })));
   }
 } finally {
   await consumer.stop().catch(() => {});
