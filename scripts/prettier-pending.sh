@@ -10,7 +10,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
   echo 'drizzle/'
   echo 'package-lock.json'
   echo 'test/fixtures/'
-  echo 'scripts/stack/temporal-server/config/' # Go templates of the Temporal server config, not YAML
+  echo 'scripts/stack/temporal-server/' # Go templates of the Temporal server and UI configs, not YAML
   echo '# Pending: not yet formatted by Prettier (npm run format:all empties this list).'
 } >.prettierignore
 # --ignore-path with only the fixed part: list what still differs among the files git knows.
