@@ -55,7 +55,15 @@ if (role === 'dispatcher') {
     groupId: group,
   });
   const start = { temporal, taskQueue, profile, eager: true };
-  const handler = createOutboundBatchHandler({ db: database.db, temporal, taskQueue, profile, logger, secretsKey, eagerStart: true });
+  const handler = createOutboundBatchHandler({
+    db: database.db,
+    temporal,
+    taskQueue,
+    profile,
+    logger,
+    secretsKey,
+    eagerStart: true,
+  });
   await runDispatcher(consumer, handler);
   const { sweep_interval: intervalMs, handoff_grace: graceMs } = profile.outbound.batched;
   const sweep = startHandoffSweep({ db: database.db, logger, start, intervalMs, graceMs });
