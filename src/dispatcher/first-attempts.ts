@@ -16,7 +16,7 @@ import type { SecretKeys } from '../outbound/keyring.js';
 import { outboundAgents, type PinnedAgents } from '../outbound/pinned-agents.js';
 import { createSender } from '../outbound/sender.js';
 import type { LookupAll } from '../outbound/url-safety.js';
-import { fromRow, startDeliveryWorkflows, type DeliveryToStart, type StartOptions } from './start-deliveries.js';
+import { fromRow, handOff, type DeliveryToStart, type StartOptions } from './start-deliveries.js';
 
 export type Stage = 'sign' | 'reserve' | 'post' | 'record' | 'handoff';
 
@@ -240,19 +240,3 @@ export function createFirstAttempts(deps: FirstAttemptDeps) {
     },
   };
 }
-
-/**
- * Starts the deliveries' workflows (one that exists counts as started, O5), then clears their hand-off marker; a
- * delivery the batched mode still owns goes on from its row (fromRow). Also the per-delivery mode's path for rows a
- * batched dispatcher left behind, so switching modes loses nothing.
- */
-export async function handOff(db: Db, start: StartOptions, deliveries: DeliveryToStart[]): Promise<number> {
-  if (deliveries.length === 0) return 0;
-  const workflows = deliveries.map((d) => (d.handoff ? fromRow(d, d.handoff) : d));
-  const started = await startDeliveryWorkflows(start, workflows);
-  const owned = workflows.filter((d) => d.priorAttempts !== undefined).map((d) => d.deliveryId);
-  if (owned.length) await createFirstAttemptStore(db).handedOff(owned);
-  return started;
-}
-
-export type FirstAttempts = ReturnType<typeof createFirstAttempts>;

@@ -7,8 +7,7 @@
 import type { Db } from '../db/client.js';
 import type { Logger } from '../lib/logger.js';
 import { createFirstAttemptStore } from '../outbound/first-attempt-store.js';
-import { handOff } from './first-attempts.js';
-import { fromRow, type StartOptions } from './start-deliveries.js';
+import { fromRow, handOff, type StartOptions } from './start-deliveries.js';
 
 export interface HandoffSweepDeps {
   db: Db;

@@ -18,9 +18,9 @@ import type { PinnedAgents } from '../outbound/pinned-agents.js';
 import type { LookupAll } from '../outbound/url-safety.js';
 import { parseEnvelope, type ValidEvent } from './envelope.js';
 import { fanOut, type FanOutOptions, type FanOutOutcome, type Positioned, type Refusal } from './fan-out.js';
-import { createFirstAttempts, handOff, type Stage } from './first-attempts.js';
+import { createFirstAttempts, type Stage } from './first-attempts.js';
 import { createPipeline } from './pipeline.js';
-import type { StartOptions } from './start-deliveries.js';
+import { handOff, type StartOptions } from './start-deliveries.js';
 
 export { subscribes } from './fan-out.js';
 

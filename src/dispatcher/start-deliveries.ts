@@ -2,6 +2,8 @@
 // with that id is the success case, not an error.
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import type { Profile } from '../config/profile.js';
+import type { Db } from '../db/client.js';
+import { createFirstAttemptStore } from '../outbound/first-attempt-store.js';
 import { deliveryWorkflowId } from '../shared/ids.js';
 import { DELIVERY_WORKFLOW, type DeliveryStatus, type DeliveryWorkflowInput, type EndpointStatus } from '../shared/outbound.js';
 import { SA } from '../shared/search-attributes.js';
@@ -102,5 +104,19 @@ export async function startDeliveryWorkflows(options: StartOptions, deliveries: 
     }
   };
   await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 32, deliveries.length) }, worker));
+  return started;
+}
+
+/**
+ * Starts the deliveries' workflows (one that exists counts as started, O5), then clears their hand-off marker; a
+ * delivery the batched mode still owns goes on from its row (fromRow). Also the per-delivery mode's path for rows a
+ * batched dispatcher left behind, so switching modes loses nothing.
+ */
+export async function handOff(db: Db, start: StartOptions, deliveries: DeliveryToStart[]): Promise<number> {
+  if (deliveries.length === 0) return 0;
+  const workflows = deliveries.map((d) => (d.handoff ? fromRow(d, d.handoff) : d));
+  const started = await startDeliveryWorkflows(start, workflows);
+  const owned = workflows.filter((d) => d.priorAttempts !== undefined).map((d) => d.deliveryId);
+  if (owned.length) await createFirstAttemptStore(db).handedOff(owned);
   return started;
 }
