@@ -53,7 +53,7 @@ const drain = await startInboundDrain({
   native,
   webhooks: WEBHOOKS,
   senders: Number(args.senders),
-  tuning: { ...workerTuning(shipped), ...reconciliationTuning(shipped) }, // as src/processes/worker.ts's reconciliation worker
+  tuning: { ...workerTuning(shipped), ...reconciliationTuning(shipped) }, // as src/workers/worker.ts's reconciliation worker
   inbound: {
     ...(args['start-rate'] === undefined ? {} : { reconciliation_start_rate: Number(args['start-rate']) }),
     ...(args['backlog-max'] === undefined ? {} : { reconciliation_backlog_max: Number(args['backlog-max']) }),

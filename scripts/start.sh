@@ -43,9 +43,9 @@ stop_started() {
 trap 'stop_started 0' INT TERM
 trap 'stop_started $?' EXIT
 
-launch api src/processes/api.ts
-launch worker src/processes/worker.ts
-launch dispatcher src/processes/dispatcher.ts
+launch api src/workers/api.ts
+launch worker src/workers/worker.ts
+launch dispatcher src/workers/dispatcher.ts
 
 API="http://${API_HOST:-127.0.0.1}:${API_PORT:-3000}"
 WORKER_METRICS="http://127.0.0.1:${WORKER_METRICS_PORT:-9464}"

@@ -1,5 +1,5 @@
 // A delivery worker in its own process for bench:outbound --worker-process, so its resident memory is its own.
-// Same worker configuration as src/processes/worker.ts (createWorkers + workerTuning(env), WORKER_* from the environment).
+// Same worker configuration as src/workers/worker.ts (createWorkers + workerTuning(env), WORKER_* from the environment).
 // argv: <taskQueue>; env: BENCH_DATABASE_URL (default apipay_bench, as the parent), BENCH_SECRETS_KEY (base64),
 // BENCH_WORKFLOW_BUNDLE. Prints "ready"; on a "mem" line on stdin prints one "mem {json}" line (process memory, main-thread heap).
 import { BENCH_DATABASE_URL } from './bench-db.js';

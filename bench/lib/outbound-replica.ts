@@ -1,5 +1,5 @@
-// One app process of the batched kill drill (bench/outbound-kill-drill.ts), composed as src/processes/dispatcher.ts
-// and src/processes/worker.ts compose it, on the drill's own task queue and the bench database:
+// One app process of the batched kill drill (bench/outbound-kill-drill.ts), composed as src/workers/dispatcher.ts
+// and src/workers/worker.ts compose it, on the drill's own task queue and the bench database:
 //   worker <taskQueue> | dispatcher <topic> <group> <taskQueue>
 // env: BENCH_DATABASE_URL, BENCH_SECRETS_KEY (base64), BENCH_PROFILE (JSON overrides of config/example.yaml's outbound),
 // BENCH_WORKFLOW_BUNDLE.

@@ -1,4 +1,4 @@
-// P6: two (or more) of each app process (src/processes/*.ts via tsx) on their own ports, killed with SIGKILL on
+// P6: two (or more) of each app process (src/workers/*.ts via tsx) on their own ports, killed with SIGKILL on
 // demand and not respawned (the survivors carry the load), and a round-robin HTTP balancer in front of the APIs.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, request, type Server } from 'node:http';
@@ -37,7 +37,7 @@ export function startReplicas(options: { env: Record<string, string>; logs: stri
   for (const replica of options.replicas) {
     const name = key(replica.app, replica.index);
     const log = openSync(join(options.logs, `${name.replace('#', '-')}.log`), 'a');
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, `src/processes/${replica.app}.ts`)], {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, `src/workers/${replica.app}.ts`)], {
       cwd: ROOT,
       env: { ...process.env, ...options.env, [PORT_VARIABLE[replica.app]]: String(replica.port) },
       stdio: ['ignore', log, log],

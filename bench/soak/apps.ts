@@ -1,4 +1,4 @@
-// The app processes of the soak (api, worker, dispatcher: src/processes/*.ts via tsx), each respawned when it exits,
+// The app processes of the soak (api, worker, dispatcher: src/workers/*.ts via tsx), each respawned when it exits,
 // whether the schedule killed it or it stopped on its own (an unplanned exit is counted and reported).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync } from 'node:fs';
@@ -32,7 +32,7 @@ export function superviseApps(options: { env: Record<string, string>; logs: stri
 
   const launch = (app: AppName) => {
     const log = openSync(join(options.logs, `${app}.log`), 'a');
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, `src/processes/${app}.ts`)], {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, `src/workers/${app}.ts`)], {
       cwd: ROOT,
       env: { ...process.env, ...options.env },
       stdio: ['ignore', log, log],

@@ -1,4 +1,4 @@
-// What the HTTP apps are given: built once in src/processes/api.ts (or by a test), never imported globally.
+// What the HTTP apps are given: built once in src/workers/api.ts (or by a test), never imported globally.
 import type { Client } from '@temporalio/client';
 import type { Env } from '../config/env.js';
 import type { Profile } from '../config/profile.js';

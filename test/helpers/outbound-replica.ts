@@ -1,7 +1,7 @@
 // A separate process running one outbound replica for the O14 test and the P1 kill test: `worker <taskQueue>` or
 // `dispatcher <topic> <group> <taskQueue>`, against the test database and the real servers. Prints "ready".
 // REPLICA_PROFILE (JSON) overrides the test profile, e.g. {"outbound":{"delivery_mode":"batched"}}; a dispatcher
-// runs the hand-off sweep as src/processes/dispatcher.ts does.
+// runs the hand-off sweep as src/workers/dispatcher.ts does.
 import { NativeConnection } from '@temporalio/worker';
 import { createDatabase } from '../../src/db/client.js';
 import { startHandoffSweep } from '../../src/dispatcher/handoff-sweep.js';

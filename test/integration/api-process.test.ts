@@ -1,4 +1,4 @@
-// R5/R6 the real API process (src/processes/api.ts) with Temporal and Kafka unreachable (addresses nobody listens
+// R5/R6 the real API process (src/workers/api.ts) with Temporal and Kafka unreachable (addresses nobody listens
 // on): it starts, /readyz is 200 (it needs PostgreSQL only), signed webhooks are acknowledged and stored and their
 // workflow starts are left to the sweep; with API_METRICS_PORT the public listener answers 404 on /metrics.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -22,7 +22,7 @@ let privateUrl: string;
 
 /** Starts the API process and resolves with the URLs it logs once both listeners are up. */
 function startApi(profilePath: string): Promise<{ publicUrl: string; privateUrl: string }> {
-  child = spawn(process.execPath, ['--import', 'tsx', 'src/processes/api.ts'], {
+  child = spawn(process.execPath, ['--import', 'tsx', 'src/workers/api.ts'], {
     env: {
       ...process.env,
       ...TEST_PROVIDER_SECRETS,

@@ -98,7 +98,7 @@ describe('configuration at process start', () => {
     const dir = mkdtempSync(join(tmpdir(), 'apipay-profile-'));
     const bad = readFileSync('config/example.yaml', 'utf8').replace('request_timeout: 10s', 'request_timeout: ten seconds');
     writeFileSync(join(dir, 'bad.yaml'), bad);
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/processes/api.ts'], {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/workers/api.ts'], {
       env: {
         ...process.env,
         APIPAY_PROFILE: join(dir, 'bad.yaml'),

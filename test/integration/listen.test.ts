@@ -44,7 +44,7 @@ beforeAll(async () => {
   database = createDatabase(TEST_DATABASE_URL, { max: 8 });
   temporal = await connectDevServer();
   await kafkaAdmin.createTopic(topic, 1);
-  producer = lazyProducer({ brokers: KAFKA_BROKERS, clientId: 'listen-test-api' }); // as src/processes/api.ts builds it
+  producer = lazyProducer({ brokers: KAFKA_BROKERS, clientId: 'listen-test-api' }); // as src/workers/api.ts builds it
   const taskQueues = uniqueTaskQueues('listen');
   const profile = testProfile({ outbound: { kafka: { topic, group: `listen-${randomUUID().slice(0, 8)}` } } });
   app = testApp({ db: database.db, temporal: temporal.client, taskQueues, profile, producer });

@@ -35,7 +35,7 @@ function run(processName: string, overrides: Record<string, string>): Promise<{ 
     DISPATCHER_METRICS_PORT: '0',
     ...overrides,
   };
-  const child = spawn(process.execPath, ['--import', 'tsx', `src/processes/${processName}.ts`], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', `src/workers/${processName}.ts`], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const timer = setTimeout(() => child.kill('SIGKILL'), 100_000); // a process that did not stop is a failure below (tsx start-up is slow on a loaded machine)
