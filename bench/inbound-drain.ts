@@ -10,7 +10,7 @@ import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { parseEnv } from '../src/config/env.js';
 import { createDatabase } from '../src/db/client.js';
-import { reconciliationTuning, workerTuning } from '../src/lib/workers.js';
+import { reconciliationTuning, workerTuning } from '../src/temporal-workers/build.js';
 import { measureBaselineRate, quietTemporalRuntime } from './lib/baseline.js';
 import { ensureBenchDatabase } from './lib/bench-db.js';
 import { formatCurve, startInboundDrain } from './lib/inbound-drain.js';

@@ -18,7 +18,7 @@ import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { BOOTSTRAP_PRINCIPAL } from '../src/access/roles.js';
 import { createDatabase } from '../src/db/client.js';
 import { createKafkaAdmin, createProducer } from '../src/kafka/kafkajs.js';
-import { WORKFLOWS_PATH } from '../src/lib/workers.js';
+import { WORKFLOWS_PATH } from '../src/temporal-workers/build.js';
 import { createEndpointService } from '../src/outbound/endpoints.js';
 import { ensureBenchDatabase } from './lib/bench-db.js';
 import { loadAverage } from './lib/stages.js';

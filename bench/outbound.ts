@@ -29,7 +29,7 @@ import { runDispatcher } from '../src/dispatcher/run.js';
 import { createBatchConsumer, createKafkaAdmin, createProducer } from '../src/kafka/kafkajs.js';
 import type { BatchHandler } from '../src/kafka/types.js';
 import { createLogger } from '../src/lib/logger.js';
-import { createWorkers, WORKFLOWS_PATH } from '../src/lib/workers.js';
+import { createWorkers, WORKFLOWS_PATH } from '../src/temporal-workers/build.js';
 import { BOOTSTRAP_PRINCIPAL } from '../src/access/roles.js';
 import { createEndpointService } from '../src/outbound/endpoints.js';
 import { measureBaselineRate, quietTemporalRuntime } from './lib/baseline.js';

@@ -10,7 +10,7 @@ import { parseEnv } from '../../src/config/env.js';
 import { loadProfile } from '../../src/config/profile.js';
 import { createDatabase } from '../../src/db/client.js';
 import { createLogger } from '../../src/lib/logger.js';
-import { createWorkers, runWorkers, workerTuning } from '../../src/lib/workers.js';
+import { createWorkers, runWorkers, workerTuning } from '../../src/temporal-workers/build.js';
 import { quietTemporalRuntime } from './baseline.js';
 
 quietTemporalRuntime();

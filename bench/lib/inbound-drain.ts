@@ -17,7 +17,7 @@ import { parseProfile, type Profile } from '../../src/config/profile.js';
 import type { Database } from '../../src/db/client.js';
 import { startInboundSweep } from '../../src/inbound/sweep.js';
 import { createLogger } from '../../src/lib/logger.js';
-import { createWorkers, runWorkers } from '../../src/lib/workers.js';
+import { createWorkers, runWorkers } from '../../src/temporal-workers/build.js';
 import { startProviderSandbox } from '../../src/sandbox/provider.js';
 import { ingressMetrics } from '../../src/metrics/inbound-ingress.js';
 import type { WorkerOptions } from '@temporalio/worker';

@@ -16,7 +16,7 @@ import { createOutboundBatchHandler } from '../../src/dispatcher/outbound-handle
 import { runDispatcher } from '../../src/dispatcher/run.js';
 import { createBatchConsumer } from '../../src/kafka/kafkajs.js';
 import { createLogger } from '../../src/lib/logger.js';
-import { createWorkers, runWorkers } from '../../src/lib/workers.js';
+import { createWorkers, runWorkers } from '../../src/temporal-workers/build.js';
 import { quietTemporalRuntime } from './baseline.js';
 import { BENCH_DATABASE_URL } from './bench-db.js';
 

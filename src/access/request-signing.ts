@@ -5,7 +5,7 @@
 // id, the action, the payload and the principal, so a request copied from a history cannot be replayed on another
 // reconciliation, turned into another action or re-attributed.
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
-import { keyringOf, type SecretKeys } from '../outbound/keyring.js';
+import { keyringOf, type SecretKeys } from '../shared/keyring.js';
 import type { ApiRequestProof } from '../shared/inbound.js';
 
 const INFO = 'apipay admin resolution request v1';

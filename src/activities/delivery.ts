@@ -9,7 +9,7 @@ import { endpointStatusChanges } from '../metrics/outbox.js';
 import { unsent, type AttemptErrorKind } from '../outbound/attempt-record.js';
 import { createAttemptStore, type Applied, type AttemptInput, type AttemptTarget } from '../outbound/attempt-store.js';
 import { createDeliveryStore, type DeliveryState } from '../outbound/delivery-store.js';
-import type { SecretKeys } from '../outbound/keyring.js';
+import type { SecretKeys } from '../shared/keyring.js';
 import { createInFlightTracker, keepsFailing, type InFlightPermit, type InFlightTracker } from '../outbound/lanes.js';
 import { outboundAgents, type PinnedAgents } from '../outbound/pinned-agents.js';
 import { createSender } from '../outbound/sender.js';

@@ -4,7 +4,7 @@ import type { Db } from '../db/client.js';
 import type { Profile } from '../config/profile.js';
 import type { Logger } from '../lib/logger.js';
 import { withClassifiedErrors } from '../lib/errors.js';
-import type { SecretKeys } from '../outbound/keyring.js';
+import type { SecretKeys } from '../shared/keyring.js';
 import { createSmokeActivities } from './smoke.js';
 import { createReconciliationActivities } from './reconciliation.js';
 import { createResolutionActivities } from './resolution.js';

@@ -20,7 +20,15 @@ import {
 import { newId } from '../shared/ids.js';
 import { recordAuditEvent } from '../audit/record.js';
 import { actorOfResolution } from '../inbound/resolution-store.js';
-import type { NormalizedProviderEvent, OperatorResolution, ProviderPayment, ReconciliationState } from '../shared/inbound.js';
+import type {
+  LedgerPostingResult,
+  NormalizedProviderEvent,
+  OperatorResolution,
+  ProviderPayment,
+  ReconciliationState,
+} from '../shared/inbound.js';
+
+export type { LedgerPostingResult } from '../shared/inbound.js';
 
 export interface ReconciliationActivityDeps {
   db: Db;
@@ -60,14 +68,6 @@ export interface LedgerPostingRequest {
   /** L1: the provider objects a refund/chargeback/reversal may stand for (from the verdict); absent: keyed by event. */
   match?: ItemMatch;
 }
-
-export type LedgerPostingResult =
-  | { status: 'posted' | 'replayed'; transactionId: string; postedAt: string; providerEventId: string; providerObjectId?: string }
-  | { status: 'awaiting_capture' }
-  /** L1: the object (or, for a payment, the capture) was already posted by another event: nothing new. */
-  | { status: 'duplicate'; transactionId: string; providerEventId: string; providerObjectId?: string }
-  /** L1: matched by amount, and every listed object of that amount is claimed by other events. */
-  | { status: 'no_unclaimed_item'; claimed: { providerObjectId: string; providerEventId: string }[] };
 
 export interface ResolutionRecord {
   reconciliationId: string;

@@ -6,7 +6,7 @@ import { Context } from '@temporalio/activity';
 import type { Profile } from '../config/profile.js';
 import type { Db } from '../db/client.js';
 import type { Logger } from '../lib/logger.js';
-import type { SecretKeys } from '../outbound/keyring.js';
+import type { SecretKeys } from '../shared/keyring.js';
 import { closeProposal, proposalById } from '../inbound/dual-control.js';
 import { authorize, identityIn, type AccessDeps, type RequestOrigin } from '../inbound/resolution-access.js';
 import { commitResolution, type ResolutionCommand, type ResolutionCommit, type ResolvedAccess } from '../inbound/resolution-store.js';

@@ -1,10 +1,9 @@
 // The audit log's one writer (A3): `recordAuditEvent(tx, entry)` inside the transaction of the change it records,
 // so the row exists exactly when the change does. Before and after are snapshots of what changed; keys that could
 // hold a secret or a raw body are dropped here whatever a caller passes (defence in depth).
-import type { Principal } from '../access/roles.js';
 import type { Db } from '../db/client.js';
 import { auditEvents } from '../db/schema/index.js';
-import type { AuditActor, AuditVia } from '../shared/audit.js';
+import type { AuditActor, AuditPrincipal, AuditVia } from '../shared/audit.js';
 import { newId } from '../shared/ids.js';
 
 /** A drizzle handle or a transaction on it. Pass the transaction of the change. */
@@ -13,7 +12,7 @@ export type AuditExecutor = Db | Parameters<Parameters<Db['transaction']>[0]>[0]
 export type { AuditActor, AuditVia };
 
 /** The admin API's principal as an audit actor (its request id is set by the authentication middleware). */
-export const actorOf = (principal: Principal, via: AuditVia = 'api'): AuditActor => ({
+export const actorOf = (principal: AuditPrincipal, via: AuditVia = 'api'): AuditActor => ({
   keyId: principal.keyId,
   name: principal.name,
   role: principal.role,

@@ -6,7 +6,7 @@ import type { Db } from '../db/client.js';
 import { deliveries, events, quarantinedMessages, webhookEndpoints } from '../db/schema/index.js';
 import type { RawMessage } from '../kafka/types.js';
 import { newId } from '../shared/ids.js';
-import type { ValidEvent } from './envelope.js';
+import type { ValidEvent } from '../outbound/envelope.js';
 import type { DeliveryToStart, Handoff } from './start-deliveries.js';
 import { needsDeliveryWorkflow, type LaneSettings } from '../outbound/lanes.js';
 import { takeSequence } from '../outbound/sequencing.js';

@@ -12,7 +12,7 @@ import type { AttemptOutcome } from '../outbound/attempt-record.js';
 import { createAttemptStore } from '../outbound/attempt-store.js';
 import { isBatchable } from '../outbound/batchable.js';
 import { createFirstAttemptStore, type Delivered, type Reserved } from '../outbound/first-attempt-store.js';
-import type { SecretKeys } from '../outbound/keyring.js';
+import type { SecretKeys } from '../shared/keyring.js';
 import { outboundAgents, type PinnedAgents } from '../outbound/pinned-agents.js';
 import { createSender } from '../outbound/sender.js';
 import type { LookupAll } from '../outbound/url-safety.js';

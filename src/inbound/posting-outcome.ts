@@ -1,9 +1,8 @@
 // What a ledger posting's answer means for the reconciliation (L1): posted, a duplicate of what another event
 // posted (nothing new, recorded as such), no unclaimed provider object, or waiting for the capture. Pure: the
 // workflow imports it.
-import type { LedgerPostingResult } from '../activities/reconciliation.js';
 import type { PostingKind } from '../ledger/postings.js';
-import type { NormalizedProviderEvent } from '../shared/inbound.js';
+import type { LedgerPostingResult, NormalizedProviderEvent } from '../shared/inbound.js';
 import { itemNoun, type Verdict } from './verdict.js';
 
 export type PostingOutcome =

@@ -18,7 +18,7 @@ import {
 } from '../shared/inbound.js';
 import { signRequest, type SignedAction } from '../access/request-signing.js';
 import type { Principal } from '../access/roles.js';
-import type { SecretKeys } from '../outbound/keyring.js';
+import type { SecretKeys } from '../shared/keyring.js';
 import { openProposal } from './dual-control.js';
 
 /** Who sends a request through the admin API (A4): signed into it, so the workflow knows it came from here. */

@@ -5,7 +5,7 @@
 // accepted update's request meta identity, or the signal event's identity). A payload's own words (`operator`,
 // a made-up `api` block) never decide who it was.
 import { verifyRequest, type SignedAction } from '../access/request-signing.js';
-import type { SecretKeys } from '../outbound/keyring.js';
+import type { SecretKeys } from '../shared/keyring.js';
 import type { ApiRequestProof, ResolutionPrincipal } from '../shared/inbound.js';
 
 /** Where the request is in the workflow history: an update by id, or the n-th operatorResolution signal of the run. */

@@ -1,7 +1,15 @@
 // I8/I10: what the provider's authoritative answer means for one webhook event. Pure and deterministic: the
 // workflow imports it. "unknown" is never read as paid; conflicts go to a person.
-import type { NormalizedProviderEvent, ProviderEventType, ProviderPayment } from '../shared/inbound.js';
+import type {
+  Discrepancy,
+  LedgerPosition,
+  NormalizedProviderEvent,
+  ProviderEventType,
+  ProviderPayment,
+} from '../shared/inbound.js';
 import type { PostingKind } from '../ledger/postings.js';
+
+export type { Discrepancy, LedgerPosition } from '../shared/inbound.js';
 
 /** L1: the provider objects an item event may stand for (one by id, or every listed item of its amount). */
 export interface ItemMatch {
@@ -102,20 +110,6 @@ export function providerSettledMinor(payment: ProviderPayment): bigint {
   if (payment.status === 'failed' || payment.status === 'pending') return 0n;
   const given = [...(payment.refunds ?? []), ...(payment.disputes ?? []), ...(payment.reversals ?? [])].reduce((sum, i) => sum + BigInt(i.amountMinor), 0n);
   return BigInt(payment.amountMinor) - given;
-}
-
-/** L5: the ledger's side of a payment (strings: it crosses the activity boundary). */
-export interface LedgerPosition {
-  transactionId: string;
-  capturedMinor: string;
-  settledMinor: string;
-  currency: string;
-}
-
-/** L5: posted and reported state side by side, kept on the reconciliation for the operator. */
-export interface Discrepancy {
-  posted: LedgerPosition;
-  reported: { status: ProviderPayment['status']; amountMinor: string; currency: string; settledMinor: string };
 }
 
 /**

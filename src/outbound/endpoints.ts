@@ -14,7 +14,7 @@ import { endpointStatusChanges } from '../metrics/outbox.js';
 import { newId } from '../shared/ids.js';
 import type { EndpointOrdering } from '../shared/outbound.js';
 import { recordStatusChange } from './endpoint-status.js';
-import type { SecretKeys } from './keyring.js';
+import type { SecretKeys } from '../shared/keyring.js';
 import { generateEndpointSecret, insertEndpointSecret, rotateEndpointSecret } from './secrets.js';
 
 export type Endpoint = typeof webhookEndpoints.$inferSelect;

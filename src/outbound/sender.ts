@@ -4,7 +4,7 @@ import type { Db } from '../db/client.js';
 import { sign, SIGNATURE_HEADER } from '../signing/index.js';
 import { unsent, type AttemptOutcome } from './attempt-record.js';
 import { exchange } from './exchange.js';
-import type { SecretKeys } from './keyring.js';
+import type { SecretKeys } from '../shared/keyring.js';
 import type { PinnedAgents } from './pinned-agents.js';
 import { signingSecretsFor } from './secrets.js';
 import { UnsafeUrlError, vetEndpointUrl, type LookupAll, type VettedAddress } from './url-safety.js';

@@ -6,7 +6,7 @@ import { scopeOf, type Principal } from '../access/roles.js';
 import { actorOf, recordAuditEvent } from '../audit/record.js';
 import type { Db } from '../db/client.js';
 import { deliveries, events, webhookEndpoints } from '../db/schema/index.js';
-import { parseEnvelope } from '../dispatcher/envelope.js';
+import { parseEnvelope } from './envelope.js';
 import { newId } from '../shared/ids.js';
 import { DeliveryConflictError } from './delivery-admin.js';
 import { EndpointNotFoundError } from './endpoints.js';

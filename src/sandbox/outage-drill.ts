@@ -17,7 +17,7 @@ import { parseProfile, type Profile } from '../config/profile.js';
 import { createDatabase } from '../db/client.js';
 import { startSweepLoop } from '../inbound/sweep.js';
 import { createLogger } from '../lib/logger.js';
-import { createWorkers, runWorkers } from '../lib/workers.js';
+import { createWorkers, runWorkers } from '../temporal-workers/build.js';
 import { createProviderRegistry } from '../providers/index.js';
 import { startProviderSandbox } from './provider.js';
 

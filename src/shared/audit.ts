@@ -13,3 +13,14 @@ export interface AuditActor {
   requestId: string | null;
   via: AuditVia;
 }
+
+/**
+ * What the audit log reads from an authenticated principal (src/access/roles.ts `Principal` has these fields), so
+ * the audit room names no type of the access room above it.
+ */
+export interface AuditPrincipal {
+  keyId: string;
+  name: string;
+  role: string;
+  requestId?: string;
+}

@@ -194,3 +194,26 @@ export interface ReconciliationProgress {
   /** A5: the resolution waiting for a second principal's approval, or null. */
   proposal?: ResolutionProposal | null;
 }
+
+/** L5: the ledger's side of a payment (strings: it crosses the activity boundary). Here so the schema of `reconciliations` can name it. */
+export interface LedgerPosition {
+  transactionId: string;
+  capturedMinor: string;
+  settledMinor: string;
+  currency: string;
+}
+
+/** L5: posted and reported state side by side, kept on the reconciliation for the operator. */
+export interface Discrepancy {
+  posted: LedgerPosition;
+  reported: { status: ProviderPayment['status']; amountMinor: string; currency: string; settledMinor: string };
+}
+
+/** What the ledger-posting activity answers (in src/shared: src/inbound/posting-outcome.ts reads it). */
+export type LedgerPostingResult =
+  | { status: 'posted' | 'replayed'; transactionId: string; postedAt: string; providerEventId: string; providerObjectId?: string }
+  | { status: 'awaiting_capture' }
+  /** L1: the object (or, for a payment, the capture) was already posted by another event: nothing new. */
+  | { status: 'duplicate'; transactionId: string; providerEventId: string; providerObjectId?: string }
+  /** L1: matched by amount, and every listed object of that amount is claimed by other events. */
+  | { status: 'no_unclaimed_item'; claimed: { providerObjectId: string; providerEventId: string }[] };

@@ -2,7 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { safeError } from '../db/errors.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../lib/logger.js';
 import { slowLaneQueue, type TaskQueues } from '../shared/task-queues.js';
 import type { Activities } from '../activities/index.js';
 

@@ -4,7 +4,7 @@
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
-import { keyringFromEnv } from '../outbound/keyring.js';
+import { keyringFromEnv } from '../shared/keyring.js';
 import { createDatabase, databaseOptions } from '../db/client.js';
 import { startHandoffSweep } from '../dispatcher/handoff-sweep.js';
 import { createOutboundBatchHandler } from '../dispatcher/outbound-handler.js';
@@ -15,7 +15,7 @@ import { loadSettings } from '../lib/settings.js';
 import { onShutdown } from '../lib/shutdown.js';
 import { bindPort, checkDatabase, reach } from '../lib/startup.js';
 import { pingTemporal } from '../lib/temporal.js';
-import { createWorkers, installWorkerRuntime, runWorkers, workerTuning } from '../lib/workers.js';
+import { createWorkers, installWorkerRuntime, runWorkers, workerTuning } from '../temporal-workers/build.js';
 import '../metrics/outbound.js';
 import { serveMetrics } from '../metrics/server.js';
 import { outboundAgents } from '../outbound/pinned-agents.js';

@@ -1,7 +1,7 @@
 // Temporal worker process: runs the delivery, reconciliation and smoke task queues, with /metrics.
 import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
-import { keyringFromEnv } from '../outbound/keyring.js';
+import { keyringFromEnv } from '../shared/keyring.js';
 import { createDatabase, databaseOptions } from '../db/client.js';
 import { startInboundSweep } from '../inbound/sweep.js';
 import { createLogger } from '../lib/logger.js';
@@ -12,7 +12,7 @@ import { connectTemporal } from '../lib/temporal.js';
 import { createProducer } from '../kafka/kafkajs.js';
 import { ledgerAccounts } from '../outbox/envelope.js';
 import { startOutboxRelay } from '../outbox/relay.js';
-import { createWorkers, installWorkerRuntime, reconciliationTuning, runWorkers, workerTuning } from '../lib/workers.js';
+import { createWorkers, installWorkerRuntime, reconciliationTuning, runWorkers, workerTuning } from '../temporal-workers/build.js';
 import { setGaugeRefreshInterval } from '../metrics/inbound-ledger.js';
 import { serveMetrics } from '../metrics/server.js';
 import { outboundAgents } from '../outbound/pinned-agents.js';

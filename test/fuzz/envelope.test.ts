@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { events, quarantinedMessages } from '../../src/db/schema/index.js';
-import { parseEnvelope } from '../../src/dispatcher/envelope.js';
+import { parseEnvelope } from '../../src/outbound/envelope.js';
 import { createOutboundBatchHandler } from '../../src/dispatcher/outbound-handler.js';
 import type { RawMessage } from '../../src/kafka/types.js';
 import { TEST_DATABASE_URL } from '../helpers/env.js';

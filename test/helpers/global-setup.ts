@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { runMigrations } from '../../src/db/migrate.js';
-import { WORKFLOWS_PATH } from '../../src/lib/workers.js';
+import { WORKFLOWS_PATH } from '../../src/temporal-workers/build.js';
 import { TEST_DATABASE_URL, WORKFLOW_BUNDLE_PATH } from './env.js';
 
 export default async function setup(): Promise<void> {

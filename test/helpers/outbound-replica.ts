@@ -9,7 +9,7 @@ import { createOutboundBatchHandler } from '../../src/dispatcher/outbound-handle
 import { runDispatcher } from '../../src/dispatcher/run.js';
 import { createBatchConsumer } from '../../src/kafka/kafkajs.js';
 import { connectTemporal } from '../../src/lib/temporal.js';
-import { createWorkers, runWorkers } from '../../src/lib/workers.js';
+import { createWorkers, runWorkers } from '../../src/temporal-workers/build.js';
 import { KAFKA_BROKERS, TEMPORAL_ADDRESS, TEST_DATABASE_URL, TEST_SECRETS_KEY, WORKFLOW_BUNDLE_PATH } from './env.js';
 import { testProfile } from './profile.js';
 import { testActivities, testLogger } from './temporal.js';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { NativeConnection } from '@temporalio/worker';
-import { createWorkers, runWorkers } from '../../src/lib/workers.js';
+import { createWorkers, runWorkers } from '../../src/temporal-workers/build.js';
 import { createActivities, type ActivityDeps } from '../../src/activities/index.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { SA } from '../../src/shared/search-attributes.js';
@@ -24,7 +24,7 @@ export function testActivities(db: Db, overrides: Partial<ActivityDeps> = {}) {
   return createActivities({ db, profile: testProfile(), logger: testLogger, secretsKey: TEST_SECRETS_KEY, ...overrides });
 }
 
-/** Starts the production worker setup (src/lib/workers.ts) on `connection` with the prebuilt bundle. */
+/** Starts the production worker setup (src/temporal-workers/build.ts) on `connection` with the prebuilt bundle. */
 export async function startWorkers(options: {
   connection: NativeConnection;
   taskQueues: TaskQueues;

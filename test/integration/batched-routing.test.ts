@@ -5,7 +5,7 @@ import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { deliveries, webhookEndpoints } from '../../src/db/schema/index.js';
-import { parseEnvelope, type ValidEvent } from '../../src/dispatcher/envelope.js';
+import { parseEnvelope, type ValidEvent } from '../../src/outbound/envelope.js';
 import { fanOut, type Positioned } from '../../src/dispatcher/fan-out.js';
 import { TEST_DATABASE_URL } from '../helpers/env.js';
 import { envelope, insertEndpoint, uniqueMerchant } from '../helpers/outbound.js';

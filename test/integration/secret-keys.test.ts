@@ -5,7 +5,7 @@ import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { endpointSecrets, webhookEndpoints } from '../../src/db/schema/index.js';
-import { keyringFromEnv } from '../../src/outbound/keyring.js';
+import { keyringFromEnv } from '../../src/shared/keyring.js';
 import { encryptSecret, generateEndpointSecret, insertEndpointSecret, reencryptEndpointSecrets, rotateEndpointSecret, signingSecretsFor } from '../../src/outbound/secrets.js';
 import { newId } from '../../src/shared/ids.js';
 import { TEST_DATABASE_URL } from '../helpers/env.js';

@@ -1,8 +1,11 @@
 // The folder rules of docs/architecture.md, checked over the import graph of src/ (test/helpers/import-graph.ts):
-// workflows stay deterministic, imports flow one way (no cycles, type-only ones included), the HTTP routes reach
-// tables through services, and nothing in src/ leans on bench/ or test/.
+// imports only go down the folder order written in docs/architecture.md (type-only ones included), workflows stay
+// deterministic, no cycles, the HTTP routes reach tables through services, and nothing in src/ leans on bench/ or
+// test/.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importCycles, importGraph, importsOf, type ImportEdge } from '../helpers/import-graph.js';
+import { importCycles, importGraph, importsOf, ROOT, sourceFiles, type ImportEdge } from '../helpers/import-graph.js';
 
 /** Pure modules (no I/O, no clock, no randomness) that workflows may run: the reconciliation rules and verdicts. */
 const WORKFLOW_PURE_MODULES = ['src/inbound/verdict.ts', 'src/inbound/state-machine.ts', 'src/inbound/posting-outcome.ts'];
@@ -17,6 +20,41 @@ const edges = importGraph(['src']);
 const local = (e: ImportEdge) => e.specifier.startsWith('.');
 const under = (path: string, prefixes: string[]) => prefixes.some((p) => path === p || (p.endsWith('/') && path.startsWith(p)));
 const show = (e: ImportEdge) => `${e.from} imports ${e.specifier}${e.typeOnly ? ' (type)' : ''}`;
+
+/** The numbered list under "The folder order" in docs/architecture.md: the rooms of src/, top to bottom. */
+export function folderOrder(markdown: string): string[] {
+  const start = markdown.indexOf('**The folder order**');
+  if (start < 0) return [];
+  // The list is the first run of numbered lines after the heading; the text after it is not read.
+  const lines = markdown.slice(start).split('\n').slice(1);
+  const first = lines.findIndex((l) => /^\d+\. /.test(l));
+  const list = first < 0 ? [] : lines.slice(first);
+  const end = list.findIndex((l) => !/^\d+\. /.test(l));
+  return (end < 0 ? list : list.slice(0, end)).map((l) => /^\d+\. `src\/([a-z0-9-]+)`/.exec(l)?.[1] ?? `unreadable: ${l}`);
+}
+
+/** The room (first folder under src/) of a file, or null for a package or a file outside src/. */
+const roomOf = (path: string) => /^src\/([^/]+)\//.exec(path)?.[1] ?? null;
+
+/** Every import from one room to another that does not go down `order` (or touches a room the order omits). */
+export function climbingImports(graph: ImportEdge[], order: string[]): string[] {
+  const rank = new Map(order.map((room, i) => [room, i]));
+  const out: string[] = [];
+  for (const e of graph) {
+    if (!local(e)) continue;
+    const from = roomOf(e.from);
+    const to = roomOf(e.to);
+    if (to === null && e.to.startsWith('src/')) out.push(`${show(e)}: a file directly under src/ is in no room`);
+    if (from === null || to === null || from === to) continue;
+    const a = rank.get(from);
+    const b = rank.get(to);
+    if (a === undefined || b === undefined) out.push(`${show(e)}: src/${a === undefined ? from : to} is not in the folder order`);
+    else if (b < a) out.push(`${show(e)}: src/${to} is above src/${from}`);
+  }
+  return out;
+}
+
+const ORDER = folderOrder(readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8'));
 
 /** The edges that break the workflow rules, from `roots` through every module they load at run time. */
 export function workflowViolations(graph: ImportEdge[], roots: string[]): string[] {
@@ -55,6 +93,20 @@ describe('architecture: import rules over src/', () => {
   it('workflows load only @temporalio/workflow, src/shared and the allow-listed pure modules (types from activities)', () => {
     const roots = [...new Set(edges.map((e) => e.from).filter((f) => f.startsWith('src/workflows/')))];
     expect(workflowViolations(edges, roots)).toEqual([]);
+  });
+
+  it('docs/architecture.md orders every room of src/, each once', () => {
+    const rooms = [...new Set(sourceFiles('src').map(roomOf))].filter((r) => r !== null);
+    expect(ORDER.length).toBeGreaterThan(15);
+    expect(new Set(ORDER).size).toBe(ORDER.length);
+    expect([...ORDER].sort()).toEqual(rooms.sort());
+    expect(sourceFiles('src').filter((f) => roomOf(f) === null)).toEqual([]); // no file outside a room
+    expect(ORDER[0]).toBe('workers');
+    expect(ORDER.at(-1)).toBe('shared');
+  });
+
+  it('every import between rooms goes down the folder order (type-only ones included)', () => {
+    expect(climbingImports(edges, ORDER)).toEqual([]);
   });
 
   it('has no import cycles, type-only ones included', () => {
@@ -96,6 +148,31 @@ describe('architecture: the checks fail on a broken import', () => {
     expect(workflowViolations(broken, ['src/workflows/reconciliation/index.ts'])).toContain(
       'src/inbound/verdict.ts imports drizzle-orm',
     );
+  });
+
+  it('an import that climbs the folder order is reported, a type-only one too', () => {
+    const broken = [
+      ...edges,
+      ...fake('src/db/schema/inbound.ts', "import type { ItemMatch } from '../../inbound/verdict.js';"),
+      ...fake('src/lib/x.ts', "import { createDeliveryActivities } from '../activities/delivery.js';"),
+    ];
+    expect(climbingImports(broken, ORDER)).toEqual([
+      'src/db/schema/inbound.ts imports ../../inbound/verdict.js (type): src/inbound is above src/db',
+      'src/lib/x.ts imports ../activities/delivery.js: src/activities is above src/lib',
+    ]);
+  });
+
+  it('an import into a room the folder order does not name is reported', () => {
+    const broken = [...edges, ...fake('src/api/x.ts', "import { thing } from '../newroom/thing.js';")];
+    expect(climbingImports(broken, ORDER)).toEqual([
+      'src/api/x.ts imports ../newroom/thing.js: src/newroom is not in the folder order',
+    ]);
+  });
+
+  it('reads the folder order from the numbered list only', () => {
+    const doc =
+      'intro `src/api`\n\n**The folder order**, top to bottom:\n\n1. `src/workers` — x\n2. `src/shared`\n\nLater `src/db`.';
+    expect(folderOrder(doc)).toEqual(['workers', 'shared']);
   });
 
   it('a type-only cycle is a cycle', () => {

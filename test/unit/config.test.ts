@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { formatDuration, parseDuration } from '../../src/config/duration.js';
 import { parseEnv } from '../../src/config/env.js';
 import { loadProfile, parseProfile, ProfileError } from '../../src/config/profile.js';
-import { reconciliationTuning, workerTuning } from '../../src/lib/workers.js';
+import { reconciliationTuning, workerTuning } from '../../src/temporal-workers/build.js';
 
 process.env.SANDBOX_STRIPE_WEBHOOK_SECRET ??= 'whsec_unit';
 process.env.SANDBOX_HMAC_WEBHOOK_SECRET ??= 'unit-hmac';

@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isPgText } from '../../src/shared/pg-text.js';
-import { parseEnvelope } from '../../src/dispatcher/envelope.js';
+import { parseEnvelope } from '../../src/outbound/envelope.js';
 import { subscribes } from '../../src/dispatcher/outbound-handler.js';
 
 const good = {

@@ -1,6 +1,6 @@
 // A8: master keys from the environment; errors name the variable and the key id, never a key.
 import { describe, expect, it } from 'vitest';
-import { keyringFromEnv, keyringOf } from '../../src/outbound/keyring.js';
+import { keyringFromEnv, keyringOf } from '../../src/shared/keyring.js';
 
 const k = (n: number) => Buffer.alloc(32, n).toString('base64');
 

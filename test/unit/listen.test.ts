@@ -7,7 +7,7 @@ import { runCli } from '../../src/cli/run.js';
 import { readSse } from '../../src/cli/sse.js';
 import { decodeCursor, encodeCursor, isSnapshot, typeMatcher } from '../../src/outbound/stream-cursor.js';
 import { TRIGGER_TYPES, testEventEnvelope } from '../../src/outbound/test-events.js';
-import { parseEnvelope } from '../../src/dispatcher/envelope.js';
+import { parseEnvelope } from '../../src/outbound/envelope.js';
 import { verify } from '../../src/signing/index.js';
 import { lazyProducer } from '../../src/kafka/lazy-producer.js';
 

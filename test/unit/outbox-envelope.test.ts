@@ -1,7 +1,7 @@
 // M1: an outbox row becomes an ordinary Kafka envelope (O1) that the dispatcher accepts, with the merchant account
 // from the row or, for ledger events, from the provider's profile entry; every field comes from the row.
 import { describe, expect, it } from 'vitest';
-import { parseEnvelope } from '../../src/dispatcher/envelope.js';
+import { parseEnvelope } from '../../src/outbound/envelope.js';
 import { LEDGER_EVENT_TYPES, ledgerEventId } from '../../src/ledger/announce.js';
 import { POSTING_KINDS } from '../../src/ledger/postings.js';
 import { ledgerAccounts, outboxEnvelope } from '../../src/outbox/envelope.js';

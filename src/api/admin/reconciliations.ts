@@ -1,7 +1,7 @@
 // Admin routes for reconciliations (I7, I11): list by state and provider, one with its transitions and
 // resolution, and the operator resolution that runs the workflow's `resolve` update.
 import { z } from '@hono/zod-openapi';
-import { keyringFromEnv } from '../../outbound/keyring.js';
+import { keyringFromEnv } from '../../shared/keyring.js';
 import type { ProposalRow } from '../../inbound/dual-control.js';
 import {
   createReconciliationAdmin,

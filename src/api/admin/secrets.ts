@@ -2,7 +2,7 @@
 // the previous keys (SECRETS_ENCRYPTION_PREVIOUS_KEYS) can be removed afterwards. Idempotent; admin only.
 import { z } from '@hono/zod-openapi';
 import { actorOf, recordAuditEvent } from '../../audit/record.js';
-import { keyringFromEnv } from '../../outbound/keyring.js';
+import { keyringFromEnv } from '../../shared/keyring.js';
 import { reencryptEndpointSecrets } from '../../outbound/secrets.js';
 import type { ApiDeps } from '../deps.js';
 import { adminRoute } from './access.js';

@@ -2,7 +2,7 @@
 // disable/enable (requirements §4, O9, O13, O15).
 import { z } from '@hono/zod-openapi';
 import { createEndpointService, EndpointNotFoundError } from '../../outbound/endpoints.js';
-import { keyringFromEnv } from '../../outbound/keyring.js';
+import { keyringFromEnv } from '../../shared/keyring.js';
 import { checkEndpointUrl, UnsafeUrlError } from '../../outbound/url-safety.js';
 import { ENDPOINT_ORDERINGS } from '../../shared/outbound.js';
 import type { ApiDeps } from '../deps.js';

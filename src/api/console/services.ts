@@ -8,7 +8,7 @@ import { DeliveryConflictError, type DeliveryAdmin } from '../../outbound/delive
 import { outboundBacklog, type OutboundBacklog } from '../../outbound/backlog.js';
 import { endpointStats, type EndpointStats } from '../../outbound/endpoint-stats.js';
 import { createEndpointService, EndpointNotFoundError, type EndpointService } from '../../outbound/endpoints.js';
-import { keyringFromEnv } from '../../outbound/keyring.js';
+import { keyringFromEnv } from '../../shared/keyring.js';
 import type { Principal } from '../../access/roles.js';
 import { sendTestEvent } from '../admin/endpoint-tests.js';
 import type { ApiDeps } from '../deps.js';

@@ -14,7 +14,7 @@ import {
 } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 import { bytea } from './outbound.js';
-import type { Discrepancy } from '../../inbound/verdict.js';
+import type { Discrepancy } from '../../shared/inbound.js';
 
 /**
  * I5: every provider event id ever accepted. Insert-only: a trigger (migration 0001) refuses UPDATE and DELETE,
