@@ -1,4 +1,6 @@
-// Builds the Temporal workers of this service (one per task queue) for the worker process and for tests.
+// Builds the Temporal workers of this service (one per task queue) for the worker process and for tests; a release
+// build's worker loads the workflow bundle `npm run build` wrote (dist/workflow-bundle.js) instead of bundling at start.
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { safeError } from '../db/errors.js';
@@ -6,7 +8,15 @@ import type { Logger } from '../lib/logger.js';
 import { slowLaneQueue, type TaskQueues } from '../shared/task-queues.js';
 import type { Activities } from '../activities/index.js';
 
-export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+/** The workflows' entry module: the TypeScript source under tsx, the compiled module when run from dist/. */
+export const WORKFLOWS_PATH = fileURLToPath(new URL(`../workflows/index.${import.meta.url.endsWith('.js') ? 'js' : 'ts'}`, import.meta.url));
+/** The bundle `npm run build` writes (dist/workflow-bundle.js, scripts/build-workflow-bundle.ts); never under src/. */
+export const PREBUILT_BUNDLE_PATH = fileURLToPath(new URL('../workflow-bundle.js', import.meta.url));
+
+/** The prebuilt workflow bundle when the process runs from a build that has one, else undefined (bundle at start). */
+export function prebuiltWorkflowBundle(path = PREBUILT_BUNDLE_PATH): { codePath: string } | undefined {
+  return existsSync(path) ? { codePath: path } : undefined;
+}
 
 const quietBundlerLogger = {
   trace: () => {}, debug: () => {}, info: () => {},
@@ -14,6 +24,11 @@ const quietBundlerLogger = {
   error: (m: string, meta?: object) => console.error(m, meta ?? ''),
   log: () => {},
 };
+
+/** Bundles src/workflows the way a worker does at start (tests, `npm start`, and the build's prebuilt bundle). */
+export async function bundleWorkflows(workflowsPath = WORKFLOWS_PATH): Promise<string> {
+  return (await bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger })).code;
+}
 
 /**
  * Routes the Temporal SDK's own log lines (worker state changes, core warnings) into the process's JSON log, at
@@ -32,7 +47,7 @@ export interface WorkerSetup {
   namespace?: string;
   taskQueues: TaskQueues;
   activities: Activities;
-  /** A prebuilt bundle (tests bundle once); otherwise the worker bundles src/workflows itself. */
+  /** A prebuilt bundle (tests bundle once); else dist/workflow-bundle.js when present; else bundled at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   tuning?: Partial<WorkerOptions>;
   /** P3: merged over `tuning` for the reconciliation queue's worker (reconciliationTuning). */
@@ -102,7 +117,7 @@ const safeDbErrors = {
 export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
   const queues = [...new Set(Object.values(setup.taskQueues))];
   // Bundle once and share it: each task queue's worker would otherwise build its own copy.
-  const workflowBundle = setup.workflowBundle ?? (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger }));
+  const workflowBundle = setup.workflowBundle ?? prebuiltWorkflowBundle() ?? { code: await bundleWorkflows() };
   // M2: the slow lane runs attempts only (no workflows), in slots of its own, so a hanging endpoint never takes the
   // normal lane's. Every process that runs the delivery queue also polls its slow lane.
   const slowLane = Worker.create({
