@@ -17,13 +17,30 @@ interface Row {
   actor: string;
 }
 
-/** Every violation over all reconciliations (or only those whose id starts with `idPrefix`); [] when all are paths. */
+export interface PathAuditScope {
+  rules?: ReconciliationRules;
+  /** Only reconciliations whose id starts with this. */
+  idPrefix?: string;
+  /** Leave out reconciliations whose id starts with this (a test's deliberately broken fixtures). */
+  excludeIdPrefix?: string;
+  /** Only reconciliations with a transition recorded at or after this (one test run's, R14). */
+  since?: Date;
+}
+
+/** Every violation over all reconciliations in `scope`; [] when all are paths. */
 export async function findTransitionPathViolations(
   sql: Sql,
-  options: { rules?: ReconciliationRules; idPrefix?: string } = {},
+  options: PathAuditScope = {},
 ): Promise<ReconciliationPathViolation[]> {
   const rules = options.rules ?? loadReconciliationRules();
-  const filter = options.idPrefix === undefined ? sql`` : sql`where reconciliation_id like ${likePrefix(options.idPrefix)}`;
+  const conditions = [
+    options.idPrefix === undefined ? null : sql`reconciliation_id like ${likePrefix(options.idPrefix)}`,
+    options.excludeIdPrefix === undefined ? null : sql`reconciliation_id not like ${likePrefix(options.excludeIdPrefix)}`,
+    options.since === undefined
+      ? null
+      : sql`reconciliation_id in (select reconciliation_id from reconciliation_transitions where at >= ${options.since.toISOString()}::timestamptz)`,
+  ].filter((c) => c !== null);
+  const filter = conditions.reduce((acc, c, i) => (i === 0 ? sql`where ${c}` : sql`${acc} and ${c}`), sql``);
   const rows = await sql<Row[]>`
     select reconciliation_id, from_state, to_state, actor
       from reconciliation_transitions ${filter}

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { findTransitionPathViolations } from '../../src/inbound/transition-path-audit.js';
-import { TEST_DATABASE_URL } from '../helpers/env.js';
+import { PATH_FIXTURE_PREFIX, TEST_DATABASE_URL } from '../helpers/env.js';
 
 let database: Database;
 beforeAll(() => {
@@ -15,7 +15,7 @@ afterAll(async () => {
 });
 
 const run = randomUUID().slice(0, 8);
-const prefix = `reconcile:tpath-${run}:`;
+const prefix = `${PATH_FIXTURE_PREFIX}${run}:`;
 
 async function reconciliation(event: string, rows: [string, string, string, string][]) {
   const id = `${prefix}${event}`;
@@ -55,5 +55,17 @@ describe('R15 findTransitionPathViolations', () => {
     ]);
     const violations = await findTransitionPathViolations(database.sql, { idPrefix: id });
     expect(violations).toEqual([]);
+  });
+
+  it('R14 the after-file scope: `since` keeps only reconciliations touched since then, `excludeIdPrefix` leaves fixtures out', async () => {
+    const bad = await reconciliation('scoped', [
+      ['received', 'reconciling', 'system', '2026-12-02T06:00:00Z'],
+      ['reconciling', 'applied', 'operator:ops', '2026-12-02T06:00:01Z'],
+    ]);
+    const scoped = (options: Parameters<typeof findTransitionPathViolations>[1]) =>
+      findTransitionPathViolations(database.sql, { idPrefix: bad, ...options }).then((v) => v.map((x) => x.problem));
+    expect(await scoped({ since: new Date('2026-12-02T06:00:01Z') })).toEqual(['actor_not_allowed']);
+    expect(await scoped({ since: new Date('2026-12-02T06:00:02Z') })).toEqual([]);
+    expect(await scoped({ excludeIdPrefix: prefix })).toEqual([]);
   });
 });
