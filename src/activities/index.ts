@@ -10,6 +10,8 @@ import { createReconciliationActivities } from './reconciliation.js';
 import { createResolutionActivities } from './resolution.js';
 import { createDeliveryActivities } from './delivery.js';
 import { createLedgerPositionActivities } from './ledger-position.js';
+import { stepFault } from './step-fault.js';
+import { createStepJournal } from './step-journal.js';
 
 export interface ActivityDeps {
   db: Db;
@@ -19,16 +21,25 @@ export interface ActivityDeps {
   secretsKey: SecretKeys;
   /** Injectable fetch for outbound HTTP (unit tests fake the peer). */
   fetch?: typeof fetch;
+  /** R13 test hook (APIPAY_FAULT_AFTER_STEP, src/activities/step-fault.ts): kill the process right after a step. */
+  faultAfterStep?: string;
 }
 
 export function createActivities(deps: ActivityDeps) {
-  return withClassifiedErrors({
-    ...createSmokeActivities(deps),
-    ...createReconciliationActivities(deps),
-    ...createLedgerPositionActivities(deps),
-    ...createResolutionActivities(deps),
-    ...createDeliveryActivities(deps),
-  });
+  // R13: the reconciliation's local steps answer a re-run of their workflow task from their first durable answer
+  // (src/activities/step-journal.ts); the journal sees classified failures and its own errors are classified too.
+  const journal = createStepJournal({ db: deps.db, logger: deps.logger, fault: stepFault(deps.faultAfterStep) });
+  return withClassifiedErrors(
+    journal.wrap(
+      withClassifiedErrors({
+        ...createSmokeActivities(deps),
+        ...createReconciliationActivities(deps),
+        ...createLedgerPositionActivities(deps),
+        ...createResolutionActivities(deps),
+        ...createDeliveryActivities(deps),
+      }),
+    ),
+  );
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -1,6 +1,9 @@
 // Connection settings and process secrets from the environment, parsed once; defaults match scripts/stack.sh.
 import { z } from 'zod';
 
+/** R13: the test hook's value, <activity>[#n][@written|@journaled] (src/activities/step-fault.ts). */
+export const STEP_FAULT_SPEC = /^([A-Za-z]+)(?:#([1-9][0-9]*))?(?:@(written|journaled))?$/;
+
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -51,6 +54,14 @@ const envSchema = z.object({
   SECRETS_ENCRYPTION_KEY_ID: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'SECRETS_ENCRYPTION_KEY_ID must be 1–32 letters, digits, _ or -').default('k1'),
   /** A8: earlier master keys, decrypt only, as id:base64,… — kept until `apipay secrets reencrypt` has run. */
   SECRETS_ENCRYPTION_PREVIOUS_KEYS: z.string().optional(),
+  /** R13 test hook: kill the worker right after a workflow step (src/activities/step-fault.ts); refused in production. */
+  APIPAY_FAULT_AFTER_STEP: z
+    .string()
+    .regex(STEP_FAULT_SPEC, 'APIPAY_FAULT_AFTER_STEP must be <activity>[#n][@written|@journaled]')
+    .optional(),
+}).refine((env) => !(env.NODE_ENV === 'production' && env.APIPAY_FAULT_AFTER_STEP), {
+  path: ['APIPAY_FAULT_AFTER_STEP'],
+  message: 'APIPAY_FAULT_AFTER_STEP is a test hook and is refused when NODE_ENV=production',
 });
 
 export type Env = z.output<typeof envSchema>;

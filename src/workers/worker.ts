@@ -1,6 +1,7 @@
 // Temporal worker process: runs the delivery, reconciliation and smoke task queues, with /metrics.
 import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
+import { startStepResultPrune } from '../activities/step-journal.js';
 import { keyringFromEnv } from '../shared/keyring.js';
 import { createDatabase, databaseOptions } from '../db/client.js';
 import { startInboundSweep } from '../inbound/sweep.js';
@@ -31,7 +32,9 @@ const activities = createActivities({
   profile,
   logger,
   secretsKey: keyringFromEnv(env),
+  ...(env.APIPAY_FAULT_AFTER_STEP ? { faultAfterStep: env.APIPAY_FAULT_AFTER_STEP } : {}), // R13 test hook
 });
+const prune = startStepResultPrune({ db: database.db, logger }); // R13: the step journal keeps a week
 const workers = await createWorkers({
   connection,
   namespace: env.TEMPORAL_NAMESPACE,
@@ -64,6 +67,7 @@ const relay = startOutboxRelay({
 });
 onShutdown(logger, [
   () => sweep.stop(),
+  () => prune.stop(),
   () => relay.stop(),
   // Worker.shutdown stops polling and lets in-flight tasks finish; run() resolves once they have.
   () => {

@@ -14,3 +14,5 @@ export const TEST_APP_DATABASE_URL = (() => {
   url.password = '';
   return url.toString();
 })();
+/** R14: reconciliation ids test/integration/transition-path-audit.test.ts breaks on purpose (the after-file check skips them). */
+export const PATH_FIXTURE_PREFIX = 'reconcile:tpath-';

@@ -1,12 +1,22 @@
-// Once per integration run: migrate the test database and bundle the workflows (each worker reuses the bundle).
+// Once per integration run: migrate the test database, bundle the workflows (each worker reuses the bundle), and
+// note the run's start for the after-file transition-path check (test/helpers/setup-runtime.ts).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
+import type { TestProject } from 'vitest/node';
 import { runMigrations } from '../../src/db/migrate.js';
 import { WORKFLOWS_PATH } from '../../src/temporal-workers/build.js';
 import { TEST_DATABASE_URL, WORKFLOW_BUNDLE_PATH } from './env.js';
 
-export default async function setup(): Promise<void> {
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** R14: the start of this run; the after-file path check reads the reconciliations touched since. */
+    testRunStartedAt: string;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<void> {
+  project.provide('testRunStartedAt', new Date(Date.now() - 1000).toISOString());
   await runMigrations(TEST_DATABASE_URL);
   const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never });
   mkdirSync(dirname(WORKFLOW_BUNDLE_PATH), { recursive: true });

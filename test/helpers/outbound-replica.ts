@@ -1,7 +1,7 @@
 // A separate process running one outbound replica for the O14 test and the P1 kill test: `worker <taskQueue>` or
 // `dispatcher <topic> <group> <taskQueue>`, against the test database and the real servers. Prints "ready".
 // REPLICA_PROFILE (JSON) overrides the test profile, e.g. {"outbound":{"delivery_mode":"batched"}}; a dispatcher
-// runs the hand-off sweep as src/workers/dispatcher.ts does.
+// runs the hand-off sweep as src/workers/dispatcher.ts does. APIPAY_FAULT_AFTER_STEP=batchedRecord: see below (R14).
 import { NativeConnection } from '@temporalio/worker';
 import { createDatabase } from '../../src/db/client.js';
 import { startHandoffSweep } from '../../src/dispatcher/handoff-sweep.js';
@@ -39,7 +39,15 @@ if (role === 'worker') {
   const [topic, group, taskQueue] = args as [string, string, string];
   const temporal = await connectTemporal(TEMPORAL_ADDRESS, 'default');
   const consumer = createBatchConsumer({ brokers: KAFKA_BROKERS, clientId: `replica-${process.pid}`, topic, groupId: group });
-  const deps = { db: database.db, temporal: temporal.client, taskQueue, profile, logger: testLogger, secretsKey: TEST_SECRETS_KEY };
+  // R14: APIPAY_FAULT_AFTER_STEP=batchedRecord kills this dispatcher right after the batched first attempts of a chunk
+  // are recorded, before their hand-off to workflows and before the offsets (the dangerous instant of P1).
+  const fault = process.env.APIPAY_FAULT_AFTER_STEP === 'batchedRecord';
+  const observe = (stage: string) => {
+    if (!fault || stage !== 'record') return;
+    process.stderr.write('[fault] killing the dispatcher after the batched first attempts were recorded\n');
+    process.kill(process.pid, 'SIGKILL');
+  };
+  const deps = { db: database.db, temporal: temporal.client, taskQueue, profile, logger: testLogger, secretsKey: TEST_SECRETS_KEY, observe };
   const handler = createOutboundBatchHandler(deps);
   await runDispatcher(consumer, handler);
   const { sweep_interval: intervalMs, handoff_grace: graceMs } = profile.outbound.batched;

@@ -228,6 +228,65 @@ describe('batched delivery mode (P1)', () => {
   });
 
   it(
+    'R14 a dispatcher killed right after its batched first attempts were recorded: none is POSTed again, the failed ones go on in their workflow',
+    { timeout: 180_000 },
+    async () => {
+      const merchantAccount = uniqueMerchant('p1fault');
+      await insertEndpoint(database.db, { merchantAccount, url: `${receiver.url}/p1fault/${merchantAccount}` });
+      const name = await topic('p1fault');
+      const group = `g-${name}`;
+      const taskQueue = uniqueTaskQueues('p1fault').delivery;
+      const replicaProfile = { outbound: { delivery_mode: 'batched', ...fast, batched: { ...fast.batched, concurrency: 64 } } };
+      const ids = Array.from({ length: 20 }, () => uniqueEventId());
+      const refused = new Set(ids.filter((_, i) => i % 2 === 0));
+      for (const id of refused) failFirst.add(id); // attempt 1 of these gets a 503; any later POST a 200
+      await replica(replicaProfile, 'worker', taskQueue);
+      const doomed = await replica(replicaProfile, 'dispatcher', name, group, taskQueue, {
+        APIPAY_FAULT_AFTER_STEP: 'batchedRecord',
+      });
+      const killed = new Promise((resolve) => doomed.once('exit', (_code, signal) => resolve(signal)));
+      await producer.send(
+        name,
+        ids.map((id, i) => ({ key: `k${i}`, value: JSON.stringify(envelope({ id, merchantAccount })) })),
+      );
+      expect(await killed).toBe('SIGKILL');
+      const path = `/p1fault/${merchantAccount}`;
+      expect(posts(path)).toHaveLength(ids.length); // every attempt 1 was sent and recorded before the kill
+      await replica(replicaProfile, 'dispatcher', name, group, taskQueue);
+
+      const rows = await waitFor(
+        async () => {
+          const r = await database.db.select().from(deliveries).where(eq(deliveries.merchantAccount, merchantAccount));
+          return r.length === ids.length && r.every((d) => d.status === 'DELIVERED' && d.handoffSince === null) ? r : undefined;
+        },
+        120_000,
+        'every delivery DELIVERED and handed off',
+      );
+      const sent = new Map<string, number>();
+      for (const r of posts(path)) {
+        const id = (JSON.parse(r.body.toString()) as { id: string }).id;
+        sent.set(id, (sent.get(id) ?? 0) + 1);
+      }
+      for (const id of ids) expect(sent.get(id), id).toBe(refused.has(id) ? 2 : 1);
+      for (const row of rows) {
+        const attempts = await attemptsOf(row.id);
+        const expected = refused.has(row.eventPublicId)
+          ? [
+              [1, 503],
+              [2, 200],
+            ]
+          : [[1, 200]];
+        expect(attempts.map((a) => [a.attemptNumber, a.responseStatus])).toEqual(expected);
+        if (refused.has(row.eventPublicId)) {
+          // The durable history agrees with the rows: the workflow the sweep started counted both attempts.
+          const progress = await temporal.client.workflow.getHandle(row.id).query(deliveryStatusQuery);
+          expect(progress).toMatchObject({ status: 'DELIVERED', attemptCount: 2 });
+        }
+      }
+    },
+  );
+
+  it(
     'kill drill: dispatcher and worker processes SIGKILLed mid-burst; every event delivered, each duplicate an interrupted attempt',
     { timeout: 300_000 },
     async () => {
@@ -295,8 +354,10 @@ describe('batched delivery mode (P1)', () => {
 });
 
 /** A replica in its own process (test/helpers/outbound-replica.ts), killed with SIGKILL by the drill. */
-async function replica(profile: Record<string, unknown>, ...args: string[]): Promise<ChildProcess> {
-  const env = { ...process.env, REPLICA_PROFILE: JSON.stringify(profile) };
+async function replica(profile: Record<string, unknown>, ...given: (string | Record<string, string>)[]): Promise<ChildProcess> {
+  const extra = given.find((a): a is Record<string, string> => typeof a === 'object') ?? {};
+  const args = given.filter((a): a is string => typeof a === 'string');
+  const env = { ...process.env, REPLICA_PROFILE: JSON.stringify(profile), ...extra };
   const child = spawn(process.execPath, ['--import', 'tsx', REPLICA, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env });
   stops.push(async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;

@@ -6,3 +6,4 @@ export * from './access.js';
 export * from './dual-control.js';
 export * from './audit.js';
 export * from './outbox.js';
+export * from './workflow-steps.js';
