@@ -7,6 +7,10 @@
 # Installs what is missing into a cache outside the repository ($APIPAY_CACHE, default ~/.cache/apipay), keeps
 # runtime data in .data/ (git-ignored), starts each service idempotently with a health wait, and on failure exits
 # non-zero with a line naming the service and its log file.
+# R16: a service counts as up only when it answers its health check (PostgreSQL: pg_isready; Temporal: `temporal
+# operator cluster health`; Kafka: a metadata request, scripts/stack/kafka-health.mjs), never because its pid is
+# alive: `up` restarts a service whose process is alive but has not answered for STACK_HEALTH_GRACE_S (default 15),
+# and `status` reports the same checks.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -52,7 +56,9 @@ case "$TEMPORAL_MODE" in dev|server) ;; *) printf '[stack] FAILED APIPAY_TEMPORA
 say() { printf '[stack] %s\n' "$*"; }
 fail() { printf '[stack] FAILED %s\n' "$*" >&2; exit 1; }
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-pid_alive() { [ -f "$PIDS/$1.pid" ] && kill -0 "$(cat "$PIDS/$1.pid")" 2>/dev/null; }
+# alive: the process exists and is not a zombie (a killed child nobody reaped still answers kill -0).
+proc_alive() { kill -0 "$1" 2>/dev/null && [ "$(ps -o stat= -p "$1" 2>/dev/null | cut -c1)" != Z ]; }
+pid_alive() { [ -f "$PIDS/$1.pid" ] && proc_alive "$(cat "$PIDS/$1.pid")"; }
 log_tail() { [ -f "$1" ] && tail -n 15 "$1" | sed 's/^/    | /' >&2 || true; }
 
 # wait_for SERVICE LOG TIMEOUT CHECK...: polls CHECK until it succeeds; fails early if the process died.
@@ -68,11 +74,77 @@ wait_for() {
   done
 }
 
-# A port already answering but not by our process means another program holds it.
+# A port already answering but not by our process means another program holds it (after a few seconds' grace
+# for a process of ours that is still going away).
 check_port_free() {
-  local svc="$1" port="$2"
-  if port_open "$port"; then fail "$svc: port $port is already in use by another process; log: $LOGS/$svc.log"; fi
+  local svc="$1" port="$2" deadline=$(( $(date +%s) + 5 ))
+  while port_open "$port"; do
+    [ "$(date +%s)" -ge "$deadline" ] && fail "$svc: port $port is already in use by another process; log: $LOGS/$svc.log"
+    sleep 0.3
+  done
 }
+
+# ---------------------------------------------------------------- health (R16)
+HEALTH_GRACE_S="${STACK_HEALTH_GRACE_S:-15}"
+pg_healthy() { "$PG_BIN/pg_isready" -q -t 3 -h 127.0.0.1 -p "$PGPORT" >/dev/null 2>&1; }
+temporal_healthy() {
+  timeout 10 "$TEMPORAL_BIN" operator cluster health --address "127.0.0.1:$TEMPORAL_PORT" --command-timeout 5s 2>/dev/null | grep -q SERVING
+}
+kafka_healthy() {
+  # kafkajs is a project dependency; before npm ci only the port can be checked.
+  [ -d "$ROOT/node_modules/kafkajs" ] || { port_open "$KAFKA_PORT"; return; }
+  (cd "$ROOT" && KAFKA_BROKERS="127.0.0.1:$KAFKA_PORT" timeout 10 node scripts/stack/kafka-health.mjs) >/dev/null 2>&1
+}
+healthy() {
+  case "$1" in
+    postgresql) pg_healthy ;;
+    temporal) temporal_healthy ;;
+    kafka) kafka_healthy ;;
+    *) port_open "$TEMPORAL_UI_PORT" ;; # temporal-ui (server mode): its HTTP port
+  esac
+}
+# healthy_within SERVICE SECONDS: true as soon as the check passes, false if it never does in time.
+healthy_within() {
+  local deadline=$(( $(date +%s) + $2 ))
+  until healthy "$1"; do [ "$(date +%s)" -ge "$deadline" ] && return 1; sleep 1; done
+}
+
+# kill_hard PID...: continue (a stopped process ignores TERM), TERM, then KILL what is left after 5 s.
+kill_hard() {
+  local pid
+  for pid in "$@"; do kill -CONT "$pid" 2>/dev/null; kill -TERM "$pid" 2>/dev/null; done
+  for _ in $(seq 1 50); do
+    local left=0; for pid in "$@"; do proc_alive "$pid" && left=1; done
+    [ "$left" = 0 ] && return; sleep 0.1
+  done
+  for pid in "$@"; do kill -KILL "$pid" 2>/dev/null; done
+  for _ in $(seq 1 50); do
+    local left=0; for pid in "$@"; do proc_alive "$pid" && left=1; done
+    [ "$left" = 0 ] && return; sleep 0.1
+  done
+}
+
+# up_or_restart SERVICE: the service's process is alive. True if it answers within the grace; otherwise it is
+# stopped (hard) so the caller starts a fresh one.
+up_or_restart() {
+  local svc="$1" pid
+  healthy_within "$svc" "$HEALTH_GRACE_S" && return 0
+  if [ "$svc" = postgresql ]; then
+    pid="$(pg_postmaster_pid)"
+    say "postgresql: postmaster $pid is alive but pg_isready got no answer for ${HEALTH_GRACE_S}s: restarting it"
+    # its backends too: a new postmaster refuses to start while they hold the old shared memory
+    kill_hard "$pid" $(ps -o pid= --ppid "$pid" 2>/dev/null)
+    rm -f "$PIDS/postgresql.pid"
+  else
+    pid="$(cat "$PIDS/$svc.pid")"
+    say "$svc: pid $pid is alive but has not answered its health check for ${HEALTH_GRACE_S}s: restarting it"
+    kill_hard "$pid"
+    rm -f "$PIDS/$svc.pid"
+  fi
+  return 1
+}
+pg_postmaster_pid() { [ -f "$PG_DATA/postmaster.pid" ] && head -1 "$PG_DATA/postmaster.pid"; }
+pg_alive() { local pid; pid="$(pg_postmaster_pid)" && [ -n "$pid" ] && proc_alive "$pid"; }
 
 need() { command -v "$1" >/dev/null 2>&1 || fail "$2: '$1' not found on PATH ($3)"; }
 
@@ -125,9 +197,9 @@ install_test_server() {
 start_postgres() {
   local log="$LOGS/postgresql.log"
   install_apt_postgres
-  if "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PGPORT" 2>/dev/null && [ -f "$PG_DATA/postmaster.pid" ]; then
+  if pg_alive && up_or_restart postgresql; then
     ensure_app_role
-    say "postgresql: up (port $PGPORT)"; return
+    say "postgresql: up (port $PGPORT, pg_isready answers)"; return
   fi
   check_port_free postgresql "$PGPORT"
   if [ ! -f "$PG_DATA/PG_VERSION" ]; then
@@ -164,7 +236,9 @@ ensure_app_role() {
 start_temporal() {
   local log="$LOGS/temporal.log"
   install_temporal
-  if pid_alive temporal; then say "temporal: up (port $TEMPORAL_PORT, UI http://127.0.0.1:$TEMPORAL_UI_PORT)"; return; fi
+  if pid_alive temporal && up_or_restart temporal; then
+    say "temporal: up (port $TEMPORAL_PORT, cluster health SERVING, UI http://127.0.0.1:$TEMPORAL_UI_PORT)"; return
+  fi
   check_port_free temporal "$TEMPORAL_PORT"; check_port_free temporal "$TEMPORAL_UI_PORT"
   mkdir -p "$DATA/temporal"
   local attrs=()
@@ -174,7 +248,7 @@ start_temporal() {
     --db-filename "$DATA/temporal/temporal.db" --sqlite-pragma journal_mode=wal --sqlite-pragma synchronous=normal \
     --namespace default --log-level warn "${attrs[@]}" >"$log" 2>&1 </dev/null &
   echo $! >"$PIDS/temporal.pid"
-  wait_for temporal "$log" 60 "$TEMPORAL_BIN" operator cluster health --address "127.0.0.1:$TEMPORAL_PORT"
+  wait_for temporal "$log" 60 temporal_healthy
   wait_for temporal "$log" 30 port_open "$TEMPORAL_UI_PORT"
   say "temporal: up (port $TEMPORAL_PORT, UI http://127.0.0.1:$TEMPORAL_UI_PORT)"
 }
@@ -183,7 +257,7 @@ start_kafka() {
   local log="$LOGS/kafka.log" dir="$DATA/kafka"
   need java kafka "Kafka runs on the JVM; install a JDK (apt-get install -y default-jre-headless)"
   maven_libs kafka "$ROOT/scripts/java/kafka/pom.xml" "$KAFKA_LIB"
-  if pid_alive kafka; then say "kafka: up (port $KAFKA_PORT)"; return; fi
+  if pid_alive kafka && up_or_restart kafka; then say "kafka: up (port $KAFKA_PORT, metadata answers)"; return; fi
   check_port_free kafka "$KAFKA_PORT"; check_port_free kafka "$KAFKA_CONTROLLER_PORT"
   mkdir -p "$dir/logs"
   cat >"$dir/server.properties" <<EOF
@@ -214,7 +288,7 @@ EOF
   # setsid: see temporal above (C10).
   nohup setsid java "${java_opts[@]}" -cp "$KAFKA_LIB/*" kafka.Kafka "$dir/server.properties" >>"$log" 2>&1 </dev/null &
   echo $! >"$PIDS/kafka.pid"
-  wait_for kafka "$log" 60 port_open "$KAFKA_PORT"
+  wait_for kafka "$log" 60 kafka_healthy
   say "kafka: up (port $KAFKA_PORT)"
 }
 
@@ -242,13 +316,13 @@ stop_one() {
   rm -f "$PIDS/$svc.pid"
 }
 
+# R16: up = answers its health check now; a live pid that does not answer is reported as such.
 status_one() {
-  local svc="$1" state=down
-  case "$svc" in
-    postgresql) "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PGPORT" 2>/dev/null && state=up ;;
-    *) pid_alive "$svc" && state=up ;;
-  esac
-  printf '%-12s %-5s log: %s\n' "$svc" "$state" "$LOGS/$svc.log"
+  local svc="$1" state=down note=""
+  if healthy "$svc"; then state=up
+  elif { [ "$svc" = postgresql ] && pg_alive; } || pid_alive "$svc"; then note=" (process alive, health check unanswered)"
+  fi
+  printf '%-12s %-5s log: %s%s\n' "$svc" "$state" "$LOGS/$svc.log" "$note"
   [ "$state" = up ]
 }
 

@@ -1,9 +1,12 @@
-// Command line of `npm run soak -- --minutes M --seed S [...]` (R11).
+// Command line of `npm run soak -- --minutes M --seed S [...]` (R11), or `--seeds a,b,c`: one run per seed in turn (R16).
 import { parseArgs } from 'node:util';
 
 export interface SoakArgs {
   minutes: number;
+  /** The first (or only) seed. */
   seed: number;
+  /** Every seed to run, in order (`--seeds a,b,c`, or the one `--seed`). */
+  seeds: number[];
   /** Inbound webhooks and outbound events produced per second. */
   webhookRate: number;
   eventRate: number;
@@ -25,7 +28,8 @@ export function parseSoakArgs(argv: string[]): SoakArgs {
     args: argv,
     options: {
       minutes: { type: 'string', default: '10' },
-      seed: { type: 'string', default: '1' },
+      seed: { type: 'string' },
+      seeds: { type: 'string', multiple: true },
       'webhook-rate': { type: 'string', default: '2' },
       'event-rate': { type: 'string', default: '1' },
       'settle-minutes': { type: 'string', default: '4' },
@@ -42,9 +46,18 @@ export function parseSoakArgs(argv: string[]): SoakArgs {
   };
   const skip = new Set(values.skip.flatMap((s) => s.split(',')).filter(Boolean));
   for (const s of skip) if (!(s in SKIPPABLE)) throw new Error(`--skip ${s}: known: ${Object.keys(SKIPPABLE).join(', ')}`);
+  if (values.seed !== undefined && values.seeds !== undefined) throw new Error('--seed and --seeds: give one of them');
+  const seedList = values.seeds ? values.seeds.flatMap((s) => s.split(',')).map((s) => s.trim()) : [values.seed ?? '1'];
+  const seeds = seedList.map((s) => {
+    if (!/^\d+$/.test(s))
+      throw new Error(`--${values.seeds ? 'seeds' : 'seed'}: a seed is a whole number ≥ 0, got ${JSON.stringify(s)}`);
+    return Number(s);
+  });
+  if (seeds.length === 0) throw new Error('--seeds: no seed given');
   return {
     minutes: number('minutes', values.minutes, 0.5),
-    seed: Math.floor(number('seed', values.seed, 0)),
+    seed: seeds[0]!,
+    seeds,
     webhookRate: number('webhook-rate', values['webhook-rate'], 0.1),
     eventRate: number('event-rate', values['event-rate'], 0.1),
     settleMinutes: number('settle-minutes', values['settle-minutes'], 0.5),

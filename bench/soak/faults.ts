@@ -1,5 +1,6 @@
 // Executes the seeded kill schedule (R11): kill -9 of an app process (respawned by its supervisor) or of a stack
-// service (restarted by scripts/stack.sh after its down time). Records when each fault happened.
+// service (restarted by scripts/stack.sh after its down time). Records when each fault happened. R16: a restart
+// counts only once `scripts/stack.sh status` finds every service answering its health check.
 import type { AppName, AppSupervisor } from './apps.js';
 import type { Fault } from './invariants.js';
 import { APP_TARGETS, type Kill } from './random.js';
@@ -34,7 +35,9 @@ export function runKillSchedule(options: { kills: Kill[]; apps: AppSupervisor; s
     for (let tries = 1; ; tries += 1) {
       try {
         await stack.up();
-        say(`${((Date.now() - started) / 1000).toFixed(0)}s ${kill.target} back`);
+        const health = await stack.health();
+        if (!health.ok) throw new Error(`scripts/stack.sh up returned, but not every service answers its health check:\n${health.report}`);
+        say(`${((Date.now() - started) / 1000).toFixed(0)}s ${kill.target} back (health checks answer)`);
         return;
       } catch (error) {
         if (tries >= 5) return void restartFailures.push(`${kill.target}: ${(error as Error).message.slice(0, 500)}`);

@@ -36,6 +36,11 @@ export interface SoakStack {
   databaseUrl: string;
   up(): Promise<void>;
   down(): Promise<void>;
+  /**
+   * R16: `scripts/stack.sh status`: every service answers its health check (pg_isready, Temporal's cluster health,
+   * Kafka's metadata), not merely a live pid. `report` is the status lines.
+   */
+  health(): Promise<{ ok: boolean; report: string }>;
   /** kill -9 of a service and (PostgreSQL) every backend it forked: a crash, not a shutdown. */
   kill(service: 'kafka' | 'postgresql' | 'temporal'): Promise<void>;
 }
@@ -75,6 +80,15 @@ export function soakStack(ports: SoakPorts): SoakStack {
     },
     async down() {
       await stack('down').catch(() => undefined);
+    },
+    async health() {
+      try {
+        const { stdout } = await stack('status');
+        return { ok: true, report: stdout.trim() };
+      } catch (error) {
+        const e = error as { stdout?: string; stderr?: string; message: string };
+        return { ok: false, report: `${e.stdout ?? ''}${e.stderr ?? ''}`.trim() || e.message };
+      }
     },
     async kill(service) {
       const pid = pidOf(service);

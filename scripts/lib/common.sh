@@ -4,10 +4,11 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 DATA="${APIPAY_DATA:-$ROOT/.data}"
 mkdir -p "$DATA/logs" "$DATA/pids"
 
-# npm ci when node_modules is missing or was installed from another package-lock.json.
+# npm ci when node_modules is missing or was installed from another package-lock.json or other patches/ (R17:
+# patch-package applies them in npm ci's postinstall, so a changed patch needs a fresh install too).
 ensure_node_deps() {
   local stamp="$ROOT/node_modules/.apipay-lock-hash" want
-  want="$(sha1sum "$ROOT/package-lock.json" | cut -c1-40)"
+  want="$(cat "$ROOT/package-lock.json" "$ROOT"/patches/*.patch 2>/dev/null | sha1sum | cut -c1-40)"
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     echo "[deps] npm ci (package-lock.json changed or node_modules missing)"
     (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error) || { echo "[deps] FAILED npm ci" >&2; exit 1; }

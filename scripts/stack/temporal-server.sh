@@ -84,7 +84,8 @@ start_temporal_server() {
   local log="$LOGS/temporal.log" addr="127.0.0.1:$TEMPORAL_PORT"
   install_temporal
   install_temporal_server
-  if ! pid_alive temporal; then
+  # R16: a live pid that does not answer its health check is stopped and started again (scripts/stack.sh).
+  if ! pid_alive temporal || ! up_or_restart temporal; then
     check_port_free temporal "$TEMPORAL_PORT"
     setup_temporal_db temporal temporal
     setup_temporal_db temporal_visibility visibility
@@ -98,7 +99,7 @@ start_temporal_server() {
       >"$log" 2>&1 </dev/null &
     echo $! >"$PIDS/temporal.pid"
   fi
-  wait_for temporal "$log" 120 "$TEMPORAL_BIN" operator cluster health --address "$addr"
+  wait_for temporal "$log" 120 temporal_healthy
   "$TEMPORAL_BIN" operator namespace describe --address "$addr" --namespace default >/dev/null 2>&1 \
     || "$TEMPORAL_BIN" operator namespace create --address "$addr" --namespace default --retention 72h >>"$log" 2>&1 || true
   # A new namespace reaches the frontend's namespace cache within ~10 s; until then attribute calls fail.
@@ -120,7 +121,7 @@ register_search_attributes() {
 
 start_temporal_ui() {
   local log="$LOGS/temporal-ui.log"
-  if pid_alive temporal-ui; then say "temporal-ui: up (http://127.0.0.1:$TEMPORAL_UI_PORT)"; return; fi
+  if pid_alive temporal-ui && up_or_restart temporal-ui; then say "temporal-ui: up (http://127.0.0.1:$TEMPORAL_UI_PORT)"; return; fi
   check_port_free temporal-ui "$TEMPORAL_UI_PORT"
   TEMPORAL_PORT="$TEMPORAL_PORT" TEMPORAL_UI_PORT="$TEMPORAL_UI_PORT" \
     nohup "$TEMPORAL_UI_BIN" --root "$TEMPORAL_SERVER_CONF" --config ui --env apipay start >"$log" 2>&1 </dev/null &

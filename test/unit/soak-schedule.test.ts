@@ -1,4 +1,5 @@
-// R11: the soak's kill schedule is a function of its seed (replayable), one kill every 30 s over the six targets.
+// R11: the soak's kill schedule is a function of its seed (replayable), one kill every 30 s over the six targets;
+// R16: the command line's --seeds.
 import { describe, expect, it } from 'vitest';
 import { parseSoakArgs } from '../../bench/soak/args.js';
 import { killSchedule, TARGETS } from '../../bench/soak/random.js';
@@ -26,5 +27,26 @@ describe('R11 soak kill schedule', () => {
     expect(() => parseSoakArgs(['--skip', 'R9'])).toThrow(/known: R1/);
     expect(() => parseSoakArgs(['--minutes', 'x'])).toThrow(/--minutes/);
     expect(() => parseSoakArgs(['--bogus'])).toThrow();
+  });
+
+  it('R16 --seeds a,b,c runs each seed in turn; --seed is one; both at once, or a seed that is not a whole number, refused', () => {
+    expect(parseSoakArgs([]).seeds).toEqual([1]);
+    expect(parseSoakArgs(['--seed', '18'])).toMatchObject({ seed: 18, seeds: [18] });
+    expect(parseSoakArgs(['--seeds', '777123,8326839', '--seeds', '20261202'])).toMatchObject({
+      seed: 777123,
+      seeds: [777123, 8326839, 20261202],
+    });
+    expect(() => parseSoakArgs(['--seed', '1', '--seeds', '2'])).toThrow(/one of them/);
+    expect(() => parseSoakArgs(['--seeds', '1,x'])).toThrow(/--seeds: a seed is a whole number/);
+    expect(() => parseSoakArgs(['--seeds', '1,,2'])).toThrow(/--seeds/);
+    expect(() => parseSoakArgs(['--seed=-3'])).toThrow(/--seed: a seed/);
+  });
+
+  it('R16 seed 34 (the short soak in npm test) kills the worker twice and Temporal once in its two minutes', () => {
+    expect(killSchedule(34, 2).map((k) => `${k.atS}s ${k.target}${k.target === 'temporal' ? ` ${k.downS}s` : ''}`)).toEqual([
+      '30s worker',
+      '60s temporal 1s',
+      '90s worker',
+    ]);
   });
 });
