@@ -1,5 +1,5 @@
 // Issue 22 item 2: the Dockerfile is multi-stage on Node 20 slim, its final stage installs production dependencies
-// only (`npm ci --omit=dev`), holds nothing but dist/, drizzle/, config/ (and the package files npm ci and ESM
+// only (`npm ci --omit=dev`), holds nothing but dist/, drizzle/, config/ (and the package files and patches/ npm ci and ESM
 // need), runs as a non-root user, and is one image for the three processes (node + dist/workers/<process>.js).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,7 +28,7 @@ describe('Dockerfile', () => {
     const fromBuild = copies.filter((c) => c.flags.from).flatMap((c) => c.args.slice(0, -1));
     const fromContext = copies.filter((c) => !c.flags.from).flatMap((c) => c.args.slice(0, -1));
     expect(fromBuild).toEqual(['/app/dist']);
-    expect(fromContext.sort()).toEqual(['config', 'drizzle', 'package-lock.json', 'package.json']);
+    expect(fromContext.sort()).toEqual(['config', 'drizzle', 'package-lock.json', 'package.json', 'patches']);
   });
 
   it('runs as a numeric non-root user, in production mode with source maps', () => {
