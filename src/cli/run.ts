@@ -32,6 +32,26 @@ export function helpText(): string {
 /** C9: `show` reads like `get`; group and command words in any case. */
 const ALIASES: Record<string, string> = { show: 'get' };
 
+const HELP_FLAGS = new Set(['--help', '-h', 'help']);
+
+/**
+ * C11: `apipay <group> [command] --help` prints the usage of that command (or of every command of the group), with
+ * its options; null when the words name no command (the general help is printed then).
+ */
+export function commandHelp(argv: string[]): string | null {
+  const words = argv.filter((a) => !HELP_FLAGS.has(a.toLowerCase()));
+  const group = words[0]?.toLowerCase();
+  const name = words[1] === undefined ? undefined : (ALIASES[words[1].toLowerCase()] ?? words[1].toLowerCase());
+  const exact = COMMANDS.filter((c) => c.words[0] === group && (c.words.length === 1 || c.words[1] === name));
+  const matches = exact.length ? exact : COMMANDS.filter((c) => c.words[0] === group);
+  if (!matches.length) return null;
+  const lines = matches.flatMap((c) => {
+    const options = Object.entries(c.options ?? {}).map(([option, spec]) => `    --${option}${spec.type === 'string' ? ' VALUE' : ''}`);
+    return [`usage: apipay ${c.words.join(' ')} ${c.summary}`.trimEnd(), ...(options.length ? ['  options:', ...options] : [])];
+  });
+  return `${lines.join('\n')}\n`;
+}
+
 function buildRequest(argv: string[]): { request: ApiRequest; command: Command } {
   const [groupWord, nameWord, ...more] = argv;
   const group = groupWord?.toLowerCase();
@@ -64,10 +84,20 @@ function urlFor(io: CliIo, request: ApiRequest): string {
 
 export async function runCli(args: string[], io: CliIo): Promise<number> {
   // M7: `listen` streams (listen.ts); `trigger TYPE` is `events trigger TYPE`.
-  if (args[0]?.toLowerCase() === 'listen') return runListen(args.slice(1), io);
+  if (args[0]?.toLowerCase() === 'listen') {
+    if (args.some((a) => a === '--help' || a === '-h')) {
+      io.stdout.write(`usage:${LISTEN_HELP.replace(/^\s*apipay/, ' apipay')}\n`);
+      return 0;
+    }
+    return runListen(args.slice(1), io);
+  }
   const argv = args[0]?.toLowerCase() === 'trigger' ? ['events', 'trigger', ...args.slice(1)] : args;
   if (argv.length === 0 || ['help', '--help', '-h'].includes(argv[0]!)) {
     io.stdout.write(helpText());
+    return 0;
+  }
+  if (argv.some((a) => a === '--help' || a === '-h')) {
+    io.stdout.write(commandHelp(argv) ?? helpText());
     return 0;
   }
   let request: ApiRequest;

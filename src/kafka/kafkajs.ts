@@ -150,6 +150,11 @@ export function createKafkaAdmin(settings: KafkaSettings) {
       const [entry] = await admin.fetchOffsets({ groupId, topics: [topic] });
       return new Map((entry?.partitions ?? []).map((p) => [p.partition, p.offset]));
     },
+    /** C11: whether the broker has the topic (asked before consuming, so a missing one is named as such). */
+    async hasTopic(topic: string): Promise<boolean> {
+      await connect();
+      return (await admin.listTopics()).includes(topic);
+    },
     /** Idempotent and quiet: asking the broker to create an existing topic makes kafkajs log an ERROR (C10). */
     async createTopic(topic: string, numPartitions: number): Promise<void> {
       await connect();

@@ -36,10 +36,20 @@ export async function bundleWorkflows(workflowsPath = WORKFLOWS_PATH): Promise<s
  */
 export function installWorkerRuntime(logger: Logger): void {
   Runtime.install({
-    logger: new DefaultLogger('WARN', ({ level, message, meta }) =>
-      (level === 'ERROR' ? logger.error.bind(logger) : logger.warn.bind(logger))({ temporal: meta }, message),
-    ),
+    logger: new DefaultLogger('WARN', ({ level, message, meta }) => {
+      if (isExpectedWorkerNotice(message, meta)) return;
+      (level === 'ERROR' ? logger.error.bind(logger) : logger.warn.bind(logger))({ temporal: meta }, message);
+    }),
   });
+}
+
+/**
+ * C11: the SDK's warnings that describe this service's design rather than a problem: the M2 slow lane runs activities
+ * only, so "No workflows registered" on its task queue is how it is meant to be, not something to act on.
+ */
+export function isExpectedWorkerNotice(message: string, meta: Record<string, unknown> | undefined): boolean {
+  const taskQueue = typeof meta?.taskQueue === 'string' ? meta.taskQueue : '';
+  return message.startsWith('No workflows registered') && taskQueue.endsWith(slowLaneQueue(''));
 }
 
 export interface WorkerSetup {

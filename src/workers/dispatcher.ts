@@ -13,7 +13,7 @@ import { createBatchConsumer, createKafkaAdmin } from '../kafka/kafkajs.js';
 import { createLogger } from '../lib/logger.js';
 import { loadSettings } from '../lib/settings.js';
 import { onShutdown } from '../lib/shutdown.js';
-import { bindPort, checkDatabase, reach } from '../lib/startup.js';
+import { bindPort, checkDatabase, EXIT_CONFIG, failStartup, reach } from '../lib/startup.js';
 import { pingTemporal } from '../lib/temporal.js';
 import { createWorkers, installWorkerRuntime, runWorkers, workerTuning } from '../temporal-workers/build.js';
 import '../metrics/outbound.js';
@@ -73,7 +73,12 @@ const metrics = await bindPort(PROCESS, 'DISPATCHER_METRICS_PORT', env.DISPATCHE
   }),
 );
 
-await reach(PROCESS, { name: 'Kafka', at: env.KAFKA_BROKERS.join(','), variable: 'KAFKA_BROKERS' }, () => runDispatcher(consumer, handler));
+const kafkaAt = { name: 'Kafka', at: env.KAFKA_BROKERS.join(','), variable: 'KAFKA_BROKERS' };
+// C11: a broker that answers but lacks the topic is a configuration to fix, not an unreachable Kafka.
+if (!(await reach(PROCESS, kafkaAt, () => kafka.hasTopic(topic)))) {
+  failStartup(PROCESS, `topic ${topic} does not exist on Kafka at ${kafkaAt.at} (profile outbound.kafka.topic); fix: create it (scripts/stack.sh up creates the stack's) or correct outbound.kafka.topic`, EXIT_CONFIG);
+}
+await reach(PROCESS, kafkaAt, () => runDispatcher(consumer, handler));
 logger.info(
   { topic, group, deliveryMode: profile.outbound.delivery_mode, deliveryWorker: workers.length > 0, metrics: `http://127.0.0.1:${env.DISPATCHER_METRICS_PORT}/metrics` },
   'dispatcher consuming',

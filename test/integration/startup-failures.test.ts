@@ -1,6 +1,11 @@
 // R9 on the real processes (tsx): a taken port, an unreachable database and a bad secret each stop the api, worker
 // and dispatcher with ONE stderr line naming the process, the port or variable and the fix, and a non-zero exit.
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse, stringify } from 'yaml';
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -77,5 +82,19 @@ describe('R9 start-up failures are one clear line', () => {
     expect(result.code).toBe(78);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toMatch(/^api: invalid profile .*SANDBOX_STRIPE_WEBHOOK_SECRET.*fix: /);
+  });
+
+  it('C11 a dispatcher whose topic does not exist says so (not "cannot reach Kafka"), in one line with the fix', { timeout: 150_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apipay-topic-'));
+    const profile = parse(readFileSync(join(ROOT, 'config/example.yaml'), 'utf8')) as { outbound: { kafka: { topic: string } } };
+    profile.outbound.kafka.topic = `apipay.test.missing.${randomUUID().slice(0, 8)}`;
+    writeFileSync(join(dir, 'profile.yaml'), stringify(profile));
+    const result = await run('dispatcher', { APIPAY_PROFILE: join(dir, 'profile.yaml') });
+    expect(result.code, result.stderr).toBe(78);
+    const lines = result.stderr.split('\n').filter((line) => line.trim() !== '');
+    expect(lines, result.stderr).toHaveLength(1);
+    expect(lines[0]).toContain(`topic ${profile.outbound.kafka.topic} does not exist`);
+    expect(lines[0]).toContain('fix: ');
+    expect(lines[0]).not.toContain('cannot reach Kafka');
   });
 });

@@ -235,4 +235,27 @@ describe('apipay CLI', () => {
     expect(h.out()).toBe(helpText());
     expect(h.seen).toHaveLength(0);
   });
+
+  it("C11 `apipay <command> --help` prints that command's usage and options, never a request or an error", async () => {
+    const h = harness();
+    expect(await runCli(['deliveries', 'retry', '--help'], h.io)).toBe(0);
+    expect(h.out()).toMatch(/^usage: apipay deliveries retry /);
+    expect(h.out()).not.toContain('deliveries list');
+    const list = harness();
+    expect(await runCli(['deliveries', 'list', '-h'], list.io)).toBe(0);
+    expect(list.out()).toContain('--payment-reference VALUE');
+    const group = harness();
+    expect(await runCli(['ledger', '--help'], group.io)).toBe(0);
+    for (const name of ['ledger adjust', 'ledger check']) expect(group.out()).toContain(`usage: apipay ${name}`);
+    const listen = harness();
+    expect(await runCli(['listen', '--help'], listen.io)).toBe(0);
+    expect(listen.out()).toMatch(/^usage: apipay listen/);
+    const unknown = harness();
+    expect(await runCli(['nonsense', '--help'], unknown.io)).toBe(0);
+    expect(unknown.out()).toBe(helpText());
+    for (const x of [h, list, group, listen, unknown]) {
+      expect(x.seen).toHaveLength(0);
+      expect(x.err()).toBe('');
+    }
+  });
 });

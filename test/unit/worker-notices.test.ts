@@ -1,0 +1,16 @@
+// C11: the slow lane's "No workflows registered" warning (it runs activities only, by design) is not written to the
+// worker's log; the same warning on any other task queue, and every other warning, still is.
+import { describe, expect, it } from 'vitest';
+import { isExpectedWorkerNotice } from '../../src/temporal-workers/build.js';
+import { slowLaneQueue } from '../../src/shared/task-queues.js';
+
+const NOTICE = 'No workflows registered, not polling for workflow tasks';
+
+describe('C11 expected worker notices', () => {
+  it('drops the slow lane notice only', () => {
+    expect(isExpectedWorkerNotice(NOTICE, { sdkComponent: 'worker', taskQueue: slowLaneQueue('apipay-delivery') })).toBe(true);
+    expect(isExpectedWorkerNotice(NOTICE, { taskQueue: 'apipay-delivery' })).toBe(false);
+    expect(isExpectedWorkerNotice(NOTICE, undefined)).toBe(false);
+    expect(isExpectedWorkerNotice('Worker failed', { taskQueue: slowLaneQueue('apipay-delivery') })).toBe(false);
+  });
+});
