@@ -96,9 +96,9 @@ describe('R17 a process whose database connections are terminated under load', (
   it('stays alive, loses no acknowledged webhook, and is ready again afterwards', { timeout: 120_000 }, async () => {
     let terminated = 0;
     const answers: { id: string; status: number }[] = [];
-    for (let round = 0; round < 12; round += 1) {
+    for (let round = 0; round < 30; round += 1) {
       const batch = Promise.all(Array.from({ length: 6 }, send));
-      await new Promise((r) => setTimeout(r, round % 3 === 0 ? 0 : 15 * round));
+      await new Promise((r) => setTimeout(r, round % 3 === 0 ? 0 : 15 * (round % 12)));
       terminated += await terminateBackends();
       answers.push(...(await batch));
       await new Promise((r) => setTimeout(r, 100));
