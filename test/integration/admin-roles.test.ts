@@ -101,6 +101,8 @@ const TABLE: Record<string, Row> = {
   'POST /api-keys': { role: 'admin', merchant: false, ok: 201, request: () => ({ path: '/api-keys', body: { name: 'made-in-table', role: 'viewer' } }) },
   'GET /api-keys': { role: 'admin', merchant: false, ok: 200, request: () => ({ path: '/api-keys' }) },
   'POST /portal-links': { role: 'operator', merchant: false, ok: 201, request: (o) => ({ path: '/portal-links', body: { merchant_account: o.account } }) },
+  // A15: no such link, so an allowed role gets 404 (past the access check).
+  'DELETE /portal-links/{id}': { role: 'operator', merchant: false, ok: 404, request: () => ({ path: '/portal-links/pl_00000000000000000000000000' }) },
   'POST /secrets/reencrypt': { role: 'admin', merchant: false, ok: 200, request: () => ({ path: '/secrets/reencrypt' }) },
   'POST /api-keys/{id}/revoke': { role: 'admin', merchant: false, ok: 200, request: (o) => ({ path: `/api-keys/${o.keyId}/revoke` }) },
   'GET /audit-events': { role: 'viewer', merchant: false, ok: 200, request: (o) => ({ path: `/audit-events?target_id=${o.endpointId}` }) },

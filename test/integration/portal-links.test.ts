@@ -39,7 +39,9 @@ async function mint(by: Caller, ttl?: string) {
 async function enter(link: { path: string; token: string }) {
   const browser = pageClient(app);
   const confirm = await browser.get(link.path);
-  const entered = confirm.text.includes('action="/portal/enter"') ? await browser.post('/portal/enter', { token: link.token }) : confirm;
+  const entered = confirm.text.includes('action="/portal/enter"')
+    ? await browser.post('/portal/enter', { token: link.token })
+    : confirm;
   return { browser, confirm, entered };
 }
 
@@ -61,6 +63,7 @@ describe('A15 a portal link carries only what its minter may do', () => {
     const endpoint = await insertEndpoint(database.db, { merchantAccount: account, url: 'http://127.0.0.1:4999/hook' });
     const link = await mint(keys.admin);
     const { browser } = await enter(link);
+    expect((await browser.get(`/portal/endpoints/${endpoint.id}`)).text).toContain('Rotate signing secret');
     const rotated = await browser.post(`/portal/endpoints/${endpoint.id}/rotate`);
     expect(rotated.status).toBe(200);
     expect(rotated.text).toContain('whsec_');

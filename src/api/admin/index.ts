@@ -45,6 +45,7 @@ export function createAdminApp(deps: ApiDeps, services: ApiServices): AdminApp {
       bootstrapToken: deps.env.ADMIN_TOKEN,
       keys,
       limiter: createRateLimiter(deps.profile.admin.rate_limit),
+      throttle: services.throttle,
     }),
   );
   admin.use('*', storableInput());
@@ -75,7 +76,7 @@ export function createAdminApp(deps: ApiDeps, services: ApiServices): AdminApp {
   registerLedger(admin, deps);
   registerApiKeys(admin, keys);
   registerSecrets(admin, deps);
-  registerPortalLinks(admin, deps); // C2
+  registerPortalLinks(admin, deps, services.portalLinks); // C2, A15
   registerAuditEvents(admin, deps); // A3
   registerDocsPage(admin); // C9: the viewer of /openapi.json, public like it
   return admin;
