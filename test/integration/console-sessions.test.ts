@@ -88,7 +88,10 @@ describe('A16 a portal link signs in by POST only', () => {
     // Another site's form cannot carry the victim's CSRF token.
     const forged = await app.request('/portal/enter', {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: [...victim.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        cookie: [...victim.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+      },
       body: new URLSearchParams({ token }).toString(),
     });
     expect(forged.status).toBe(403);

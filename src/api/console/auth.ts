@@ -183,11 +183,12 @@ export function registerSignIn(app: Hono<ConsoleEnv>, o: AuthOptions): void {
   app.post('/sign-in', async (c) => {
     const token = (c.get('form').token ?? '').trim();
     const address = clientAddress(c);
-    const wait = o.throttle.blocked(address, token);
-    if (wait !== undefined) {
+    const throttled = (wait: number) => {
       c.header('Retry-After', String(wait));
-      return c.html(signInPage(c.get('view'), `Too many failed sign-ins from here; try again in ${wait} s.`), 429);
-    }
+      return c.html(signInPage(c.get('view'), `Too many failed sign-ins; try again in ${wait} s.`), 429);
+    };
+    const wait = o.throttle.blocked(address);
+    if (wait !== undefined) return throttled(wait);
     let subject: SessionSubject | undefined;
     let principal: Principal | undefined;
     if (token.startsWith('apk_')) {
@@ -198,7 +199,8 @@ export function registerSignIn(app: Hono<ConsoleEnv>, o: AuthOptions): void {
       subject = { kind: 'bootstrap', fingerprint: o.sessions.fingerprint(o.adminToken) };
     }
     if (!principal || !subject || !fits(o.surface, principal)) {
-      if (!principal) o.throttle.failed(address, token);
+      const past = principal ? undefined : o.throttle.failed(address, token);
+      if (past !== undefined) return throttled(past);
       const hint = principal
         ? o.surface === 'console'
           ? 'a merchant key opens /portal, not the console'
@@ -243,7 +245,7 @@ export function registerSignIn(app: Hono<ConsoleEnv>, o: AuthOptions): void {
   app.post('/enter', async (c) => {
     const token = c.get('form').token ?? '';
     const address = clientAddress(c);
-    const wait = o.throttle.blocked(address, '');
+    const wait = o.throttle.blocked(address);
     if (wait !== undefined) {
       c.header('Retry-After', String(wait));
       throw new PageError(429, `too many failed attempts from here; try again in ${wait} s`);
