@@ -27,28 +27,24 @@ beforeAll(async () => {
   callers.merchant = await createKey(app, 'merchant', account, 'search-merchant');
   const endpoint = await insertEndpoint(database.db, { merchantAccount: account, url: 'http://127.0.0.1:4999/hook' });
   const eventId = `evt_${randomUUID().replaceAll('-', '')}`;
-  await database.db
-    .insert(events)
-    .values({
-      eventPublicId: eventId,
-      merchantAccount: account,
-      type: 'payment.succeeded',
-      livemode: false,
-      createdUnix: 1_780_000_000,
-      body: Buffer.from(JSON.stringify({ card: hidden })),
-    });
+  await database.db.insert(events).values({
+    eventPublicId: eventId,
+    merchantAccount: account,
+    type: 'payment.succeeded',
+    livemode: false,
+    createdUnix: 1_780_000_000,
+    body: Buffer.from(JSON.stringify({ card: hidden })),
+  });
   deliveryId = newId('whd');
-  await database.db
-    .insert(deliveries)
-    .values({
-      id: deliveryId,
-      eventPublicId: eventId,
-      endpointId: endpoint.id,
-      merchantAccount: account,
-      status: 'FAILED',
-      attemptCount: 1,
-      failedAt: new Date(),
-    });
+  await database.db.insert(deliveries).values({
+    id: deliveryId,
+    eventPublicId: eventId,
+    endpointId: endpoint.id,
+    merchantAccount: account,
+    status: 'FAILED',
+    attemptCount: 1,
+    failedAt: new Date(),
+  });
 });
 afterAll(async () => {
   await database?.close();
