@@ -29,44 +29,38 @@ async function objects(account: string): Promise<Objects> {
     status: 'disabled',
   });
   const eventId = `evt_${randomUUID().replaceAll('-', '')}`;
-  await database.db
-    .insert(events)
-    .values({
-      eventPublicId: eventId,
-      merchantAccount: account,
-      type: 'payment.succeeded',
-      livemode: false,
-      createdUnix: 1_780_000_000,
-      body: Buffer.from('{"a":1}'),
-    });
+  await database.db.insert(events).values({
+    eventPublicId: eventId,
+    merchantAccount: account,
+    type: 'payment.succeeded',
+    livemode: false,
+    createdUnix: 1_780_000_000,
+    body: Buffer.from('{"a":1}'),
+  });
   const deliveryId = newId('whd');
-  await database.db
-    .insert(deliveries)
-    .values({
-      id: deliveryId,
-      eventPublicId: eventId,
-      endpointId: endpoint.id,
-      merchantAccount: account,
-      status: 'DELIVERED',
-      attemptCount: 1,
-      deliveredAt: new Date(),
-    });
+  await database.db.insert(deliveries).values({
+    id: deliveryId,
+    eventPublicId: eventId,
+    endpointId: endpoint.id,
+    merchantAccount: account,
+    status: 'DELIVERED',
+    attemptCount: 1,
+    deliveredAt: new Date(),
+  });
   const providerEventId = `evt_${randomUUID().slice(0, 12)}`;
   const reconciliationId = reconciliationWorkflowId(provider, providerEventId);
-  await database.db
-    .insert(reconciliations)
-    .values({
-      id: reconciliationId,
-      provider,
-      providerEventId,
-      eventType: 'payment.succeeded',
-      paymentReference: 'pi_x',
-      amountMinor: 100n,
-      currency: 'EUR',
-      effectiveAt: new Date(),
-      state: 'manual_review',
-      acknowledgedAt: new Date(),
-    });
+  await database.db.insert(reconciliations).values({
+    id: reconciliationId,
+    provider,
+    providerEventId,
+    eventType: 'payment.succeeded',
+    paymentReference: 'pi_x',
+    amountMinor: 100n,
+    currency: 'EUR',
+    effectiveAt: new Date(),
+    state: 'manual_review',
+    acknowledgedAt: new Date(),
+  });
   return { account, provider, endpointId: endpoint.id, eventId, deliveryId, reconciliationId, keyId: '' };
 }
 

@@ -15,7 +15,7 @@ const REQUIREMENTS = 'docs/requirements.md';
 const SCANNED = ['src', 'test', 'bench', 'scripts', 'docs', 'config', 'drizzle', 'README.md'];
 const SKIPPED_DIRS = new Set(['node_modules', '.data', '.git']);
 
-const ID = /(?<![\w#])[OIRACMPL](?:1\d|[1-9])(?![\w]|\.\d)/g;
+const ID = /(?<![\w#])(?:[OIRCMPL](?:1\d|[1-9])|A(?:[1-9]\d|[1-9]))(?![\w]|\.\d)/g; // issue 23 takes the A family past A19
 const FORMULA = /=[A-Z]+\([^)]*\)/g;
 const SECTION = /requirements(?:\.md)? §(\d+)/g;
 // Built from parts so that this file does not match itself.
