@@ -23,8 +23,13 @@ export function pageClient(app: Hono<any>, options: { address?: string } = {}) {
     }
   }
 
-  async function send(method: string, path: string, form?: Record<string, string>): Promise<PageReply> {
-    const headers: Record<string, string> = {};
+  async function send(
+    method: string,
+    path: string,
+    form?: Record<string, string>,
+    extra: Record<string, string> = {},
+  ): Promise<PageReply> {
+    const headers: Record<string, string> = { ...extra };
     if (jar.size) headers.cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
     let body: string | undefined;
     if (form) {
@@ -42,8 +47,9 @@ export function pageClient(app: Hono<any>, options: { address?: string } = {}) {
   }
 
   return {
-    get: (path: string) => send('GET', path),
-    post: (path: string, form: Record<string, string> = {}) => send('POST', path, form),
+    get: (path: string, headers?: Record<string, string>) => send('GET', path, undefined, headers),
+    post: (path: string, form: Record<string, string> = {}, headers?: Record<string, string>) =>
+      send('POST', path, form, headers),
     /** The cookies this client holds, by name (to copy a session into another client). */
     cookies: jar,
     get csrf() {
