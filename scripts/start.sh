@@ -43,6 +43,8 @@ stop_started() {
 trap 'stop_started 0' INT TERM
 trap 'stop_started $?' EXIT
 
+# A18: the API's /metrics are on a private listener (loopback), not on the public API_PORT.
+export API_METRICS_PORT="${API_METRICS_PORT:-9463}"
 launch api src/workers/api.ts
 launch worker src/workers/worker.ts
 launch dispatcher src/workers/dispatcher.ts
@@ -50,6 +52,7 @@ launch dispatcher src/workers/dispatcher.ts
 API="http://${API_HOST:-127.0.0.1}:${API_PORT:-3000}"
 WORKER_METRICS="http://127.0.0.1:${WORKER_METRICS_PORT:-9464}"
 DISPATCHER_METRICS="http://127.0.0.1:${DISPATCHER_METRICS_PORT:-9465}"
+API_METRICS="http://${API_METRICS_HOST:-127.0.0.1}:${API_METRICS_PORT}"
 wait_ready() { # wait_ready NAME URL: until URL/readyz answers 200, or the process died, or 60 s passed
   local name="$1" url="$2"
   for _ in $(seq 1 120); do
@@ -71,19 +74,20 @@ launch demo-outbound scripts/demo/outbound.ts
 wait_ready worker "$WORKER_METRICS"
 wait_ready dispatcher "$DISPATCHER_METRICS"
 
-# C1, C2: a portal link for the demo merchant (it expires in an hour; `npm run apipay -- portal-link ACCT` makes another).
-portal_link="$(APIPAY_API_URL="$API" npx tsx src/cli/index.ts portal-link acct_demo_shop --ttl 1h 2>/dev/null || echo "(failed: npm run apipay -- portal-link acct_demo_shop)")"
+# C1, C2: a portal link for the demo merchant (it opens once and expires in an hour, A15; `npm run apipay -- portal-link ACCT`
+# makes another).
+portal_link="$(APIPAY_API_URL="$API" npx tsx src/cli/index.ts portal-link acct_demo_shop --ttl 1h 2>/dev/null | head -n 1 || echo "(failed: npm run apipay -- portal-link acct_demo_shop)")"
 
 cat <<INFO
 
   ApiPay is running (profile $APIPAY_PROFILE)
-    API           $API   (/healthz, /readyz, /metrics, POST /webhooks/{provider})
+    API           $API   (/healthz, /readyz, POST /webhooks/{provider})
     Admin API     $API/admin/v1   docs: $API/admin/v1/docs   OpenAPI: $API/admin/v1/openapi.json
                   token: ADMIN_TOKEN in $DATA/dev.env  (e.g. npm run apipay -- deliveries list)
     Console       $API/console   sign in with ADMIN_TOKEN (in $DATA/dev.env) or an operator key
     Portal        $API/portal    demo merchant acct_demo_shop: $portal_link
     Temporal UI   $TEMPORAL_UI_URL
-    Metrics       worker $WORKER_METRICS/metrics   dispatcher $DISPATCHER_METRICS/metrics
+    Metrics       api $API_METRICS/metrics   worker $WORKER_METRICS/metrics   dispatcher $DISPATCHER_METRICS/metrics
     Processes     ${started[*]}
     Logs          $DATA/logs/   (stack: npm run stack -- logs)
 

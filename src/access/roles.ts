@@ -1,4 +1,4 @@
-// Who may do what on the admin API (A1): four roles, the principal a credential stands for, and the access rule
+// Who may do what on the admin API (A1, A15): four roles, the principal a credential stands for, and the access rule
 // every admin route declares. Pure: no framework, no database.
 
 /** viewer < operator < admin are staff roles, each including the one before; merchant is one account's own key. */
@@ -16,6 +16,11 @@ export interface Principal {
   role: Role;
   /** Set exactly when role is merchant: the one account whose objects exist for this principal. */
   merchantAccount: string | null;
+  /**
+   * A15: a portal link's session is a merchant principal that may do only what the link's minter may: allowed routes
+   * are the merchant's, cut down to this staff role (an operator's link cannot rotate a secret). Unset: no ceiling.
+   */
+  ceiling?: StaffRole;
   /** The request this principal acts in (X-Request-Id), set by the admin authentication: the audit log's (A3). */
   requestId?: string;
 }
@@ -33,7 +38,8 @@ export interface Access {
 }
 
 export function allows(access: Access, principal: Principal): boolean {
-  if (principal.role === 'merchant') return access.merchant;
+  if (principal.role === 'merchant')
+    return access.merchant && (principal.ceiling === undefined || STAFF_RANK[principal.ceiling] >= STAFF_RANK[access.role]);
   return STAFF_RANK[principal.role] >= STAFF_RANK[access.role];
 }
 

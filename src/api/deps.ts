@@ -21,7 +21,7 @@ export interface ApiDeps {
   logger: Logger;
   /** Dependency checks for /readyz, by name: each resolves when its dependency answers (the API's: PostgreSQL, R5). */
   readiness: Record<string, () => Promise<unknown>>;
-  /** R6: false when /metrics is served on a private listener (API_METRICS_PORT): the public one answers 404. */
+  /** R6, A18: false unless API_METRICS_PUBLIC (tests leave it unset: served); when served, without per-endpoint series. */
   metricsOnPublicListener?: boolean;
   /** M7: publishes `POST /admin/v1/events/trigger`'s sample events (lazily connected; absent: that route answers 503). */
   producer?: Producer;

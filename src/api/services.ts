@@ -1,15 +1,28 @@
 // The services the HTTP routes share, built once per app from its deps (createApp runs once per process) and
 // handed to the routes typed, so every route sees the same instance with the same options.
+import { createConsoleSessionStore, type ConsoleSessionStore } from '../access/console-sessions.js';
+import { createPortalLinkService, type PortalLinkService } from '../access/portal-links.js';
 import { createDeliveryAdmin, type DeliveryAdmin } from '../outbound/delivery-admin.js';
 import type { ApiDeps } from './deps.js';
+import { credentialThrottleFrom, type CredentialThrottle } from './middleware/credential-throttle.js';
 
 export interface ApiServices {
   /** O11–O13: delivery queries, retry and recover, an event with its deliveries. */
   deliveryAdmin: DeliveryAdmin;
+  /** A15: portal links (minted by the admin API, opened by the portal). */
+  portalLinks: PortalLinkService;
+  /** A16: the console's and portal's server-side sessions. */
+  sessions: ConsoleSessionStore;
+  /** A17: one budget of failed credentials per address and key, shared by the admin API and the sign-in forms. */
+  throttle: CredentialThrottle;
 }
 
 export function createApiServices(deps: ApiDeps): ApiServices {
+  const clock = deps.now ? { now: deps.now } : {};
   return {
+    portalLinks: createPortalLinkService({ db: deps.db, ...clock }),
+    sessions: createConsoleSessionStore({ db: deps.db, ...clock }),
+    throttle: credentialThrottleFrom(deps.profile),
     deliveryAdmin: createDeliveryAdmin({
       db: deps.db,
       temporal: deps.temporal,

@@ -205,9 +205,18 @@ export const COMMANDS: Command[] = [
     words: ['portal-link'],
     args: ['merchant_account'],
     options: { ttl: str },
-    summary: 'ACCT [--ttl 15m]   (C2: prints a signed link to the merchant portal of ACCT; it expires, default 15m)',
+    summary: 'ACCT [--ttl 15m]   (C2, A15: prints a signed single-use link to the portal of ACCT, then its id; it expires, default 15m)',
     build: (v, [account]) => ({ method: 'POST', path: '/portal-links', body: defined({ merchant_account: account!, ttl: optional(v, 'ttl') }) }),
-    format: (body) => String((body as { url?: unknown }).url),
+    format: (body) => {
+      const { url, id } = body as { url?: unknown; id?: unknown };
+      return typeof id === 'string' ? `${String(url)}\nid: ${id}` : String(url);
+    },
+  },
+  {
+    words: ['portal-links', 'revoke'],
+    args: ['pl_id'],
+    summary: 'PL_ID   (A15: the link can no longer be opened and the session it opened ends at once)',
+    build: (_v, [id]) => ({ method: 'DELETE', path: `/portal-links/${seg(id!)}` }),
   },
   ...AUDIT_COMMANDS,
 ];

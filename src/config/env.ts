@@ -21,10 +21,15 @@ const envSchema = z.object({
   API_HOST: z.string().default('127.0.0.1'),
   API_PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
   /**
-   * R6: when set, the API serves /metrics, /healthz and /readyz (with error detail) on this port of API_METRICS_HOST,
-   * and its public listener answers 404 on /metrics. Unset: /metrics is served on API_PORT as before.
+   * R6, A18: when set, the API serves /metrics, /healthz and /readyz (with error detail) on this port of
+   * API_METRICS_HOST. The public listener (API_PORT) answers 404 on /metrics unless API_METRICS_PUBLIC=true.
    */
   API_METRICS_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
+  /** A18: also serve /metrics on the public listener, without its per-endpoint series. Off by default. */
+  API_METRICS_PUBLIC: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
   API_METRICS_HOST: z.string().default('127.0.0.1'),
   /** R6: how often gauges read from PostgreSQL (queue depth, manual review) are refreshed in the background. */
   METRICS_REFRESH_INTERVAL_MS: z.coerce.number().int().min(100).default(15_000),

@@ -58,7 +58,20 @@ const provider = z.discriminatedUnion('scheme', [
 
 export const profileSchema = z.strictObject({
   /** The admin API (A7): every API key (and the bootstrap ADMIN_TOKEN) has its own bucket. */
-  admin: z.strictObject({ rate_limit: rateLimit.default({ per_second: 20, burst: 40 }) }).prefault({}),
+  admin: z
+    .strictObject({
+      rate_limit: rateLimit.default({ per_second: 20, burst: 40 }),
+      /** A17: failed bearer credentials and console/portal sign-ins per client address; past it 429 before any check. */
+      failed_auth_per_address: rateLimit.default({ per_second: 0.2, burst: 20 }),
+      /** A17: the same per key id (the apk_… part of a presented key), whatever address the guesses come from. */
+      failed_auth_per_key: rateLimit.default({ per_second: 0.1, burst: 10 }),
+      /** A18: the largest request body of any admin route, in bytes (413 past it, before it is read). */
+      max_body_bytes: z.number().int().min(1024).default(1024 * 1024),
+      /** A18: `GET /events/stream` connections open at once per API key, and per process. */
+      max_streams_per_key: z.number().int().min(1).default(4),
+      max_streams: z.number().int().min(1).default(64),
+    })
+    .prefault({}),
   outbound: z.strictObject({
     kafka: z.strictObject({ topic: z.string().min(1), group: z.string().min(1) }),
     retry_schedule: z.array(duration).min(1),
@@ -137,6 +150,8 @@ export const profileSchema = z.strictObject({
     overload_retry_after: duration.prefault('5s'),
     /** A7: each provider's own bucket on POST /webhooks/{provider}; past it 429 with Retry-After (providers retry). */
     rate_limit: rateLimit.default({ per_second: 500, burst: 1000 }),
+    /** A17: requests that fail signature verification, per client address; past it 429 before the body is read. */
+    unverified_per_address: rateLimit.default({ per_second: 5, burst: 50 }),
     providers: z.record(z.string().regex(/^[a-z0-9-]+$/, 'provider names are lowercase, digits and dashes'), provider),
   }),
 });

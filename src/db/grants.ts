@@ -23,6 +23,8 @@ export const TABLE_GRANTS: Record<string, string> = {
   resolution_proposals: `${READ_APPEND}, UPDATE (closed, closed_by, closed_by_key, closed_via, closed_at)`, // A5: closed once
   adjustment_proposals: `${READ_APPEND}, UPDATE (closed, closed_by, closed_by_key, closed_at, adjustment_id)`, // A5 (L3): closed once
   api_keys: `${READ_APPEND}, UPDATE (revoked_at, revoked_by)`,
+  portal_links: `${READ_APPEND}, UPDATE (used_at, revoked_at, revoked_by)`, // A15: used once, revoked once
+  console_sessions: `${READ_APPEND}, UPDATE (ended_at, ended_reason)`, // A16: ended, never reopened
   audit_events: READ_APPEND, // A3: who changed what, never edited
   events: READ_APPEND,
   quarantined_messages: READ_APPEND,

@@ -11,6 +11,8 @@ export type Take = { allowed: true } | { allowed: false; retryAfterMs: number };
 
 export interface RateLimiter {
   take(key: string, limit?: RateLimit): Take;
+  /** What `take` would answer, without taking (A17: a throttle that only counts failures checks first). */
+  peek(key: string, limit?: RateLimit): Take;
 }
 
 interface Bucket {
@@ -24,11 +26,20 @@ export function createRateLimiter(defaults: RateLimit, options: { now?: () => nu
   const maxKeys = options.maxKeys ?? 10_000;
   const buckets = new Map<string, Bucket>();
 
+  const refill = (key: string, limit: RateLimit, t: number) => {
+    const previous = buckets.get(key);
+    return previous ? Math.min(limit.burst, previous.tokens + ((t - previous.at) / 1000) * limit.per_second) : limit.burst;
+  };
+  const wait = (tokens: number, limit: RateLimit) => Math.ceil(((1 - tokens) / limit.per_second) * 1000);
+
   return {
+    peek(key, limit = defaults) {
+      const tokens = refill(key, limit, now());
+      return tokens >= 1 ? { allowed: true } : { allowed: false, retryAfterMs: wait(tokens, limit) };
+    },
     take(key, limit = defaults) {
       const t = now();
-      const previous = buckets.get(key);
-      const refilled = previous ? Math.min(limit.burst, previous.tokens + ((t - previous.at) / 1000) * limit.per_second) : limit.burst;
+      const refilled = refill(key, limit, t);
       buckets.delete(key); // re-inserted below: Map order is recency order
       if (refilled >= 1) {
         buckets.set(key, { tokens: refilled - 1, at: t });
@@ -36,7 +47,7 @@ export function createRateLimiter(defaults: RateLimit, options: { now?: () => nu
         return { allowed: true };
       }
       buckets.set(key, { tokens: refilled, at: t });
-      return { allowed: false, retryAfterMs: Math.ceil(((1 - refilled) / limit.per_second) * 1000) };
+      return { allowed: false, retryAfterMs: wait(refilled, limit) };
     },
   };
 }

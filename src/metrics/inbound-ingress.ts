@@ -27,7 +27,7 @@ export const ingressMetrics = {
   ),
   rejected: counter(
     'apipay_inbound_webhooks_rejected_total',
-    'Webhooks refused before storage for other bad input, by reason (unknown_provider, content_type, invalid_utf8, invalid_json, invalid_fields).',
+    'Webhooks refused before storage for other bad input, by reason (unknown_provider, content_type, invalid_utf8, invalid_json, invalid_fields, rate_limited, unverified_rate_limited).',
     ['provider', 'reason'],
   ),
   overloaded: counter(

@@ -5,7 +5,7 @@
 import type { Client } from '@temporalio/client';
 import { and, asc, eq, gte, inArray, sql, type SQL } from 'drizzle-orm';
 import pLimit from 'p-limit';
-import { scopeOf, type Principal } from '../access/roles.js';
+import { scopeOf, seesRawBodies, type Principal } from '../access/roles.js';
 import { actorOf, recordAuditEvent, type AuditExecutor } from '../audit/record.js';
 import { idWindow, type ListWindow } from '../db/list-window.js';
 import type { Db } from '../db/client.js';
@@ -32,6 +32,14 @@ export interface DeliveryFilter {
 
 export class DeliveryConflictError extends Error {
   override name = 'DeliveryConflictError';
+}
+
+/** A19: the payment-reference search matches inside event bodies, so only those who may read bodies may run it. */
+export class BodySearchForbiddenError extends Error {
+  override name = 'BodySearchForbiddenError';
+  constructor() {
+    super('viewers cannot search deliveries by payment reference (it matches inside event bodies, which a viewer may not read); search reconciliations instead');
+  }
 }
 
 export interface DeliveryAdminDeps {
@@ -100,6 +108,7 @@ export function createDeliveryAdmin(deps: DeliveryAdminDeps) {
   return {
     /** O11, C9: ordered by id (ULID, so creation order) either way, within from/to; the cursor is the last id of the previous page. */
     async list(principal: Principal, filter: DeliveryFilter & { afterId?: string; limit: number } & ListWindow): Promise<Delivery[]> {
+      if (filter.paymentReference !== undefined && !seesRawBodies(principal)) throw new BodySearchForbiddenError();
       const window = idWindow(deliveries.id, deliveries.createdAt, filter);
       const where: SQL[] = window.where;
       const account = scopeOf(principal);

@@ -1,5 +1,6 @@
 // API process: the provider ingress, the admin API, /healthz, /readyz and /metrics (Hono on Node). R5: it needs
-// PostgreSQL only (Temporal is connected lazily, the sweep starts what fails); R6: API_METRICS_PORT moves /metrics.
+// PostgreSQL only (Temporal is connected lazily, the sweep starts what fails); R6, A18: /metrics on API_METRICS_PORT (and
+// on the public listener only with API_METRICS_PUBLIC).
 import type { Server as HttpServer } from 'node:http';
 import type { Server } from 'node:net';
 import { serve } from '@hono/node-server';
@@ -34,7 +35,7 @@ const app = createApp({
   logger,
   readiness,
   producer,
-  metricsOnPublicListener: env.API_METRICS_PORT === undefined,
+  metricsOnPublicListener: env.API_METRICS_PUBLIC, // A18: off the public listener unless asked for
 });
 const metrics =
   env.API_METRICS_PORT === undefined

@@ -254,6 +254,9 @@ describe('C2 merchant portal in Chromium', () => {
     const url = new URL(link.json.url);
     const page = await newPage();
     await page.goto(`${world.url}${url.pathname}${url.search}`);
+    // A16: the GET only asks; the button's POST signs in.
+    expect(await page.locator('header .who').count()).toBe(0);
+    await page.click('button[type=submit]');
     await page.waitForURL(`${world.url}/portal/deliveries`);
     expect(await page.locator(`tr[data-delivery="${own.deliveryId}"]`).count()).toBe(1);
     await expect(page.locator('header .who').textContent()).resolves.toContain(world.merchant);

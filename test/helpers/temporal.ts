@@ -56,6 +56,9 @@ export async function connectDevServer(): Promise<{ client: Client; connection: 
   };
 }
 
+/** A client of the dev server that connects on first use: for app tests whose routes never reach Temporal. */
+export const lazyTemporal = () => new Client({ connection: Connection.lazy({ address: TEMPORAL_ADDRESS }) });
+
 /** A4: a handle on `workflowId` from a client that says who it is, as the Temporal UI or CLI of that person would. */
 export const handleAs = (connection: Connection, identity: string, workflowId: string) =>
   new Client({ connection, identity }).workflow.getHandle(workflowId);

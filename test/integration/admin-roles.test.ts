@@ -1,5 +1,6 @@
-// A1 on the real PostgreSQL and Temporal dev server: one table per role of every admin operation, built from the
-// route list of the OpenAPI document (a new route without a role rule, or without a row here, fails). Allowed →
+// A1, A20 on the real PostgreSQL and Temporal dev server: every admin operation with every role, built from the
+// route list of the OpenAPI document and the one table of expected outcomes, test/fixtures/access-matrix.ts (a new
+// route without a role rule, or without a row there, fails). Allowed →
 // its 2xx (or its normal 4xx for a deliberately bad body), not allowed → 403, another merchant's object → 404.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +8,7 @@ import type { Role, StaffRole } from '../../src/access/roles.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { deliveries, deliveryAttempts, events, reconciliations } from '../../src/db/schema/index.js';
 import { newId, reconciliationWorkflowId } from '../../src/shared/ids.js';
+import { ADMIN_ROUTES, type AdminRow } from '../fixtures/access-matrix.js';
 import { callAs, createKey, type Caller } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
 import { TEST_DATABASE_URL } from '../helpers/env.js';
@@ -34,78 +36,11 @@ async function objects(account: string) {
   const reconciliationId = reconciliationWorkflowId(provider, providerEventId);
   await database.db.insert(reconciliations).values({ id: reconciliationId, provider, providerEventId, eventType: 'payment.succeeded', paymentReference: 'pi_x', amountMinor: 100n, currency: 'EUR', effectiveAt: new Date(), state: 'manual_review', acknowledgedAt: new Date() });
   const key = await createKey(app, 'viewer', undefined, `victim-${account}`);
-  return { account, endpointId: endpoint.id, eventId, deliveryId, reconciliationId, keyId: key.id };
-}
-type Objects = Awaited<ReturnType<typeof objects>>;
-
-interface Row {
-  role: StaffRole;
-  merchant: boolean;
-  /** The request, built on fresh objects. */
-  request: (o: Objects) => { path: string; body?: unknown };
-  /** What an allowed caller gets (a 400 where the body is bad on purpose, to change nothing). */
-  ok: number;
-  /** For merchant routes: the id in the path belongs to an account, so another merchant's must be a 404. */
-  owned?: boolean;
-  /** For merchant list routes: the other account's object id must not be listed. */
-  lists?: (o: Objects) => string;
+  return { account, provider, endpointId: endpoint.id, eventId, deliveryId, reconciliationId, keyId: key.id };
 }
 
-const enc = encodeURIComponent;
-const TABLE: Record<string, Row> = {
-  'GET /webhook-endpoints': { role: 'viewer', merchant: true, ok: 200, request: () => ({ path: '/webhook-endpoints?limit=100' }), lists: (o) => o.endpointId },
-  'POST /webhook-endpoints': {
-    role: 'admin',
-    merchant: false,
-    ok: 201,
-    request: (o) => ({ path: '/webhook-endpoints', body: { merchant_account: o.account, url: 'http://127.0.0.1:4999/new', event_types: ['*'], livemode: false } }),
-  },
-  'GET /webhook-endpoints/{id}': { role: 'viewer', merchant: true, ok: 200, owned: true, request: (o) => ({ path: `/webhook-endpoints/${o.endpointId}` }) },
-  'PATCH /webhook-endpoints/{id}': { role: 'admin', merchant: false, ok: 200, request: (o) => ({ path: `/webhook-endpoints/${o.endpointId}`, body: { description: 'changed' } }) },
-  'DELETE /webhook-endpoints/{id}': { role: 'admin', merchant: false, ok: 204, request: (o) => ({ path: `/webhook-endpoints/${o.endpointId}` }) },
-  'POST /webhook-endpoints/{id}/secret/rotate': { role: 'admin', merchant: true, ok: 200, owned: true, request: (o) => ({ path: `/webhook-endpoints/${o.endpointId}/secret/rotate` }) },
-  'POST /webhook-endpoints/{id}/disable': { role: 'admin', merchant: false, ok: 200, request: (o) => ({ path: `/webhook-endpoints/${o.endpointId}/disable`, body: { reason: 'table test' } }) },
-  'POST /webhook-endpoints/{id}/enable': { role: 'admin', merchant: false, ok: 200, request: (o) => ({ path: `/webhook-endpoints/${o.endpointId}/enable` }) },
-  'POST /webhook-endpoints/{id}/recover': {
-    role: 'operator',
-    merchant: false,
-    ok: 202,
-    request: (o) => ({ path: `/webhook-endpoints/${o.endpointId}/recover`, body: { since: new Date(Date.now() + 60_000).toISOString() } }),
-  },
-  'POST /webhook-endpoints/{id}/test': { role: 'admin', merchant: true, ok: 202, owned: true, request: (o) => ({ path: `/webhook-endpoints/${o.endpointId}/test` }) },
-  'GET /endpoint-status-changes': { role: 'viewer', merchant: true, ok: 200, request: () => ({ path: '/endpoint-status-changes?limit=100' }), lists: (o) => o.endpointId },
-  'GET /webhook-deliveries': { role: 'viewer', merchant: true, ok: 200, request: () => ({ path: '/webhook-deliveries?status=FAILED&limit=100' }), lists: (o) => o.deliveryId },
-  'GET /webhook-deliveries/{id}': { role: 'viewer', merchant: true, ok: 200, owned: true, request: (o) => ({ path: `/webhook-deliveries/${o.deliveryId}` }) },
-  'POST /webhook-deliveries/{id}/retry': { role: 'operator', merchant: true, ok: 202, owned: true, request: (o) => ({ path: `/webhook-deliveries/${o.deliveryId}/retry` }) },
-  // M3: the fixture's delivery is unordered, so an allowed caller gets the conflict (and nothing changes).
-  'POST /webhook-deliveries/{id}/skip': { role: 'operator', merchant: true, ok: 409, owned: true, request: (o) => ({ path: `/webhook-deliveries/${o.deliveryId}/skip` }) },
-  'GET /events/{id}': { role: 'viewer', merchant: true, ok: 200, owned: true, request: (o) => ({ path: `/events/${o.eventId}` }) },
-  // M7: a one-second stream (it ends by itself); a type without a sample is refused after the account is checked.
-  'GET /events/stream': { role: 'operator', merchant: true, ok: 200, owned: true, request: (o) => ({ path: `/events/stream?merchant_account=${o.account}&max_seconds=1` }) },
-  'POST /events/trigger': { role: 'operator', merchant: true, ok: 400, owned: true, request: (o) => ({ path: '/events/trigger', body: { type: 'no.sample', merchant_account: o.account } }) },
-  'GET /reconciliations': { role: 'viewer', merchant: false, ok: 200, request: () => ({ path: `/reconciliations?provider=${provider}` }) },
-  'GET /reconciliations/{id}': { role: 'viewer', merchant: false, ok: 200, request: (o) => ({ path: `/reconciliations/${enc(o.reconciliationId)}` }) },
-  // An empty body is refused before anything reaches the workflow: the access check must come first.
-  'POST /reconciliations/{id}/resolution': { role: 'operator', merchant: false, ok: 400, request: (o) => ({ path: `/reconciliations/${enc(o.reconciliationId)}/resolution`, body: {} }) },
-  // A5: nothing waits for approval on this reconciliation, so an allowed role gets 409 (past the access check).
-  'POST /reconciliations/{id}/resolution/approve': { role: 'operator', merchant: false, ok: 409, request: (o) => ({ path: `/reconciliations/${enc(o.reconciliationId)}/resolution/approve` }) },
-  'POST /reconciliations/{id}/resolution/cancel': { role: 'operator', merchant: false, ok: 409, request: (o) => ({ path: `/reconciliations/${enc(o.reconciliationId)}/resolution/cancel` }) },
-  'GET /exports/operator-resolutions.csv': { role: 'admin', merchant: false, ok: 200, request: () => ({ path: '/exports/operator-resolutions.csv' }) },
-  'GET /exports/ledger.csv': { role: 'admin', merchant: false, ok: 200, request: () => ({ path: `/exports/ledger.csv?provider=${provider}` }) },
-  'POST /ledger/adjustments': { role: 'operator', merchant: false, ok: 400, request: () => ({ path: '/ledger/adjustments', body: {} }) },
-  // A5: no such proposal, so an allowed role gets 404 (past the access check).
-  'POST /ledger/adjustments/proposals/{id}/approve': { role: 'operator', merchant: false, ok: 404, request: () => ({ path: '/ledger/adjustments/proposals/adp_00000000000000000000000000/approve' }) },
-  'POST /ledger/adjustments/proposals/{id}/cancel': { role: 'operator', merchant: false, ok: 404, request: () => ({ path: '/ledger/adjustments/proposals/adp_00000000000000000000000000/cancel' }) },
-  'GET /ledger/adjustments': { role: 'viewer', merchant: false, ok: 200, request: () => ({ path: `/ledger/adjustments?provider=${provider}&payment_reference=pi_none` }) },
-  'GET /ledger/check': { role: 'viewer', merchant: false, ok: 200, request: () => ({ path: `/ledger/check?provider=${provider}` }) },
-  'POST /api-keys': { role: 'admin', merchant: false, ok: 201, request: () => ({ path: '/api-keys', body: { name: 'made-in-table', role: 'viewer' } }) },
-  'GET /api-keys': { role: 'admin', merchant: false, ok: 200, request: () => ({ path: '/api-keys' }) },
-  'POST /portal-links': { role: 'operator', merchant: false, ok: 201, request: (o) => ({ path: '/portal-links', body: { merchant_account: o.account } }) },
-  'POST /secrets/reencrypt': { role: 'admin', merchant: false, ok: 200, request: () => ({ path: '/secrets/reencrypt' }) },
-  'POST /api-keys/{id}/revoke': { role: 'admin', merchant: false, ok: 200, request: (o) => ({ path: `/api-keys/${o.keyId}/revoke` }) },
-  'GET /audit-events': { role: 'viewer', merchant: false, ok: 200, request: (o) => ({ path: `/audit-events?target_id=${o.endpointId}` }) },
-  'GET /audit-events.csv': { role: 'viewer', merchant: false, ok: 200, request: (o) => ({ path: `/audit-events.csv?target_id=${o.endpointId}` }) },
-};
+type Row = AdminRow;
+const TABLE = ADMIN_ROUTES;
 
 const RANK: Record<StaffRole, number> = { viewer: 0, operator: 1, admin: 2 };
 const expectedAllowed = (row: Row, role: Role) => (role === 'merchant' ? row.merchant : RANK[role] >= RANK[row.role]);
@@ -132,7 +67,7 @@ describe('A1 every admin operation has a role rule, stated in the OpenAPI docume
     expect(routes.length).toBeGreaterThan(15);
     for (const { key, operation } of routes) {
       const row = TABLE[key];
-      expect(row, `${key}: add a row to TABLE in test/integration/admin-roles.test.ts`).toBeDefined();
+      expect(row, `${key}: add a row to ADMIN_ROUTES in test/fixtures/access-matrix.ts`).toBeDefined();
       expect(operation['x-required-role'], key).toBe(row!.role);
       expect(operation['x-merchant-access'], key).toBe(row!.merchant ? 'own' : 'none');
       expect(String(operation.description), key).toContain(`Required role: ${row!.role}`);

@@ -192,14 +192,21 @@ describe('apipay CLI', () => {
     expect(h.seen).toHaveLength(0);
   });
 
-  it('C2 portal-link ACCT asks for a signed link and prints only its URL', async () => {
-    const h = harness(() => Response.json({ url: 'http://127.0.0.1:3000/portal/enter?token=abc.def', merchant_account: 'acct_demo_shop', expires_at: '2026-12-01T10:15:00Z' }, { status: 201 }));
+  it('C2 portal-link ACCT asks for a signed link and prints its URL, then its id (A15)', async () => {
+    const h = harness(() => Response.json({ id: 'pl_01jd2m3k4n5p6q7r8s9t0v1w2x', url: 'http://127.0.0.1:3000/portal/enter?token=abc.def', merchant_account: 'acct_demo_shop', expires_at: '2026-12-01T10:15:00Z' }, { status: 201 }));
     expect(await runCli(['portal-link', 'acct_demo_shop', '--ttl', '30m'], h.io)).toBe(0);
     expect(h.seen[0]!.method).toBe('POST');
     expect(h.seen[0]!.url.pathname).toBe('/admin/v1/portal-links');
     expect(h.seen[0]!.body).toEqual({ merchant_account: 'acct_demo_shop', ttl: '30m' });
-    expect(h.out()).toBe('http://127.0.0.1:3000/portal/enter?token=abc.def\n');
+    expect(h.out()).toBe('http://127.0.0.1:3000/portal/enter?token=abc.def\nid: pl_01jd2m3k4n5p6q7r8s9t0v1w2x\n');
     expect(await runCli(['portal-link'], harness().io)).toBe(1);
+  });
+
+  it('A15 portal-links revoke PL_ID deletes the link', async () => {
+    const h = harness(() => Response.json({ id: 'pl_01jd2m3k4n5p6q7r8s9t0v1w2x', object: 'portal_link' }));
+    expect(await runCli(['portal-links', 'revoke', 'pl_01jd2m3k4n5p6q7r8s9t0v1w2x'], h.io)).toBe(0);
+    expect(h.seen[0]!.method).toBe('DELETE');
+    expect(h.seen[0]!.url.pathname).toBe('/admin/v1/portal-links/pl_01jd2m3k4n5p6q7r8s9t0v1w2x');
   });
 
   it('L6 ledger check exits 1 when the API reports violations, 0 when ok', async () => {

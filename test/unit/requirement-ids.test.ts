@@ -15,7 +15,7 @@ const REQUIREMENTS = 'docs/requirements.md';
 const SCANNED = ['src', 'test', 'bench', 'scripts', 'docs', 'config', 'drizzle', 'README.md'];
 const SKIPPED_DIRS = new Set(['node_modules', '.data', '.git']);
 
-const ID = /(?<![\w#])[OIRACMPL](?:1\d|[1-9])(?![\w]|\.\d)/g;
+const ID = /(?<![\w#])(?:[OIRCMPL](?:1\d|[1-9])|A(?:[1-9]\d|[1-9]))(?![\w]|\.\d)/g; // issue 23 takes the A family past A19
 const FORMULA = /=[A-Z]+\([^)]*\)/g;
 const SECTION = /requirements(?:\.md)? §(\d+)/g;
 // Built from parts so that this file does not match itself.
@@ -62,12 +62,16 @@ describe('requirement ids (docs/requirements.md)', () => {
     expect(citedIds('p99 P99 P50 0xA1 #C1 SC1090 evt_A1 A1b =SUM(A1) v1.5 P1.5')).toEqual([]);
   });
 
-  it('defines every id of the spec: O1–O15, I1–I14, R1–R12, A1–A9, M1–M7, P1–P7, C1–C10, L1–L7', () => {
+  it('defines every id of the spec: O1–O15, I1–I14, R1–R12, A1–A9, M1–M7, P1–P7, C1–C10, L1–L7, and later ids of each family without a gap', () => {
     const expected = Object.entries({ O: 15, I: 14, R: 12, A: 9, M: 7, P: 7, C: 10, L: 7 }).flatMap(([prefix, count]) =>
       Array.from({ length: count }, (_, i) => `${prefix}${i + 1}`),
     );
-    // ids added after the spec (the R family continues) are allowed beside it
     expect(definedIds).toEqual(expect.arrayContaining(expected));
+    // Issues continue a family past the spec (R13…, A10…, O16…): each family is numbered 1..n without a gap.
+    for (const family of new Set(definedIds.map((id) => id.replace(/\d+$/, '')))) {
+      const numbers = definedIds.filter((id) => id.replace(/\d+$/, '') === family).map((id) => Number(id.slice(family.length)));
+      expect([...numbers].sort((a, b) => a - b), `${family} ids`).toEqual(Array.from({ length: numbers.length }, (_, i) => i + 1));
+    }
     for (const id of definedIds) expect(citedIds(id), `${id} is not in the citation form`).toEqual([id]);
   });
 

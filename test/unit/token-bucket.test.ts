@@ -1,5 +1,8 @@
-// A7 token bucket: burst, refill at the configured rate, Retry-After from the deficit, independent keys.
+// A7 token bucket: burst, refill at the configured rate, Retry-After from the deficit, independent keys; A17's
+// failure throttle over it and the client address it counts by.
 import { describe, expect, it } from 'vitest';
+import { createCredentialThrottle } from '../../src/api/middleware/credential-throttle.js';
+import { clientAddress } from '../../src/api/middleware/client-address.js';
 import { createRateLimiter } from '../../src/lib/token-bucket.js';
 
 describe('A7 token bucket', () => {
@@ -32,5 +35,44 @@ describe('A7 token bucket', () => {
     limiter.take('c'); // evicts a
     expect(limiter.take('a').allowed).toBe(true);
     expect(limiter.take('c').allowed).toBe(false);
+  });
+
+  it('A17 peek answers what take would, without taking', () => {
+    const limiter = createRateLimiter({ per_second: 1, burst: 1 }, { now: () => 0 });
+    expect(limiter.peek('a').allowed).toBe(true);
+    expect(limiter.peek('a').allowed).toBe(true);
+    expect(limiter.take('a').allowed).toBe(true);
+    expect(limiter.peek('a')).toEqual({ allowed: false, retryAfterMs: 1000 });
+  });
+});
+
+describe('A17 credential throttle', () => {
+  it('A17 an address past its budget is blocked before any check; a key id past its budget makes wrong secrets 429 only', () => {
+    let t = 0;
+    const throttle = createCredentialThrottle(
+      { perAddress: { per_second: 1, burst: 3 }, perKey: { per_second: 0.5, burst: 2 } },
+      { now: () => t },
+    );
+    const key = `apk_${'0'.repeat(26)}_wrong`;
+    expect(throttle.failed('a', key)).toBeUndefined();
+    expect(throttle.failed('b', key)).toBeUndefined();
+    expect(throttle.failed('c', key)).toBe(2); // the key's third wrong secret: 429, retry in 2 s
+    expect(throttle.blocked('c')).toBeUndefined(); // c itself is still within its budget
+    expect(throttle.failed('d', 'junk')).toBeUndefined();
+    expect(throttle.failed('d', 'junk')).toBeUndefined();
+    expect(throttle.failed('d', 'junk')).toBeUndefined();
+    expect(throttle.blocked('d')).toBe(1);
+    t = 1000;
+    expect(throttle.blocked('d')).toBeUndefined();
+  });
+
+  it('A17 the client address: the socket peer, IPv4-mapped as IPv4, IPv6 by its /64', () => {
+    const at = (remoteAddress?: string) => clientAddress({ env: remoteAddress ? { remoteAddress } : undefined } as never);
+    expect(at('203.0.113.7')).toBe('203.0.113.7');
+    expect(at('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(at('2001:db8:1:2:3:4:5:6')).toBe('2001:db8:1:2::/64');
+    expect(at('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(at('2001:0db8:0001:0002::ffff')).toBe('2001:db8:1:2::/64');
+    expect(at()).toBe('unknown');
   });
 });

@@ -1,5 +1,6 @@
 // M7 for `apipay listen`: a Server-Sent Events stream of one merchant account's events (the exact bodies its
-// endpoints receive; never an endpoint, a secret or another account's event), resumable with Last-Event-ID.
+// endpoints receive; never an endpoint, a secret or another account's event), resumable with Last-Event-ID. A18:
+// each stream polls the database, so streams open at once are capped per key (429) and per process (503).
 import { z } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import { createApiKeyService } from '../../access/api-keys.js';
@@ -87,6 +88,10 @@ export interface EventStreamOptions {
   heartbeatMs?: number;
   /** How often an open stream checks that its API key is still valid (A1: a revoked key stops within this). */
   recheckMs?: number;
+  /** A18: streams open at once per key (or bootstrap token); another answers 429. */
+  maxPerKey?: number;
+  /** A18: streams open at once in this process; another answers 503. */
+  maxOpen?: number;
 }
 
 class RevokedError extends Error {}
@@ -97,6 +102,10 @@ export function registerEventStream(admin: AdminApp, deps: ApiDeps, options: Eve
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   const recheckMs = options.recheckMs ?? 5_000;
   const keys = createApiKeyService({ db: deps.db, ...(deps.now ? { now: deps.now } : {}) });
+  const maxPerKey = options.maxPerKey ?? 4;
+  const maxOpen = options.maxOpen ?? 64;
+  const open = new Map<string, number>();
+  let total = 0;
 
   admin.openapi(streamRoute, async (c) => {
     const query = c.req.valid('query');
@@ -116,6 +125,19 @@ export function registerEventStream(admin: AdminApp, deps: ApiDeps, options: Eve
       if (token === undefined || Date.now() - checkedAt < recheckMs) return;
       checkedAt = Date.now();
       if (!(await keys.authenticate(token))) throw new RevokedError();
+    };
+    const holder = c.get('principal').keyId;
+    if (total >= maxOpen)
+      throw new ApiError('unavailable', `this process serves ${maxOpen} event streams already; retry later`, undefined, 5);
+    if ((open.get(holder) ?? 0) >= maxPerKey)
+      throw new ApiError('rate_limited', `this key has ${maxPerKey} event streams open already; close one first`, undefined, 5);
+    total += 1;
+    open.set(holder, (open.get(holder) ?? 0) + 1);
+    const release = () => {
+      total -= 1;
+      const left = (open.get(holder) ?? 1) - 1;
+      if (left > 0) open.set(holder, left);
+      else open.delete(holder);
     };
     return streamSSE(c, async (stream) => {
       try {
@@ -164,6 +186,8 @@ export function registerEventStream(admin: AdminApp, deps: ApiDeps, options: Eve
           event: 'error',
           data: JSON.stringify(errorBody('unavailable', 'the event stream failed; reconnect with Last-Event-ID')),
         });
+      } finally {
+        release();
       }
     }) as never;
   });

@@ -1,14 +1,15 @@
 // The admin API under /admin/v1: authentication and role checks decided by route (A1, A9), a token bucket per key
-// (A7), zod-validated requests that name the bad field, one error shape, and an OpenAPI document built from the
+// (A7), a body limit on every route (A18), zod-validated requests that name the bad field, one error shape, and an OpenAPI document built from the
 // same route definitions (/admin/v1/openapi.json, the one public route) stating the role each operation needs.
 import { OpenAPIHono } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
 import { createApiKeyService } from '../../access/api-keys.js';
 import { createRateLimiter } from '../../lib/token-bucket.js';
 import type { AdminEnv } from '../context.js';
 import type { AdminApp } from './app.js';
 import type { ApiDeps } from '../deps.js';
 import type { ApiServices } from '../services.js';
-import { handleError, validationError } from '../errors.js';
+import { ApiError, handleError, validationError } from '../errors.js';
 import { authenticate } from '../middleware/authenticate.js';
 import { storableInput } from '../middleware/storable-input.js';
 import { accessRules, PUBLIC_ROUTES } from './access.js';
@@ -45,6 +46,18 @@ export function createAdminApp(deps: ApiDeps, services: ApiServices): AdminApp {
       bootstrapToken: deps.env.ADMIN_TOKEN,
       keys,
       limiter: createRateLimiter(deps.profile.admin.rate_limit),
+      throttle: services.throttle,
+    }),
+  );
+  // A18: no admin request body is read past the profile's limit (1 MiB by default); 413 in the one error shape.
+  const maxBody = deps.profile.admin.max_body_bytes;
+  admin.use(
+    '*',
+    bodyLimit({
+      maxSize: maxBody,
+      onError: () => {
+        throw new ApiError('payload_too_large', `request body exceeds ${maxBody} bytes (admin.max_body_bytes)`);
+      },
     }),
   );
   admin.use('*', storableInput());
@@ -67,7 +80,10 @@ export function createAdminApp(deps: ApiDeps, services: ApiServices): AdminApp {
   registerEndpointStatusChanges(admin, deps.db);
   registerEndpointTests(admin, deps);
   registerWebhookDeliveries(admin, deps, services.deliveryAdmin);
-  registerEventStream(admin, deps); // M7; before /events/{id}, which would otherwise match /events/stream
+  registerEventStream(admin, deps, {
+    maxPerKey: deps.profile.admin.max_streams_per_key,
+    maxOpen: deps.profile.admin.max_streams,
+  }); // M7, A18; before /events/{id}, which would otherwise match /events/stream
   registerEventTrigger(admin, deps); // M7
   registerEvents(admin, services.deliveryAdmin);
   registerReconciliations(admin, deps);
@@ -75,7 +91,7 @@ export function createAdminApp(deps: ApiDeps, services: ApiServices): AdminApp {
   registerLedger(admin, deps);
   registerApiKeys(admin, keys);
   registerSecrets(admin, deps);
-  registerPortalLinks(admin, deps); // C2
+  registerPortalLinks(admin, deps, services.portalLinks); // C2, A15
   registerAuditEvents(admin, deps); // A3
   registerDocsPage(admin); // C9: the viewer of /openapi.json, public like it
   return admin;

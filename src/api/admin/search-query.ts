@@ -3,7 +3,8 @@
 import { z } from '@hono/zod-openapi';
 
 const paymentReference = z.string().trim().min(1).max(200).optional().openapi({
-  description: 'C4: the payment reference (e.g. pi_…) as it appears in the event body or on the reconciliation',
+  description:
+    'C4: the payment reference (e.g. pi_…) as it appears in the event body or on the reconciliation. A19: searching deliveries by it reads event bodies, so a viewer gets 403',
   example: 'pi_3Q0abc',
 });
 

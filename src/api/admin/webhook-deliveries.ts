@@ -3,7 +3,7 @@
 // also searched by what an operator has in hand: payment reference, merchant account, event type.
 import { z } from '@hono/zod-openapi';
 import { seesRawBodies } from '../../access/roles.js';
-import { DeliveryConflictError, type DeliveryAdmin } from '../../outbound/delivery-admin.js';
+import { BodySearchForbiddenError, DeliveryConflictError, type DeliveryAdmin } from '../../outbound/delivery-admin.js';
 import { bindOutboundBacklogGauges } from '../../metrics/outbound-backlog.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
@@ -117,15 +117,20 @@ export function registerWebhookDeliveries(admin: AdminApp, deps: ApiDeps, servic
 
   admin.openapi(listDeliveries, async (c) => {
     const q = c.req.valid('query');
-    const rows = await service.list(c.get('principal'), {
-      limit: q.limit,
-      ...listWindow(q),
-      ...(q.status !== undefined ? { status: q.status } : {}),
-      ...(q.endpoint_id !== undefined ? { endpointId: q.endpoint_id } : {}),
-      ...(q.event_id !== undefined ? { eventId: q.event_id } : {}),
-      ...deliverySearch(q),
-      ...afterIdOf(q.cursor),
-    });
+    const rows = await service
+      .list(c.get('principal'), {
+        limit: q.limit,
+        ...listWindow(q),
+        ...(q.status !== undefined ? { status: q.status } : {}),
+        ...(q.endpoint_id !== undefined ? { endpointId: q.endpoint_id } : {}),
+        ...(q.event_id !== undefined ? { eventId: q.event_id } : {}),
+        ...deliverySearch(q),
+        ...afterIdOf(q.cursor),
+      })
+      .catch((error: unknown) => {
+        if (error instanceof BodySearchForbiddenError) throw new ApiError('forbidden', error.message); // A19
+        throw error;
+      });
     const result = page(rows, q.limit, (r) => r.id);
     return c.json({ ...result, data: result.data.map(deliveryJson) }, 200);
   });

@@ -1,14 +1,20 @@
-// Sign-in, sessions and CSRF for the console and the portal (C1, C2). The cookie is HttpOnly, SameSite=Strict, Secure
-// over https, scoped to its surface's path, and holds a signed session (session.ts); the key it names is checked on
-// every request, so a revoked key is signed out at once. Every POST must carry the session's CSRF token (403
-// otherwise), the sign-in form included (it has an anonymous session for that).
+// Sign-in, sessions and CSRF for the console and the portal (C1, C2, A15, A16). The cookie is HttpOnly,
+// SameSite=Strict, Secure over https, scoped to its surface's path, and holds a signed session (session.ts) whose id
+// names a server-side row (console_sessions): sign-out, a revoked key or link and a changed role end that row, so a
+// copied cookie stops working at once. Every POST must carry the session's CSRF token (403 otherwise), the sign-in
+// form included (it has an anonymous session for that). A portal link is opened by a POST from its confirmation
+// page (never by the GET a link preview or another site can make), once.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { createMiddleware } from 'hono/factory';
 import { html } from 'hono/html';
 import type { ApiKeyService } from '../../access/api-keys.js';
-import { BOOTSTRAP_PRINCIPAL, type Principal } from '../../access/roles.js';
+import type { ConsoleSessionStore } from '../../access/console-sessions.js';
+import { linkPrincipal, type PortalLinkService } from '../../access/portal-links.js';
+import { BOOTSTRAP_KEY_ID, BOOTSTRAP_PRINCIPAL, type Principal, type StaffRole } from '../../access/roles.js';
+import type { CredentialThrottle } from '../middleware/credential-throttle.js';
+import { clientAddress } from '../middleware/client-address.js';
 import { PageError, type ConsoleContext, type ConsoleEnv } from './context.js';
 import { csrfField, layout, notice, type View } from './html.js';
 import type { Session, SessionKeys, SessionSubject, Surface } from './session.js';
@@ -18,6 +24,13 @@ export interface AuthOptions {
   base: View['base'];
   sessions: SessionKeys;
   keys: ApiKeyService;
+  /** A16: the open sessions. */
+  store: ConsoleSessionStore;
+  /** A15: the links' rows (single use, revocation, audit). */
+  links: PortalLinkService;
+  /** A17: failed sign-ins count against the client address and the key's id. */
+  throttle: CredentialThrottle;
+  now: () => Date;
   adminToken: string;
   temporal: View['temporal'];
   /** Session lifetime after a sign-in with a key (the link's sessions end with the link's own lifetime or this). */
@@ -29,28 +42,62 @@ const digest = (value: string) => createHash('sha256').update(value).digest();
 /** Paths served without a principal: the sign-in form, the portal link's entry, the stylesheet. */
 const OPEN_PATHS = ['/sign-in', '/enter', '/assets/console.css'];
 
-/** Who a session stands for now, or undefined (revoked key, changed ADMIN_TOKEN, or the other surface's kind). */
-async function principalFor(subject: SessionSubject, o: AuthOptions): Promise<Principal | undefined> {
-  let principal: Principal | undefined;
-  if (subject.kind === 'key') principal = await o.keys.active(subject.keyId);
-  else if (subject.kind === 'bootstrap')
-    principal = subject.fingerprint === o.sessions.fingerprint(o.adminToken) ? BOOTSTRAP_PRINCIPAL : undefined;
-  else if (subject.kind === 'link')
-    principal = {
-      keyId: `portal-link:${subject.linkId}`,
-      name: 'portal link',
-      role: 'merchant',
-      merchantAccount: subject.merchantAccount,
-    };
-  return principal && fits(o.surface, principal) ? principal : undefined;
+type Current = NonNullable<Awaited<ReturnType<ConsoleSessionStore['current']>>>;
+
+/** The staff principal behind a key id (or the bootstrap token), if it still works. */
+async function staffOf(keyId: string, o: AuthOptions, fingerprint?: string): Promise<Principal | undefined> {
+  if (keyId === BOOTSTRAP_KEY_ID)
+    return fingerprint === undefined || fingerprint === o.sessions.fingerprint(o.adminToken) ? BOOTSTRAP_PRINCIPAL : undefined;
+  return o.keys.active(keyId);
+}
+
+/**
+ * Who a session stands for now, or undefined (revoked key or link, changed ADMIN_TOKEN, the other surface's kind).
+ * `role` is what must still equal the role the session began with (a link's: its minter's role).
+ */
+async function principalFor(
+  subject: SessionSubject,
+  row: Current,
+  o: AuthOptions,
+): Promise<{ principal: Principal; role: string } | undefined> {
+  let found: { principal: Principal; role: string } | undefined;
+  if (subject.kind === 'key' && row.session.keyId === subject.keyId) {
+    const principal = await o.keys.active(subject.keyId);
+    if (principal) found = { principal, role: principal.role };
+  } else if (subject.kind === 'bootstrap') {
+    if (subject.fingerprint === o.sessions.fingerprint(o.adminToken)) found = { principal: BOOTSTRAP_PRINCIPAL, role: 'admin' };
+  } else if (subject.kind === 'link' && row.link && row.link.id === subject.linkId) {
+    // A15: the minter must still be there, with the role it minted with; the session can do no more than it.
+    const minter = await staffOf(row.link.createdBy, o);
+    if (minter && (minter.role === 'operator' || minter.role === 'admin'))
+      found = { principal: linkPrincipal(row.link, minter.role as StaffRole), role: minter.role };
+  }
+  return found && fits(o.surface, found.principal) ? found : undefined;
 }
 
 /** The console is for staff roles, the portal for one merchant account. */
 const fits = (surface: Surface, p: Principal) => (surface === 'console' ? p.role !== 'merchant' : p.role === 'merchant');
 
+/** No session outlives a working day (a link's ends with the link). */
+const MAX_SESSION_SECONDS = 8 * 3600;
+
 /** Sets a new session's cookie: a new session id on every sign-in, so an anonymous one is never promoted (fixation). */
-function startSession(c: ConsoleContext, o: AuthOptions, subject: SessionSubject, ttl: number): Session {
+async function startSession(
+  c: ConsoleContext,
+  o: AuthOptions,
+  subject: SessionSubject,
+  ttl: number,
+  row?: { keyId: string; role: string; portalLinkId?: string },
+): Promise<Session> {
   const { session, cookie } = o.sessions.issue(o.surface, subject, ttl);
+  if (row && subject.kind !== 'anonymous')
+    await o.store.open({
+      id: session.sid,
+      surface: o.surface,
+      subject: subject.kind,
+      ...row,
+      expiresAt: new Date(session.exp * 1000),
+    });
   setCookie(c, cookieName(o.surface), cookie, {
     httpOnly: true,
     sameSite: 'Strict',
@@ -73,9 +120,17 @@ export function sessionMiddleware(o: AuthOptions) {
     const path = c.req.path.slice(o.base.length) || '/';
 
     let session = o.sessions.read(o.surface, getCookie(c, cookieName(o.surface)));
-    const principal = session ? await principalFor(session.subject, o) : undefined;
-    if (session && session.subject.kind !== 'anonymous' && !principal) session = undefined; // signed out (revoked, …)
-    session ??= startSession(c, o, { kind: 'anonymous' }, 3600);
+    let principal: Principal | undefined;
+    if (session && session.subject.kind !== 'anonymous') {
+      // A16: the row must be open; the principal must still work and hold the role it signed in with.
+      const row = await o.store.current(session.sid);
+      const found = row ? await principalFor(session.subject, row, o) : undefined;
+      if (row && !found) await o.store.end(session.sid, 'credential_gone');
+      else if (row && found && found.role !== row.session.role) await o.store.end(session.sid, 'role_changed');
+      else if (found) principal = found.principal;
+      if (!principal) session = undefined; // signed out (sign-out, revoked, expired, role changed, …)
+    }
+    session ??= await startSession(c, o, { kind: 'anonymous' }, 3600);
     c.set('session', session);
     c.set('view', {
       surface: o.surface,
@@ -127,6 +182,13 @@ export function registerSignIn(app: Hono<ConsoleEnv>, o: AuthOptions): void {
 
   app.post('/sign-in', async (c) => {
     const token = (c.get('form').token ?? '').trim();
+    const address = clientAddress(c);
+    const throttled = (wait: number) => {
+      c.header('Retry-After', String(wait));
+      return c.html(signInPage(c.get('view'), `Too many failed sign-ins; try again in ${wait} s.`), 429);
+    };
+    const wait = o.throttle.blocked(address);
+    if (wait !== undefined) return throttled(wait);
     let subject: SessionSubject | undefined;
     let principal: Principal | undefined;
     if (token.startsWith('apk_')) {
@@ -137,6 +199,8 @@ export function registerSignIn(app: Hono<ConsoleEnv>, o: AuthOptions): void {
       subject = { kind: 'bootstrap', fingerprint: o.sessions.fingerprint(o.adminToken) };
     }
     if (!principal || !subject || !fits(o.surface, principal)) {
+      const past = principal ? undefined : o.throttle.failed(address, token);
+      if (past !== undefined) return throttled(past);
       const hint = principal
         ? o.surface === 'console'
           ? 'a merchant key opens /portal, not the console'
@@ -144,34 +208,62 @@ export function registerSignIn(app: Hono<ConsoleEnv>, o: AuthOptions): void {
         : 'unknown or revoked key';
       return c.html(signInPage(c.get('view'), `Not signed in: ${hint}.`), 401);
     }
-    startSession(c, o, subject, o.ttlSeconds);
+    await startSession(c, o, subject, o.ttlSeconds, { keyId: principal.keyId, role: principal.role });
     return c.redirect(o.base, 303);
   });
 
-  app.post('/sign-out', (c) => {
+  app.post('/sign-out', async (c) => {
+    const session = c.get('session');
+    if (session.subject.kind !== 'anonymous') await o.store.end(session.sid, 'signed_out'); // A16: the copies too
     deleteCookie(c, cookieName(o.surface), { path: o.base });
     return c.redirect(`${o.base}/sign-in`, 303);
   });
 
   if (o.surface !== 'portal') return;
+  const refused = () => new PageError(401, 'this portal link is invalid, expired, revoked or already used; ask for a new one');
+
+  // A16: a GET never signs in (a link preview, a prefetch or another site's page can make it): it asks first.
   app.get('/enter', (c) => {
-    const link = o.sessions.readPortalLink(c.req.query('token'));
-    if (!link) throw new PageError(401, 'this portal link is invalid or has expired; ask for a new one');
-    startSession(c, o, { kind: 'link', merchantAccount: link.merchantAccount, linkId: link.linkId }, o.ttlSeconds);
-    // A page, not a redirect: a SameSite=Strict cookie set while following a link from another site is only sent
-    // on the next same-site navigation, which this page's link (and refresh) is.
+    const token = c.req.query('token');
+    const link = o.sessions.readPortalLink(token);
+    if (!link) throw refused();
+    const view = c.get('view');
     return c.html(
-      html`<!doctype html>
-        <html lang="en">
-          <head>
-            <meta charset="utf-8" />
-            <meta http-equiv="refresh" content="0;url=${o.base}/deliveries" />
-            <title>ApiPay portal</title>
-          </head>
-          <body>
-            <p>Signed in to the portal of ${link.merchantAccount}. <a href="${o.base}/deliveries">Continue</a></p>
-          </body>
-        </html>`,
+      layout(
+        view,
+        'Open the portal',
+        html`<form method="post" action="${o.base}/enter" class="panel">
+          ${csrfField(view)}
+          <input type="hidden" name="token" value="${token}" />
+          <p>This link opens the ApiPay portal of <strong>${link.merchantAccount}</strong>, once.</p>
+          <p><button type="submit">Open the portal</button></p>
+        </form>`,
+      ),
     );
+  });
+
+  app.post('/enter', async (c) => {
+    const token = c.get('form').token ?? '';
+    const address = clientAddress(c);
+    const wait = o.throttle.blocked(address);
+    if (wait !== undefined) {
+      c.header('Retry-After', String(wait));
+      throw new PageError(429, `too many failed attempts from here; try again in ${wait} s`);
+    }
+    const signed = o.sessions.readPortalLink(token);
+    const link = signed ? await o.links.use(signed.linkId, c.get('requestId')) : 'unknown';
+    if (typeof link === 'string') {
+      o.throttle.failed(address, '');
+      throw refused();
+    }
+    // A15: the session ends when the link would have (and within a working day whatever the link said).
+    const ttl = Math.min(MAX_SESSION_SECONDS, Math.floor((link.expiresAt.getTime() - o.now().getTime()) / 1000));
+    if (ttl < 1) throw refused();
+    await startSession(c, o, { kind: 'link', merchantAccount: link.merchantAccount, linkId: link.id }, ttl, {
+      keyId: link.createdBy,
+      role: link.createdByRole,
+      portalLinkId: link.id,
+    });
+    return c.redirect(`${o.base}/deliveries`, 303);
   });
 }

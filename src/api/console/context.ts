@@ -23,7 +23,7 @@ export type ConsoleContext = Context<ConsoleEnv>;
 export class PageError extends Error {
   override name = 'PageError';
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 500 | 503,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 429 | 500 | 503,
     message: string,
   ) {
     super(message);
@@ -59,7 +59,7 @@ export function renderError(error: Error, c: ConsoleContext): Response | Promise
   let status: PageError['status'] = 500;
   let message = 'internal error';
   if (error instanceof PageError) ({ status, message } = error);
-  else if (error instanceof ApiError && [400, 401, 403, 404, 409, 503].includes(error.status)) {
+  else if (error instanceof ApiError && [400, 401, 403, 404, 409, 429, 503].includes(error.status)) {
     status = error.status as PageError['status'];
     message = error.message;
   } else c.get('logger')?.error({ err: error, requestId: c.get('requestId') }, 'console page failed');

@@ -70,19 +70,23 @@ export function registerDeliveryPages(app: Hono<ConsoleEnv>, s: ConsoleServices)
       return c.html(layout(view, 'Deliveries', html`${searchForm(view, raw)}${notice(problem, 'error')}`), 400);
     }
     const q = parsed.data;
-    const rows = await s.deliveries.list(principal, {
-      limit: PAGE,
-      order: q.order ?? 'desc',
-      ...(q.from ? { from: q.from } : {}),
-      ...(q.to ? { to: q.to } : {}),
-      ...(q.status ? { status: q.status } : {}),
-      ...(q.endpoint_id ? { endpointId: q.endpoint_id } : {}),
-      ...(q.event_id ? { eventId: q.event_id } : {}),
-      ...(q.merchant_account ? { merchantAccount: q.merchant_account } : {}),
-      ...(q.event_type ? { eventType: q.event_type } : {}),
-      ...(q.payment_reference ? { paymentReference: q.payment_reference } : {}),
-      ...(q.after ? { afterId: q.after } : {}),
-    });
+    // A19: a viewer may not read bodies, so the body search is not run for one (the reconciliations still are).
+    const bodySearchRefused = q.payment_reference !== undefined && q.payment_reference !== '' && !seesRawBodies(principal);
+    const rows = bodySearchRefused
+      ? []
+      : await s.deliveries.list(principal, {
+          limit: PAGE,
+          order: q.order ?? 'desc',
+          ...(q.from ? { from: q.from } : {}),
+          ...(q.to ? { to: q.to } : {}),
+          ...(q.status ? { status: q.status } : {}),
+          ...(q.endpoint_id ? { endpointId: q.endpoint_id } : {}),
+          ...(q.event_id ? { eventId: q.event_id } : {}),
+          ...(q.merchant_account ? { merchantAccount: q.merchant_account } : {}),
+          ...(q.event_type ? { eventType: q.event_type } : {}),
+          ...(q.payment_reference ? { paymentReference: q.payment_reference } : {}),
+          ...(q.after ? { afterId: q.after } : {}),
+        });
     const more = rows.length > PAGE;
     const shown = rows.slice(0, PAGE);
     const next = more
@@ -102,6 +106,7 @@ export function registerDeliveryPages(app: Hono<ConsoleEnv>, s: ConsoleServices)
         view,
         'Deliveries',
         html`${searchForm(view, raw)}
+        ${bodySearchRefused ? notice('No deliveries searched: viewers cannot search deliveries by payment reference (it reads event bodies); reconciliations are searched.', 'error') : ''}
         ${
           inbound.length
             ? html`<h2>Reconciliations</h2>

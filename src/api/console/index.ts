@@ -16,7 +16,7 @@ import { registerReviewPages } from './reviews.js';
 import { createConsoleServices } from './services.js';
 import { createSessionKeys, type Surface } from './session.js';
 
-/** A signed-in session lasts a working day; the key behind it is re-checked on every request anyway. */
+/** A signed-in session lasts a working day at most; its row and the key behind it are re-checked on every request (A16). */
 export const SESSION_TTL_SECONDS = 8 * 3600;
 
 export function createConsoleApps(deps: ApiDeps, api: ApiServices, adminRules: AccessRules): Record<Surface, Hono<ConsoleEnv>> {
@@ -35,6 +35,10 @@ export function createConsoleApps(deps: ApiDeps, api: ApiServices, adminRules: A
       base,
       sessions,
       keys: services.keys,
+      store: api.sessions,
+      links: api.portalLinks,
+      throttle: api.throttle,
+      now: deps.now ?? (() => new Date()),
       adminToken: deps.env.ADMIN_TOKEN,
       temporal,
       ttlSeconds: SESSION_TTL_SECONDS,

@@ -1,7 +1,8 @@
-// Signed sessions of the console and the portal (C1, C2), CSRF tokens bound to them, and the portal's signed links.
-// Stateless: a cookie holds what it stands for (an API key id, the bootstrap token's fingerprint, or a merchant
+// Signed sessions of the console and the portal (C1, C2, A16), CSRF tokens bound to them, and the portal's signed
+// links (A15). A cookie holds what it stands for (an API key id, the bootstrap token's fingerprint, or a merchant
 // account entered by link), a random session id and an expiry, HMAC-signed with a key derived from
-// SECRETS_ENCRYPTION_KEY. It never holds a credential: the key it names is looked up again on every request.
+// SECRETS_ENCRYPTION_KEY. It never holds a credential: the key it names is looked up again on every request, and a
+// signed-in session's id must name an open row of console_sessions (src/access/console-sessions.ts).
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export type Surface = 'console' | 'portal';
@@ -79,8 +80,9 @@ export function createSessionKeys(secretsEncryptionKey: string, now: () => Date 
     },
     /** Ties a bootstrap session to the current ADMIN_TOKEN: changing the token signs those sessions out. */
     fingerprint: (adminToken: string) => b64(mac('bootstrap', adminToken)).slice(0, 22),
-    portalLink(merchantAccount: string, ttlSeconds: number): { token: string; link: PortalLink } {
-      const link: PortalLink = { merchantAccount, linkId: b64(randomBytes(12)), exp: nowSeconds() + ttlSeconds };
+    /** A link's token; `linkId` names its row (A15: the row says whether it was used or revoked). */
+    portalLink(merchantAccount: string, ttlSeconds: number, linkId = b64(randomBytes(12))): { token: string; link: PortalLink } {
+      const link: PortalLink = { merchantAccount, linkId, exp: nowSeconds() + ttlSeconds };
       return { token: seal('portal-link', link), link };
     },
     readPortalLink(token: string | undefined): PortalLink | undefined {

@@ -1,7 +1,9 @@
 // POST /webhooks/{provider} (I1–I6): raw bytes first, verify, extract, then one durable commit of registry row and
-// receipt, and only then 200. Order of refusals: 404 unknown provider, 429 that provider's rate limit (A7, its own
-// token bucket, so one provider's flood never takes another's share), 415 not JSON, 413 too large, 401 bad
-// signature (nothing stored), 400 unreadable payload (nothing stored). Duplicates answer 200 and change nothing.
+// receipt, and only then 200. Order of refusals: 404 unknown provider, 429 when this client address has sent too
+// many requests that failed verification (A17), 415 not JSON, 413 too large, 401 bad signature (nothing stored; it
+// counts against the address), 429 that provider's rate limit (A7, its own token bucket, spent only by verified
+// requests, A17: unsigned junk cannot starve the real provider), 400 unreadable payload (nothing stored).
+// Duplicates answer 200 and change nothing.
 import type { Hono } from 'hono';
 import { createRateLimiter } from '../../lib/token-bucket.js';
 import { ingressMetrics as metrics } from '../../metrics/inbound-ingress.js';
@@ -9,6 +11,7 @@ import { ReceiptWriterOverloadedError } from '../../inbound/receipt-writer.js';
 import { PayloadError, SignatureError } from '../../providers/index.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
+import { clientAddress } from '../middleware/client-address.js';
 import { isJsonContentType, nodeHeaders, nodeIncoming, readIncomingBody, readRawBody } from './raw-body.js';
 import { createIngressServices, type IngressServices } from './services.js';
 
@@ -20,6 +23,7 @@ export function registerIngress(app: Hono, deps: ApiDeps): IngressServices {
   const limit = deps.profile.inbound.max_body_bytes;
   const now = deps.now ?? (() => new Date());
   const limiter = createRateLimiter(deps.profile.inbound.rate_limit);
+  const unverified = createRateLimiter(deps.profile.inbound.unverified_per_address);
   const retryAfterSeconds = deps.profile.inbound.overload_retry_after / 1000;
 
   app.post('/webhooks/:provider', async (c) => {
@@ -30,10 +34,11 @@ export function registerIngress(app: Hono, deps: ApiDeps): IngressServices {
       metrics.rejected.inc({ provider: 'unknown', reason: 'unknown_provider' });
       throw new ApiError('not_found', `unknown provider ${JSON.stringify(provider.slice(0, 64))}`);
     }
-    const taken = limiter.take(provider, deps.profile.inbound.providers[provider]?.rate_limit);
-    if (!taken.allowed) {
-      metrics.rejected.inc({ provider, reason: 'rate_limited' });
-      throw new ApiError('rate_limited', `rate limit of provider ${provider} exceeded; retry later`, undefined, taken.retryAfterMs / 1000);
+    const address = clientAddress(c);
+    const junk = unverified.peek(address);
+    if (!junk.allowed) {
+      metrics.rejected.inc({ provider, reason: 'unverified_rate_limited' });
+      throw new ApiError('rate_limited', 'too many requests with a bad signature from this address; retry later', undefined, junk.retryAfterMs / 1000);
     }
     const incoming = nodeIncoming(c.env);
     const headers = incoming ? nodeHeaders(incoming) : c.req.header();
@@ -58,7 +63,13 @@ export function registerIngress(app: Hono, deps: ApiDeps): IngressServices {
     } catch (error) {
       if (!(error instanceof SignatureError)) throw error;
       metrics.signatureRejections.inc({ provider, reason: error.reason });
+      unverified.take(address);
       throw new ApiError('invalid_signature', `invalid signature: ${error.message}`);
+    }
+    const taken = limiter.take(provider, deps.profile.inbound.providers[provider]?.rate_limit);
+    if (!taken.allowed) {
+      metrics.rejected.inc({ provider, reason: 'rate_limited' });
+      throw new ApiError('rate_limited', `rate limit of provider ${provider} exceeded; retry later`, undefined, taken.retryAfterMs / 1000);
     }
 
     let event;

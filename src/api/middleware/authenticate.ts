@@ -1,13 +1,16 @@
-// Admin authentication and authorization (A1, A7, A9), decided by the route that will answer: the middleware asks
+// Admin authentication and authorization (A1, A7, A9, A17), decided by the route that will answer: the middleware asks
 // the router which route matched and looks up that route's declared access rule. Public routes are listed by
 // method and path; a route without a rule is refused (fail closed). Then: bearer credential (an API key, or the
-// bootstrap ADMIN_TOKEN) → 401; the key's token bucket → 429; the role against the rule → 403.
+// bootstrap ADMIN_TOKEN) → 401, or 429 past a budget of failures per client address (checked first) or key id (A17);
+// the key's token bucket → 429; the role against the rule → 403.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createMiddleware } from 'hono/factory';
 import { matchedRoutes, routePath } from 'hono/route';
 import type { ApiKeyService } from '../../access/api-keys.js';
 import { allows, BOOTSTRAP_PRINCIPAL, type Access, type Principal } from '../../access/roles.js';
 import type { RateLimiter } from '../../lib/token-bucket.js';
+import { clientAddress } from './client-address.js';
+import type { CredentialThrottle } from './credential-throttle.js';
 import type { AdminEnv } from '../context.js';
 import { ApiError } from '../errors.js';
 import { routeKey } from '../admin/access.js';
@@ -21,16 +24,16 @@ export interface AuthenticateOptions {
   bootstrapToken: string;
   keys: ApiKeyService;
   limiter: RateLimiter;
+  /** A17: failed credentials per client address and key id. */
+  throttle: CredentialThrottle;
 }
 
 export const authenticate = (options: AuthenticateOptions) => {
   const bootstrap = digest(options.bootstrapToken);
   let rules: Map<string, Access> | undefined;
 
-  async function principalOf(header: string | undefined): Promise<Principal | undefined> {
-    const match = /^Bearer ([\x21-\x7e]{1,512})$/i.exec(header ?? '');
-    if (!match) return undefined;
-    const token = match[1]!;
+  async function principalOf(token: string | undefined): Promise<Principal | undefined> {
+    if (token === undefined) return undefined;
     if (token.startsWith('apk_')) return options.keys.authenticate(token);
     // Hashing first gives equal-length buffers, so the comparison time does not depend on the guess.
     return timingSafeEqual(digest(token), bootstrap) ? BOOTSTRAP_PRINCIPAL : undefined;
@@ -43,8 +46,16 @@ export const authenticate = (options: AuthenticateOptions) => {
     const key = target ? routeKey(target.method, target.path.slice(base.length) || '/') : undefined;
     if (key && options.publicRoutes.has(key)) return next();
 
-    const principal = await principalOf(c.req.header('authorization'));
+    const header = c.req.header('authorization');
+    const token = /^Bearer ([\x21-\x7e]{1,512})$/i.exec(header ?? '')?.[1];
+    const address = clientAddress(c);
+    // A17: an address or key that has failed too often is refused before its credential is looked at.
+    const wait = header === undefined ? undefined : options.throttle.blocked(address);
+    if (wait !== undefined) throw new ApiError('rate_limited', 'too many failed credentials from this address or for this key; retry later', undefined, wait);
+    const principal = await principalOf(token);
     if (!principal) {
+      const past = header === undefined ? undefined : options.throttle.failed(address, token ?? '');
+      if (past !== undefined) throw new ApiError('rate_limited', 'too many failed credentials from this address or for this key; retry later', undefined, past);
       c.header('WWW-Authenticate', 'Bearer realm="apipay-admin"');
       throw new ApiError('unauthorized', 'a valid bearer token (API key) is required');
     }
