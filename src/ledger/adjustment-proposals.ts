@@ -26,14 +26,6 @@ export class SelfApprovalError extends Error {
   override name = 'AdjustmentSelfApprovalError';
 }
 
-/** True when this adjustment needs a second principal under `thresholds` (minor units per currency). */
-export function needsDualControl(thresholds: Record<string, bigint>, amountMinor: string, currency: string): boolean {
-  const limit = thresholds[currency];
-  if (limit === undefined) return false;
-  const amount = BigInt(amountMinor);
-  return (amount < 0n ? -amount : amount) > limit;
-}
-
 export async function proposeAdjustment(db: Db, input: AdjustmentInput, by: Actor): Promise<AdjustmentProposalRow> {
   for (const [field, max] of [
     ['operator', OPERATOR_MAX],

@@ -91,7 +91,7 @@ describe('A11 one money policy', () => {
       '/ledger/adjustments',
       adjust(event.paymentReference, '900000000', 'GBP'),
     );
-    expect(bare.status).toBe(422);
+    expect(bare.status).toBe(400);
     expect(bare.json.error.message).toMatch(/currency_reason/);
     expect(await ledgerRowsFor(database.db, event.paymentReference)).toEqual([]);
     const said = await callAs(

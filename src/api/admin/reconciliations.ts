@@ -105,7 +105,11 @@ const proposalJson = (p: ProposalRow) => ({
 export function toOperatorResolution(body: z.infer<typeof resolutionRequestSchema>, operator: string): OperatorResolution {
   const { post, ...rest } = body;
   if (post === undefined) return { ...rest, operator };
-  return { ...rest, operator, post: typeof post === 'string' ? post : { amountMinor: post.amount_minor, currency: post.currency } };
+  return { ...rest, operator, post:
+      typeof post === 'string'
+        ? post
+        : { amountMinor: post.amount_minor, currency: post.currency, ...(post.currency_reason ? { currencyReason: post.currency_reason } : {}) },
+  };
 }
 
 const listRoute = adminRoute({ role: 'viewer', merchant: false }, {
