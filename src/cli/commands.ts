@@ -173,9 +173,14 @@ export const COMMANDS: Command[] = [
   },
   {
     words: ['keys', 'create'],
-    options: { role: str, name: str, merchant: str },
-    summary: '--role viewer|operator|admin|merchant --name WHO [--merchant ACCT]   (prints the key once; --merchant only for role merchant)',
-    build: (v) => ({ method: 'POST', path: '/api-keys', body: defined({ name: required(v, 'name'), role: required(v, 'role'), merchant_account: optional(v, 'merchant') }) }),
+    options: { role: str, name: str, merchant: str, person: str, kind: str },
+    summary:
+      '--role viewer|operator|admin|merchant --name KEY [--person WHO] [--kind human|service] [--merchant ACCT]   (prints the key once; A12: the key belongs to --person, default --name)',
+    build: (v) => ({
+      method: 'POST',
+      path: '/api-keys',
+      body: defined({ name: required(v, 'name'), role: required(v, 'role'), merchant_account: optional(v, 'merchant'), person: optional(v, 'person'), kind: optional(v, 'kind') }),
+    }),
   },
   {
     words: ['keys', 'list'],

@@ -23,6 +23,7 @@ export const TABLE_GRANTS: Record<string, string> = {
   resolution_proposals: `${READ_APPEND}, UPDATE (closed, closed_by, closed_by_key, closed_via, closed_at)`, // A5: closed once
   adjustment_proposals: `${READ_APPEND}, UPDATE (closed, closed_by, closed_by_key, closed_at, adjustment_id)`, // A5 (L3): closed once
   api_keys: `${READ_APPEND}, UPDATE (revoked_at, revoked_by)`,
+  principals: READ_APPEND, // A12: the people keys belong to, never edited
   audit_events: READ_APPEND, // A3: who changed what, never edited
   events: READ_APPEND,
   quarantined_messages: READ_APPEND,

@@ -3,6 +3,7 @@
 // row it wrote and answers the same. Refusals are answers, not errors, so nothing retries them. A3: the audit
 // log's row goes into the same transaction, with the actor the admin API passed in the resolution.
 import { eq, sql } from 'drizzle-orm';
+import { twoPeopleProblem } from '../access/people.js';
 import { recordAuditEvent, type AuditActor } from '../audit/record.js';
 import type { Db } from '../db/client.js';
 import { operatorResolutions, reconciliations, reconciliationTransitions } from '../db/schema/index.js';
@@ -95,10 +96,13 @@ export async function commitResolution(db: Db, command: ResolutionCommand, acces
         if (open.proposedByKey === access.principal.key) {
           throw new Refused(`dual control: ${open.proposedBy} proposed this resolution and cannot approve it; a second principal must`);
         }
-        if (access.principal.via !== 'api') {
-          // A14: whoever a Temporal client says it is, it is not a person: two Temporal identities are not two people.
-          throw new Refused('dual control: a proposal is approved by a person signed in to the admin API or the console, never through Temporal');
-        }
+        // A12: two different people (not sibling keys, not the bootstrap token); A14: whoever a Temporal client says
+        // it is, it is not a person, so two Temporal identities are never two people.
+        const notTwo =
+          access.principal.via !== 'api'
+            ? 'dual control: a proposal is approved by a person signed in to the admin API or the console, never through Temporal'
+            : await twoPeopleProblem(tx, open.proposedByKey, access.principal.key);
+        if (notTwo) throw new Refused(notTwo);
         const view = proposalView(open);
         resolution = { decision: view.decision, operator: view.proposedBy.name, reason: view.reason, ...(view.post ? { post: view.post } : {}) };
         by = view.proposedBy;

@@ -11,6 +11,8 @@
 // Above a limit the request becomes a proposal that a second person approves; what was approved by a second
 // person does not count against anyone's single-person budget.
 import { sql } from 'drizzle-orm';
+import { siblingKeys } from '../access/people.js';
+import { BOOTSTRAP_KEY_ID } from '../access/roles.js';
 import type { Db } from '../db/client.js';
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
@@ -109,8 +111,15 @@ export function judge(
  * order, always), so two concurrent requests are judged one after the other and cannot both fit under the limit.
  */
 export async function moneyVerdict(tx: Tx, limits: MoneyLimits, request: MoneyRequest): Promise<MoneyVerdict> {
-  const keys = [...new Set(request.operatorKeys)].sort();
-  for (const key of keys) await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`money:person-key:${key}`}, 0))`);
+  if (request.operatorKeys.includes(BOOTSTRAP_KEY_ID)) {
+    return {
+      kind: 'refused',
+      problem: 'the bootstrap token (ADMIN_TOKEN) moves no money: create an admin key for a person and use that',
+    };
+  }
+  // A12: the budget is the person's: every key of the principal behind the asking key counts.
+  const keys = [...new Set(await siblingKeys(tx, request.operatorKeys))].sort();
+  for (const key of keys) await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`money:key:${key}`}, 0))`);
   await tx.execute(
     sql`select pg_advisory_xact_lock(hashtextextended(${`money:payment:${request.provider}:${request.paymentReference}`}, 0))`,
   );

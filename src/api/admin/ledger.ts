@@ -12,7 +12,7 @@ import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { adminRoute } from './access.js';
 import type { AdminApp } from './app.js';
-import { OPERATOR_FIELD_HELP, operatorOf } from './operator.js';
+import { OPERATOR_FIELD_HELP, operatorOf, refuseBootstrapMoney } from './operator.js';
 import { conflictResponse, errorResponses, json } from './outbound-schemas.js';
 
 const tags = ['Ledger'];
@@ -138,6 +138,7 @@ export function registerLedger(admin: AdminApp, deps: ApiDeps): void {
   admin.openapi(createAdjustmentRoute, async (c) => {
     const b = c.req.valid('json');
     const principal = c.get('principal');
+    refuseBootstrapMoney(principal); // A12
     const input = {
       provider: b.provider,
       paymentReference: b.payment_reference,
@@ -155,7 +156,7 @@ export function registerLedger(admin: AdminApp, deps: ApiDeps): void {
       throw error;
     };
     // A11: the money policy decides, inside the posting's transaction, whether one person may post this alone.
-    const policy = { limits: limitsOf(deps.profile.inbound), operatorKeys: principal.personKeys ?? [principal.keyId] };
+    const policy = { limits: limitsOf(deps.profile.inbound), operatorKeys: [principal.keyId] }; // A12: the person's other keys are added by the policy
     const outcome = await postAdjustment(deps.db, input, { operatorKey: principal.keyId, policy }).catch((error) => {
       if (error instanceof AdjustmentNeedsApprovalError) return error;
       return refused(error);
