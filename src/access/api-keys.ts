@@ -85,19 +85,13 @@ export function createApiKeyService(deps: { db: Db; now?: () => Date }) {
       const key = await db.transaction(async (tx) => {
         const kind = input.kind ?? (input.role === 'merchant' ? 'service' : 'human');
         const person = await personNamed(tx, (input.person ?? input.name).trim(), kind, actor.keyId);
-        if (person.created) {
-          await recordAuditEvent(tx, {
-            actor: actorOf(actor),
-            action: 'principal.create',
-            target: { type: 'principal', id: person.row.id },
-            after: { name: person.row.name, kind: person.row.kind },
-          });
-        }
         const [row] = await tx
           .insert(apiKeys)
           .values({ id, name: input.name, role: input.role, merchantAccount: input.merchantAccount, secretHash, createdBy: actor.keyId, createdAt: now(), principalId: person.row.id })
           .returning();
-        await recordAuditEvent(tx, { actor: actorOf(actor), action: 'api_key.create', target: { type: 'api_key', id }, after: apiKeySnapshot(row!) });
+        // A12: the person the key belongs to is in the key's row; a person created with it is named so.
+        const after = { ...apiKeySnapshot(row!), person: person.row.name, person_kind: person.row.kind, person_created: person.created };
+        await recordAuditEvent(tx, { actor: actorOf(actor), action: 'api_key.create', target: { type: 'api_key', id }, after });
         return row!;
       });
       return { key, token };
