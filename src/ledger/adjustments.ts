@@ -4,7 +4,7 @@
 import { and, eq } from 'drizzle-orm';
 import { recordAuditEvent, type AuditActor } from '../audit/record.js';
 import type { Db } from '../db/client.js';
-import { ledgerAdjustments, reconciliations } from '../db/schema/index.js';
+import { ledgerAdjustments, ledgerTransactions, reconciliations } from '../db/schema/index.js';
 import { newId } from '../shared/ids.js';
 import { OPERATOR_MAX, REASON_MAX, textProblem } from '../shared/operator-input.js';
 import { LedgerConflictError, ReversalExceedsSettledError } from './errors.js';
@@ -79,7 +79,11 @@ export async function postAdjustment(db: Db, input: AdjustmentInput, access?: Ad
           ? `reconciliation ${input.reconciliationId} is not of payment ${input.provider}:${input.paymentReference}`
           : `no event of payment ${input.provider}:${input.paymentReference} was ever received`);
       }
-      if (access?.policy && !access.approval) {
+      // A repeated request (same idempotency key, already posted) replays below; the policy judges new postings only.
+      const [already] = input.idempotencyKey
+        ? await tx.select({ id: ledgerTransactions.id }).from(ledgerTransactions).where(eq(ledgerTransactions.idempotencyKey, posting.idempotencyKey))
+        : [];
+      if (access?.policy && !access.approval && !already) {
         const verdict = await moneyVerdict(tx, access.policy.limits, {
           provider: input.provider,
           paymentReference: input.paymentReference,

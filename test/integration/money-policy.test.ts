@@ -129,17 +129,28 @@ describe('A11 one money policy', () => {
   it('A11 ten adjustments just below the limit on one payment: the first posts, the rest wait for a second person', async () => {
     const { event } = await parked('1000');
     const statuses: number[] = [];
-    for (let i = 0; i < 10; i++) {
+    const keys = Array.from({ length: 10 }, () => `split-${randomUUID()}`);
+    for (const key of keys) {
       const res = await callAs(
         app,
         carol.token,
         'POST',
         '/ledger/adjustments',
-        adjust(event.paymentReference, '99999', 'EUR', { idempotency_key: `split-${randomUUID()}` }),
+        adjust(event.paymentReference, '99999', 'EUR', { idempotency_key: key }),
       );
       statuses.push(res.status);
     }
     expect(statuses).toEqual([201, 202, 202, 202, 202, 202, 202, 202, 202, 202]);
+    expect(await ledgerRowsFor(database.db, event.paymentReference)).toHaveLength(1);
+    // The first one repeated is its replay (200), not a new posting the budget would now refuse.
+    const again = await callAs(
+      app,
+      carol.token,
+      'POST',
+      '/ledger/adjustments',
+      adjust(event.paymentReference, '99999', 'EUR', { idempotency_key: keys[0] }),
+    );
+    expect(again.status).toBe(200);
     expect(await ledgerRowsFor(database.db, event.paymentReference)).toHaveLength(1);
   });
 
