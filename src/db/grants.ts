@@ -39,7 +39,7 @@ export const TABLE_GRANTS: Record<string, string> = {
 };
 
 /** The tables test/integration/db-roles.test.ts proves refuse UPDATE, DELETE and TRUNCATE by the application role. */
-export const IMMUTABLE_TABLES = ['provider_event_registry', 'webhook_receipts', 'ledger_transactions', 'ledger_entries', 'operator_resolutions', 'reconciliation_transitions', 'ledger_adjustments', 'audit_events'] as const;
+export const IMMUTABLE_TABLES = ['provider_event_registry', 'webhook_receipts', 'ledger_transactions', 'ledger_entries', 'operator_resolutions', 'reconciliation_transitions', 'ledger_adjustments', 'audit_events', 'principals'] as const;
 
 const UNLISTED = `${READ_WRITE}, DELETE`;
 const ident = (name: string) => {
