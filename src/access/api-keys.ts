@@ -11,7 +11,8 @@ import { apiKeySnapshot } from '../audit/snapshots.js';
 import type { Db } from '../db/client.js';
 import { apiKeys } from '../db/schema/index.js';
 import { newId } from '../shared/ids.js';
-import type { Principal, Role } from './roles.js';
+import { personNamed, type PrincipalKind } from './people.js';
+import { BOOTSTRAP_KEY_ID, type Principal, type Role } from './roles.js';
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
@@ -44,6 +45,14 @@ export interface CreateApiKeyInput {
   name: string;
   role: Role;
   merchantAccount: string | null;
+  /** A12: the person (or service) the key belongs to, by name: found, or created with `kind`; absent: `name`. */
+  person?: string | undefined;
+  kind?: PrincipalKind | undefined;
+}
+
+/** A12: the bootstrap token creates admin keys (the first admin) and nothing else. */
+export class BootstrapLimitError extends Error {
+  override name = 'BootstrapLimitError';
 }
 
 export function createApiKeyService(deps: { db: Db; now?: () => Date }) {
@@ -58,24 +67,31 @@ export function createApiKeyService(deps: { db: Db; now?: () => Date }) {
       const [row] = await db.select().from(apiKeys).where(eq(apiKeys.id, parsed.id));
       if (!row || row.revokedAt !== null) return undefined;
       if (!timingSafeEqual(sha256(parsed.secret), row.secretHash)) return undefined;
-      return { keyId: row.id, name: row.name, role: row.role as Role, merchantAccount: row.merchantAccount };
+      return { keyId: row.id, name: row.name, role: row.role as Role, merchantAccount: row.merchantAccount, personId: row.principalId };
     },
 
     /** The principal of a key by its id alone, if it is not revoked: a console session re-checks its key with this (C1). */
     async active(id: string): Promise<Principal | undefined> {
       if (!KEY_ID_PATTERN.test(id)) return undefined;
       const [row] = await db.select().from(apiKeys).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)));
-      return row && { keyId: row.id, name: row.name, role: row.role as Role, merchantAccount: row.merchantAccount };
+      return row && { keyId: row.id, name: row.name, role: row.role as Role, merchantAccount: row.merchantAccount, personId: row.principalId };
     },
 
     async create(actor: Principal, input: CreateApiKeyInput): Promise<{ key: ApiKeyRow; token: string }> {
+      if (actor.keyId === BOOTSTRAP_KEY_ID && input.role !== 'admin') {
+        throw new BootstrapLimitError('the bootstrap token (ADMIN_TOKEN) creates admin keys only: create an admin key for a person, then the other keys with it');
+      }
       const { id, token, secretHash } = generateApiKey();
       const key = await db.transaction(async (tx) => {
+        const kind = input.kind ?? (input.role === 'merchant' ? 'service' : 'human');
+        const person = await personNamed(tx, (input.person ?? input.name).trim(), kind, actor.keyId);
         const [row] = await tx
           .insert(apiKeys)
-          .values({ id, name: input.name, role: input.role, merchantAccount: input.merchantAccount, secretHash, createdBy: actor.keyId, createdAt: now() })
+          .values({ id, name: input.name, role: input.role, merchantAccount: input.merchantAccount, secretHash, createdBy: actor.keyId, createdAt: now(), principalId: person.row.id })
           .returning();
-        await recordAuditEvent(tx, { actor: actorOf(actor), action: 'api_key.create', target: { type: 'api_key', id }, after: apiKeySnapshot(row!) });
+        // A12: the person the key belongs to is in the key's row; a person created with it is named so.
+        const after = { ...apiKeySnapshot(row!), person: person.row.name, person_kind: person.row.kind, person_created: person.created };
+        await recordAuditEvent(tx, { actor: actorOf(actor), action: 'api_key.create', target: { type: 'api_key', id }, after });
         return row!;
       });
       return { key, token };

@@ -23,6 +23,9 @@ export interface Principal {
   ceiling?: StaffRole;
   /** The request this principal acts in (X-Request-Id), set by the admin authentication: the audit log's (A3). */
   requestId?: string;
+  /** A12: the person (principals row) the key belongs to, and every key id of that person. */
+  personId?: string;
+  personKeys?: string[];
 }
 
 export const BOOTSTRAP_KEY_ID = 'bootstrap';

@@ -9,6 +9,7 @@ import type { Logger } from '../lib/logger.js';
 import type { SecretKeys } from '../shared/keyring.js';
 import { closeProposal, proposalById } from '../inbound/dual-control.js';
 import { authorize, identityIn, type AccessDeps, type RequestOrigin } from '../inbound/resolution-access.js';
+import { limitsOf } from '../ledger/money-policy.js';
 import { commitResolution, type ResolutionCommand, type ResolutionCommit, type ResolvedAccess } from '../inbound/resolution-store.js';
 import type { ProposalDecision } from '../shared/inbound.js';
 import { ledgerMutations, reconciliationTransitions as transitionsMetric, terminalRejected } from '../metrics/inbound-ledger.js';
@@ -34,7 +35,7 @@ export function createResolutionActivities(deps: ResolutionActivityDeps) {
     viaTemporal: deps.profile?.inbound.resolution_via_temporal ?? 'deny',
     identityOf: historyIdentity,
   };
-  const thresholds = deps.profile?.inbound.dual_control_above ?? {};
+  const limits = limitsOf(deps.profile?.inbound ?? { dual_control_above: {} }); // A11: the one money policy
   return {
     async commitOperatorResolution(command: ResolutionCommand): Promise<ResolutionCommit> {
       let resolved: ResolvedAccess | undefined;
@@ -51,7 +52,7 @@ export function createResolutionActivities(deps: ResolutionActivityDeps) {
           deps.logger.warn({ reconciliationId: command.reconciliationId, problem: who.problem }, 'operator resolution refused (A4)');
           return { status: 'refused', problem: who.problem };
         }
-        resolved = { principal: who.principal, thresholds, proposalId, ...(approval ? { approves: approval.proposalId } : {}) };
+        resolved = { principal: who.principal, limits, proposalId, ...(approval ? { approves: approval.proposalId } : {}) };
       }
       const result = await commitResolution(deps.db, command, resolved);
       if (result.status === 'refused') {

@@ -22,7 +22,14 @@ export async function listAuditEvents(db: Db, filter: AuditFilter): Promise<Audi
   const window = idWindow(auditEvents.id, auditEvents.at, filter);
   const where: SQL[] = window.where;
   if (filter.actor !== undefined)
-    where.push(or(eq(auditEvents.actorKeyId, filter.actor), eq(auditEvents.actorName, filter.actor))!);
+    where.push(
+      or(
+        eq(auditEvents.actorKeyId, filter.actor),
+        eq(auditEvents.actorName, filter.actor),
+        eq(auditEvents.actorPerson, filter.actor),
+        eq(auditEvents.actorPrincipalId, filter.actor),
+      )!,
+    );
   if (filter.action !== undefined) where.push(eq(auditEvents.action, filter.action));
   if (filter.targetType !== undefined) where.push(eq(auditEvents.targetType, filter.targetType));
   if (filter.targetId !== undefined) where.push(eq(auditEvents.targetId, filter.targetId));

@@ -41,6 +41,7 @@ export const apiKeySnapshot = (k: typeof apiKeys.$inferSelect): Snapshot => ({
   role: k.role,
   merchant_account: k.merchantAccount,
   created_by: k.createdBy,
+  principal_id: k.principalId,
   revoked_at: k.revokedAt?.toISOString() ?? null,
   revoked_by: k.revokedBy,
 });

@@ -90,9 +90,9 @@ export const COMMANDS: Command[] = [
   {
     words: ['reconciliations', 'resolve'],
     args: ['id'],
-    options: { decision: str, post: str, amount: str, currency: str, ...operator },
+    options: { decision: str, post: str, amount: str, currency: str, 'currency-reason': str, ...operator },
     summary:
-      'ID --decision applied|acknowledged|rejected --reason TEXT [--post provider|webhook | --amount MINOR --currency CUR]   (you are the operator: your key)',
+      'ID --decision applied|acknowledged|rejected --reason TEXT [--post provider|webhook | --amount MINOR --currency CUR [--currency-reason TEXT]]   (you are the operator: your key)',
     build: (v, [id]) => {
       const decision = required(v, 'decision').toLowerCase();
       const amount = optional(v, 'amount');
@@ -106,7 +106,9 @@ export const COMMANDS: Command[] = [
       // The operator is checked above when given; the API fills it in from the key (A2).
       const problem = resolutionInputProblem({ ...body, operator: body.operator ?? 'your key', ...(post !== undefined ? { post } : {}) });
       if (problem) throw new UsageError(`--${problem.replace('post.amountMinor', 'amount').replace('post.currency', 'currency')}`);
-      const wire = typeof post === 'object' ? { amount_minor: post.amountMinor, currency: post.currency } : post;
+      const currencyReason = optional(v, 'currency-reason'); // A11: another currency than the payment's says why
+      if (currencyReason !== undefined && amount === undefined) throw new UsageError('--currency-reason goes with --amount and --currency');
+      const wire = typeof post === 'object' ? defined({ amount_minor: post.amountMinor, currency: post.currency, currency_reason: currencyReason }) : post;
       return { method: 'POST', path: `/reconciliations/${seg(id!)}/resolution`, body: defined({ ...body, post: wire }) };
     },
   },
@@ -137,8 +139,9 @@ export const COMMANDS: Command[] = [
   },
   {
     words: ['ledger', 'adjust'],
-    options: { provider: str, payment: str, amount: str, currency: str, reconciliation: str, 'idempotency-key': str, ...operator },
-    summary: '--provider NAME --payment REF --amount=±MINOR --currency CUR --reason TEXT [--reconciliation ID] [--idempotency-key K]',
+    options: { provider: str, payment: str, amount: str, currency: str, 'currency-reason': str, reconciliation: str, 'idempotency-key': str, ...operator },
+    summary:
+      '--provider NAME --payment REF --amount=±MINOR --currency CUR --reason TEXT [--currency-reason TEXT] [--reconciliation ID] [--idempotency-key K]',
     build: (v) => {
       const amount = required(v, 'amount');
       if (!/^-?[1-9]\d{0,17}$/.test(amount)) throw new UsageError('--amount must be non-zero signed minor units, e.g. -50');
@@ -156,6 +159,7 @@ export const COMMANDS: Command[] = [
           reason: operatorText(v, 'reason'),
           reconciliation_id: optional(v, 'reconciliation'),
           idempotency_key: optional(v, 'idempotency-key'),
+          currency_reason: optional(v, 'currency-reason'), // A11
         }),
       };
     },
@@ -169,9 +173,14 @@ export const COMMANDS: Command[] = [
   },
   {
     words: ['keys', 'create'],
-    options: { role: str, name: str, merchant: str },
-    summary: '--role viewer|operator|admin|merchant --name WHO [--merchant ACCT]   (prints the key once; --merchant only for role merchant)',
-    build: (v) => ({ method: 'POST', path: '/api-keys', body: defined({ name: required(v, 'name'), role: required(v, 'role'), merchant_account: optional(v, 'merchant') }) }),
+    options: { role: str, name: str, merchant: str, person: str, kind: str },
+    summary:
+      '--role viewer|operator|admin|merchant --name KEY [--person WHO] [--kind human|service] [--merchant ACCT]   (prints the key once; A12: the key belongs to --person, default --name)',
+    build: (v) => ({
+      method: 'POST',
+      path: '/api-keys',
+      body: defined({ name: required(v, 'name'), role: required(v, 'role'), merchant_account: optional(v, 'merchant'), person: optional(v, 'person'), kind: optional(v, 'kind') }),
+    }),
   },
   {
     words: ['keys', 'list'],

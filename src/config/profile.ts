@@ -131,6 +131,8 @@ export const profileSchema = z.strictObject({
     resolution_via_temporal: z.enum(['allow', 'deny']).default('deny'),
     /** A5: per currency, minor units: a resolution about more than this needs a second principal's approval. */
     dual_control_above: z.record(z.string().regex(/^[A-Z]{3}$/, 'currencies are ISO 4217 codes'), z.coerce.bigint().min(0n)).default({}),
+    /** A11: the limit of every currency dual_control_above does not name (absent: the smallest it names). */
+    dual_control_default_above: z.coerce.bigint().min(0n).optional(),
     unstarted_sweep_interval: duration,
     unstarted_grace: duration,
     /** P7: reconciliation workflow starts per second per process (ingress starter and sweep together); 0 = unlimited. */

@@ -2,7 +2,7 @@
 // owner (src/db/migrate.ts). The processes connect as that role (DATABASE_URL); migrations as the owner
 // (MIGRATION_DATABASE_URL). No table gets TRUNCATE, REFERENCES or TRIGGER; the append-only ones get no UPDATE or
 // DELETE (beyond the triggers of migrations 0001 and 0009, which stop the owner too), except the one column a
-// process must set. Re-running converges: everything is revoked and granted again in one transaction.
+// process must set. The role has no TEMP and no CREATE anywhere (A10). Re-running converges: everything is revoked and granted again in one transaction.
 import type postgres from 'postgres';
 
 export const DEFAULT_APP_ROLE = 'apipay_app';
@@ -25,6 +25,7 @@ export const TABLE_GRANTS: Record<string, string> = {
   api_keys: `${READ_APPEND}, UPDATE (revoked_at, revoked_by)`,
   portal_links: `${READ_APPEND}, UPDATE (used_at, revoked_at, revoked_by)`, // A15: used once, revoked once
   console_sessions: `${READ_APPEND}, UPDATE (ended_at, ended_reason)`, // A16: ended, never reopened
+  principals: READ_APPEND, // A12: the people keys belong to, never edited
   audit_events: READ_APPEND, // A3: who changed what, never edited
   events: READ_APPEND,
   quarantined_messages: READ_APPEND,
@@ -41,7 +42,7 @@ export const TABLE_GRANTS: Record<string, string> = {
 };
 
 /** The tables test/integration/db-roles.test.ts proves refuse UPDATE, DELETE and TRUNCATE by the application role. */
-export const IMMUTABLE_TABLES = ['provider_event_registry', 'webhook_receipts', 'ledger_transactions', 'ledger_entries', 'operator_resolutions', 'reconciliation_transitions', 'ledger_adjustments', 'audit_events'] as const;
+export const IMMUTABLE_TABLES = ['provider_event_registry', 'webhook_receipts', 'ledger_transactions', 'ledger_entries', 'operator_resolutions', 'reconciliation_transitions', 'ledger_adjustments', 'audit_events', 'principals'] as const;
 
 const UNLISTED = `${READ_WRITE}, DELETE`;
 const ident = (name: string) => {
@@ -70,6 +71,7 @@ export async function applyGrants(sql: postgres.Sql, role: string): Promise<{ un
   if (target.rolsuper || target.me) throw new Error(`refusing to restrict ${role}: it is a superuser or the migration user itself; the processes need a role of their own`);
   const tables = (await sql<{ tablename: string }[]>`select tablename from pg_tables where schemaname = 'public' order by tablename`).map((r) => r.tablename);
   const unlisted = tables.filter((t) => !(t in TABLE_GRANTS));
+  const [{ database } = { database: '' }] = await sql<{ database: string }[]>`select current_database() as database`;
   const r = ident(role);
   await sql.begin(async (tx) => {
     await tx.unsafe(`REVOKE ALL ON ALL TABLES IN SCHEMA public FROM ${r}`);
@@ -77,6 +79,14 @@ export async function applyGrants(sql: postgres.Sql, role: string): Promise<{ un
     await tx.unsafe(`GRANT USAGE ON SCHEMA public TO ${r}`);
     for (const table of tables) await tx.unsafe(`GRANT ${TABLE_GRANTS[table] ?? UNLISTED} ON TABLE public.${ident(table)} TO ${r}`);
     await tx.unsafe(`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO ${r}`);
+    // A10: no temporary table can shadow a table a trigger reads, and no object of the role's own can stand in for
+    // one of the schema's. TEMP is PUBLIC's by default, so it is taken from PUBLIC (the owner keeps what it has).
+    const db = `"${database.replace(/"/g, '""')}"`; // any database name, quoted
+    await tx.unsafe(`REVOKE TEMPORARY ON DATABASE ${db} FROM PUBLIC`);
+    await tx.unsafe(`REVOKE TEMPORARY, CREATE ON DATABASE ${db} FROM ${r}`);
+    await tx.unsafe(`GRANT CONNECT ON DATABASE ${db} TO ${r}`);
+    await tx.unsafe(`REVOKE CREATE ON SCHEMA public FROM PUBLIC`);
+    await tx.unsafe(`REVOKE CREATE ON SCHEMA public FROM ${r}`);
   });
   return { unlisted };
 }

@@ -1,7 +1,6 @@
-// A5: dual control. A resolution about more than the profile's amount for a currency (inbound.dual_control_above,
-// minor units) is recorded as a proposal first; a second, different principal approves it (then it is posted) or
-// anyone cancels it. "About" means every amount the decision touches: the webhook's, the provider's and what an
-// applied would post, each against its own currency's threshold.
+// A5: dual control. A resolution the money policy (src/ledger/money-policy.ts, A11) does not let one person
+// commit is recorded as a proposal first; a second, different person approves it (then it is posted) or anyone
+// cancels it.
 import { and, eq, isNull } from 'drizzle-orm';
 import { recordAuditEvent } from '../audit/record.js';
 import type { Db } from '../db/client.js';
@@ -18,21 +17,6 @@ const auditActor = (by: ResolutionPrincipal) => ({
   requestId: by.requestId,
   via: by.via,
 });
-export type Thresholds = Record<string, bigint>;
-
-/** The first amount above its currency's threshold, as text for the reason, or null (no dual control needed). */
-export function aboveThreshold(
-  thresholds: Thresholds,
-  amounts: Array<{ amountMinor: string; currency: string } | null | undefined>,
-): string | null {
-  for (const amount of amounts) {
-    if (!amount) continue;
-    const limit = thresholds[amount.currency];
-    if (limit !== undefined && BigInt(amount.amountMinor) > limit) return `${amount.amountMinor} ${amount.currency} > ${limit}`;
-  }
-  return null;
-}
-
 export type ProposalRow = typeof resolutionProposals.$inferSelect;
 
 export async function openProposal(db: Db | Tx, reconciliationId: string): Promise<ProposalRow | undefined> {

@@ -16,6 +16,7 @@ import {
   type ReconciliationProgress,
   type ReconciliationState,
 } from '../shared/inbound.js';
+import { twoPeopleProblem } from '../access/people.js';
 import { signRequest, type SignedAction } from '../access/request-signing.js';
 import type { Principal } from '../access/roles.js';
 import type { SecretKeys } from '../shared/keyring.js';
@@ -101,6 +102,10 @@ export function createReconciliationAdmin({
     if (!proposal) throw new ResolutionConflictError(`reconciliation ${id} has no resolution waiting for approval`);
     if (kind === 'approve' && proposal.proposedByKey === who.principal.keyId) {
       throw new SelfApprovalError(`dual control: you proposed ${proposal.id}; a second principal must approve it (or cancel it)`);
+    }
+    if (kind === 'approve') {
+      const problem = await twoPeopleProblem(db, proposal.proposedByKey, who.principal.keyId); // A12: two people
+      if (problem) throw new SelfApprovalError(problem);
     }
     const decision = { proposalId: proposal.id };
     const api = sign(id, kind, decision, who);

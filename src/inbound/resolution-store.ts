@@ -3,6 +3,7 @@
 // row it wrote and answers the same. Refusals are answers, not errors, so nothing retries them. A3: the audit
 // log's row goes into the same transaction, with the actor the admin API passed in the resolution.
 import { eq, sql } from 'drizzle-orm';
+import { twoPeopleProblem } from '../access/people.js';
 import { recordAuditEvent, type AuditActor } from '../audit/record.js';
 import type { Db } from '../db/client.js';
 import { operatorResolutions, reconciliations, reconciliationTransitions } from '../db/schema/index.js';
@@ -21,7 +22,8 @@ import type {
   ResolutionProposal,
 } from '../shared/inbound.js';
 import type { Discrepancy } from './verdict.js';
-import { aboveThreshold, closeProposal, insertProposal, openProposal, proposalView, type Thresholds } from './dual-control.js';
+import { closeProposal, insertProposal, openProposal, proposalView } from './dual-control.js';
+import { moneyVerdict, type Amount, type MoneyLimits } from '../ledger/money-policy.js';
 import type { RequestOrigin } from './resolution-access.js';
 import { resolutionInputProblem } from '../shared/operator-input.js';
 import { resolutionAmount } from './resolution-amount.js';
@@ -44,10 +46,13 @@ export interface ResolutionCommand {
   access?: { origin: RequestOrigin; proposalId: string; approval?: { proposalId: string; proof?: ProposalDecision['api'] } };
 }
 
-/** What the activity resolved from `access`: who sent the request, the thresholds, and whether it approves. */
+/** What the activity resolved from `access`: who sent the request, the money policy's limits, whether it approves. */
 export interface ResolvedAccess {
   principal: ResolutionPrincipal;
-  thresholds: Thresholds;
+  /** A11: the one money policy's limits (src/ledger/money-policy.ts). */
+  limits: MoneyLimits;
+  /** A12: every key id of the person who sent it (their budget is shared); absent: the principal's key alone. */
+  personKeys?: string[];
   proposalId: string;
   /** Set when the request approves this proposal: the principal above is the approver. */
   approves?: string;
@@ -91,6 +96,13 @@ export async function commitResolution(db: Db, command: ResolutionCommand, acces
         if (open.proposedByKey === access.principal.key) {
           throw new Refused(`dual control: ${open.proposedBy} proposed this resolution and cannot approve it; a second principal must`);
         }
+        // A12: two different people (not sibling keys, not the bootstrap token); A14: whoever a Temporal client says
+        // it is, it is not a person, so two Temporal identities are never two people.
+        const notTwo =
+          access.principal.via !== 'api'
+            ? 'dual control: a proposal is approved by a person signed in to the admin API or the console, never through Temporal'
+            : await twoPeopleProblem(tx, open.proposedByKey, access.principal.key);
+        if (notTwo) throw new Refused(notTwo);
         const view = proposalView(open);
         resolution = { decision: view.decision, operator: view.proposedBy.name, reason: view.reason, ...(view.post ? { post: view.post } : {}) };
         by = view.proposedBy;
@@ -105,8 +117,24 @@ export async function commitResolution(db: Db, command: ResolutionCommand, acces
       const atStake = [{ amountMinor: event.amountMinor, currency: event.currency }, command.providerPayment];
       const propose = async () =>
         ({ status: 'proposed', proposal: proposalView(await insertProposal(tx, access!.proposalId, reconciliationId, resolution, { ...by!, name: operator })) }) as const;
-      // A5: a decision about an amount above the threshold is only proposed (an applied posting also by its amount, below).
-      if (access && !approval && !posts && aboveThreshold(access.thresholds, atStake)) return propose();
+      // A11: the one money policy judges what the decision is about and what it posts; above a limit it is only
+      // proposed (A5), and a posting in another currency without a reason is refused.
+      const judged = async (amount: (Amount & { basis?: string }) | null) => {
+        const explicit = typeof resolution.post === 'object' ? resolution.post : undefined;
+        const verdict = await moneyVerdict(tx, access!.limits, {
+          provider: command.provider,
+          paymentReference: event.paymentReference,
+          // The payment's currency binds an amount the operator states; the provider's or webhook's is the payment's own.
+          paymentCurrency: amount && amount.basis !== 'explicit' ? amount.currency : (command.providerPayment?.currency ?? event.currency),
+          posts: amount ? { amountMinor: amount.amountMinor, currency: amount.currency } : null,
+          about: atStake,
+          currencyReason: explicit?.currencyReason,
+          operatorKeys: access!.personKeys ?? [by?.key ?? access!.principal.key],
+        });
+        if (verdict.kind === 'refused') throw new Refused(`cannot apply: ${verdict.problem}`);
+        return verdict.kind === 'dual_control';
+      };
+      if (access && !approval && !posts && (await judged(null))) return propose();
 
       const auditId = newId('opr');
       let posted: { basis: string; amountMinor: string; currency: string } | null = null;
@@ -127,7 +155,7 @@ export async function commitResolution(db: Db, command: ResolutionCommand, acces
         const amount = resolutionAmount(command.postingKind, event, command.providerPayment, resolution.post);
         if (!amount.ok) throw new Refused(`cannot apply: ${amount.problem}`);
         posted = amount;
-        if (access && !approval && aboveThreshold(access.thresholds, [...atStake, amount])) return propose();
+        if (access && !approval && (await judged(amount))) return propose();
         const posting = buildPosting({
           kind: command.postingKind,
           provider: command.provider,

@@ -2,6 +2,7 @@
 // amount in its currency) is stored as a proposal and posted only when a second, different principal approves it;
 // the proposer or anyone else may cancel it. The approval posts and closes the proposal in one transaction.
 import { and, eq, isNull } from 'drizzle-orm';
+import { twoPeopleProblem } from '../access/people.js';
 import { recordAuditEvent } from '../audit/record.js';
 import type { Db } from '../db/client.js';
 import { adjustmentProposals } from '../db/schema/index.js';
@@ -24,14 +25,6 @@ const actorFor = (by: Actor): AuditActor =>
 
 export class SelfApprovalError extends Error {
   override name = 'AdjustmentSelfApprovalError';
-}
-
-/** True when this adjustment needs a second principal under `thresholds` (minor units per currency). */
-export function needsDualControl(thresholds: Record<string, bigint>, amountMinor: string, currency: string): boolean {
-  const limit = thresholds[currency];
-  if (limit === undefined) return false;
-  const amount = BigInt(amountMinor);
-  return (amount < 0n ? -amount : amount) > limit;
 }
 
 export async function proposeAdjustment(db: Db, input: AdjustmentInput, by: Actor): Promise<AdjustmentProposalRow> {
@@ -82,6 +75,8 @@ export async function approveAdjustment(db: Db, id: string, by: Actor) {
   if (proposal.proposedByKey === by.keyId) {
     throw new SelfApprovalError(`dual control: you proposed ${id}; a second principal must approve it (or cancel it)`);
   }
+  const problem = await twoPeopleProblem(db, proposal.proposedByKey, by.keyId); // A12: two people, not two keys
+  if (problem) throw new SelfApprovalError(problem);
   const input: AdjustmentInput = {
     provider: proposal.provider,
     paymentReference: proposal.paymentReference,

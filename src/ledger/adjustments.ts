@@ -4,11 +4,12 @@
 import { and, eq } from 'drizzle-orm';
 import { recordAuditEvent, type AuditActor } from '../audit/record.js';
 import type { Db } from '../db/client.js';
-import { ledgerAdjustments, reconciliations } from '../db/schema/index.js';
+import { ledgerAdjustments, ledgerTransactions, reconciliations } from '../db/schema/index.js';
 import { newId } from '../shared/ids.js';
 import { OPERATOR_MAX, REASON_MAX, textProblem } from '../shared/operator-input.js';
 import { LedgerConflictError, ReversalExceedsSettledError } from './errors.js';
 import { buildAdjustment, LedgerValidationError } from './postings.js';
+import { moneyVerdict, type MoneyLimits } from './money-policy.js';
 import { postWithin } from './store.js';
 
 export interface AdjustmentInput {
@@ -26,9 +27,16 @@ export interface AdjustmentInput {
   reconciliationId?: string;
   /** A repeated request with the same key returns the first adjustment instead of posting again. */
   idempotencyKey?: string;
+  /** A11: why the adjustment is in another currency than the payment's (required then; always dual control). */
+  currencyReason?: string;
 }
 
 export type AdjustmentRow = typeof ledgerAdjustments.$inferSelect;
+
+/** A11: the money policy says a second person must approve this adjustment (nothing was written). */
+export class AdjustmentNeedsApprovalError extends Error {
+  override name = 'AdjustmentNeedsApprovalError';
+}
 
 export class AdjustmentRefusedError extends Error {
   override name = 'AdjustmentRefusedError';
@@ -40,6 +48,8 @@ export class AdjustmentRefusedError extends Error {
 /** A5: who asked (key id) and, under dual control, the approval, closed in the posting's own transaction. */
 export interface AdjustmentAccess {
   operatorKey: string;
+  /** A11: judge the adjustment by the money policy first (absent only for an approval, already judged). */
+  policy?: { limits: MoneyLimits; operatorKeys: string[] };
   approval?: { proposalId: string; approvedBy: string; approvedByKey: string; close: (tx: Tx, adjustmentId: string) => Promise<void> };
 }
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
@@ -68,6 +78,22 @@ export async function postAdjustment(db: Db, input: AdjustmentInput, access?: Ad
         throw new AdjustmentRefusedError('not_found', input.reconciliationId
           ? `reconciliation ${input.reconciliationId} is not of payment ${input.provider}:${input.paymentReference}`
           : `no event of payment ${input.provider}:${input.paymentReference} was ever received`);
+      }
+      // A repeated request (same idempotency key, already posted) replays below; the policy judges new postings only.
+      const [already] = input.idempotencyKey
+        ? await tx.select({ id: ledgerTransactions.id }).from(ledgerTransactions).where(eq(ledgerTransactions.idempotencyKey, posting.idempotencyKey))
+        : [];
+      if (access?.policy && !access.approval && !already) {
+        const verdict = await moneyVerdict(tx, access.policy.limits, {
+          provider: input.provider,
+          paymentReference: input.paymentReference,
+          paymentCurrency: seen.providerCurrency ?? seen.currency,
+          posts: { amountMinor: input.amountMinor, currency: input.currency },
+          currencyReason: input.currencyReason,
+          operatorKeys: access.policy.operatorKeys,
+        });
+        if (verdict.kind === 'refused') throw new AdjustmentRefusedError('validation_failed', verdict.problem);
+        if (verdict.kind === 'dual_control') throw new AdjustmentNeedsApprovalError(verdict.why);
       }
       const posted = await postWithin(tx, posting, {
         providerEventId: seen.providerEventId,

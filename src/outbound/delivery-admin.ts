@@ -168,11 +168,24 @@ export function createDeliveryAdmin(deps: DeliveryAdminDeps) {
      * M3: the next delivery to this ordered endpoint stops waiting for this one, which keeps its own schedule. A
      * conflict when nothing waits on it (unordered, or already DELIVERED or FAILED).
      */
-    async skip(principal: Principal, id: string): Promise<Delivery | undefined> {
+    /** M3; A13: the skip and its audit row (the authenticated principal, never a body's name) in one transaction. */
+    async skip(principal: Principal, id: string, request: { reason?: string | undefined } = {}): Promise<Delivery | undefined> {
       const delivery = await findDelivery(principal, id);
       if (!delivery) return undefined;
       if (delivery.sequence === null) throw new DeliveryConflictError(`delivery ${id} is not in an ordered endpoint's line`);
-      if (!(await skipInOrder(db, id, now()))) throw new DeliveryConflictError(`delivery ${id} is already ${delivery.status === 'DELIVERED' ? 'DELIVERED' : 'FAILED'}; the next one does not wait for it`);
+      const at = now();
+      const skipped = await db.transaction(async (tx) => {
+        if (!(await skipInOrder(tx, id, at))) return false;
+        await recordAuditEvent(tx, {
+          actor: actorOf(principal),
+          action: 'delivery.skip',
+          target: { type: 'webhook_delivery', id },
+          before: { status: delivery.status, order_skipped_at: null },
+          after: { status: delivery.status, order_skipped_at: at.toISOString(), ...(request.reason ? { reason: request.reason } : {}) },
+        });
+        return true;
+      });
+      if (!skipped) throw new DeliveryConflictError(`delivery ${id} is already ${delivery.status === 'DELIVERED' ? 'DELIVERED' : 'FAILED'}; the next one does not wait for it`);
       const successor = await successorOfDelivery(db, id);
       // Not started yet is fine: its first check sees the skip.
       if (successor) await deps.temporal.workflow.getHandle(successor).signal(orderReleasedSignal).catch(() => undefined);

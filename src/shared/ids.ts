@@ -1,7 +1,7 @@
 // Prefixed, sortable public ids (whd_…, we_…): the prefix tells a reader what the id is, ULID keeps them ordered.
 import { ulid } from 'ulid';
 
-export type IdPrefix = 'whd' | 'we' | 'evt' | 'ltx' | 'opr' | 'adj' | 'adp' | 'smk' | 'apk' | 'aud' | 'esc' | 'pl';
+export type IdPrefix = 'whd' | 'we' | 'evt' | 'ltx' | 'opr' | 'adj' | 'adp' | 'smk' | 'apk' | 'aud' | 'esc' | 'pl' | 'prn';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${ulid().toLowerCase()}`;

@@ -53,7 +53,8 @@ export type ResolutionDecision = (typeof RESOLUTION_DECISIONS)[number];
  * L2: what an `applied` resolution posts where webhook and provider disagree: the provider's amount and currency
  * (the default), the webhook's, or an amount the operator states (positive minor units, ISO 4217).
  */
-export type ResolutionPost = 'provider' | 'webhook' | { amountMinor: string; currency: string };
+/** A11: an explicit amount in another currency than the payment's says why (currencyReason), and needs a second person. */
+export type ResolutionPost = 'provider' | 'webhook' | { amountMinor: string; currency: string; currencyReason?: string };
 
 export interface OperatorResolution {
   decision: ResolutionDecision;

@@ -38,5 +38,9 @@ export function resolutionInputProblem(resolution: unknown): string | null {
   if (typeof r.post !== 'object' || r.post === null) return 'post must be provider, webhook or { amountMinor, currency }';
   if (typeof r.post.amountMinor !== 'string' || !AMOUNT_MINOR.test(r.post.amountMinor)) return 'post.amountMinor must be positive minor units (at most 18 digits)';
   if (typeof r.post.currency !== 'string' || !CURRENCY.test(r.post.currency)) return 'post.currency must be an ISO 4217 code';
+  if (r.post.currencyReason !== undefined) {
+    const why = textProblem(r.post.currencyReason, REASON_MAX);
+    if (why) return `post.currencyReason ${why}`; // A11
+  }
   return null;
 }

@@ -10,7 +10,8 @@ import { createActivities } from '../../src/activities/index.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { reconciliationStateQuery } from '../../src/shared/inbound.js';
 import { testApp } from '../helpers/app.js';
-import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
+import { createKey } from '../helpers/access.js';
+import { TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
 import { testProfile } from '../helpers/profile.js';
 import { providerEvent, startPaymentsPeer, startReconciliation, succeeded, waitFor } from '../helpers/reconciliation.js';
 import { connectDevServer, startWorkers, testLogger, uniqueTaskQueues } from '../helpers/temporal.js';
@@ -36,6 +37,7 @@ beforeAll(async () => {
   const activities = createActivities({ db: database.db, profile, logger: testLogger, secretsKey: TEST_SECRETS_KEY });
   stopWorkers = (await startWorkers({ connection: temporal.native, taskQueues, activities })).stop;
   app = testApp({ db: database.db, temporal: temporal.client, profile, taskQueues });
+  financeToken = (await createKey(app, 'operator', undefined, FINANCE)).token;
 });
 afterAll(async () => {
   await Promise.all(open.map((id) => temporal.client.workflow.getHandle(id).terminate('fuzz cleanup').catch(() => {})));
@@ -56,12 +58,14 @@ async function parked() {
   return { id: handle.workflowId, reference: event.paymentReference };
 }
 
+const FINANCE = `fuzz-finance-${randomUUID().slice(0, 6)}`;
+let financeToken = '';
 const FIELDS = ['decision', 'operator', 'reason', 'amount_minor', 'currency', 'extra'];
 const body = fc
     .record({
       decision: fc.constantFrom('applied', 'rejected'),
-      // A2: the bootstrap token's own name or id is accepted; any other operator is refused (403).
-      operator: fc.oneof(fc.constantFrom('ADMIN_TOKEN', 'bootstrap', 'ana@finance'), hostileString),
+      // A2: the key's own name is accepted; any other operator is refused (403). A12: a person's key, not ADMIN_TOKEN.
+      operator: fc.oneof(fc.constantFrom(FINANCE, 'ADMIN_TOKEN', 'ana@finance'), hostileString),
       reason: fc.oneof(fc.constant('checked with the provider'), hostileString),
       changes: fc.array(fc.tuple(fc.constantFrom(...FIELDS), fc.oneof(hostileJson, fc.constant(undefined))), { maxLength: 2 }),
     })
@@ -84,7 +88,7 @@ describe('R10 operator input', () => {
         const response = await Promise.race([
           app.request(`/admin/v1/reconciliations/${encodeURIComponent(current.id)}/resolution`, {
             method: 'POST',
-            headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' },
+            headers: { authorization: `Bearer ${financeToken}`, 'content-type': 'application/json' },
             body: JSON.stringify(document),
           }),
           hang,

@@ -1,5 +1,5 @@
-// Access test helpers (A1): API keys for each role created through the admin API with the bootstrap token, and a
-// request helper that speaks as one of them.
+// Access test helpers (A1): API keys for each role created through the admin API (A12: the bootstrap token creates
+// one admin key per app, which creates the others), and a request helper that speaks as one of them.
 import type { Hono } from 'hono';
 import type { Role } from '../../src/access/roles.js';
 import { TEST_ADMIN_TOKEN } from './env.js';
@@ -27,9 +27,27 @@ export async function callAs(app: Hono<any>, token: string | undefined, method: 
   return { status: res.status, text, json, headers: res.headers };
 }
 
-/** A key of the given role (merchant keys need their account), created by the bootstrap admin. */
-export async function createKey(app: Hono<any>, role: Role, merchantAccount?: string, name = `${role}-key`): Promise<Caller> {
-  const res = await callAs(app, TEST_ADMIN_TOKEN, 'POST', '/api-keys', { name, role, ...(merchantAccount ? { merchant_account: merchantAccount } : {}) });
+/** A12: the admin key (a person of its own) the bootstrap token creates once per app; it creates the other keys. */
+const setUpAdmins = new WeakMap<object, Promise<string>>();
+export function setUpAdminToken(app: Hono<any>): Promise<string> {
+  let made = setUpAdmins.get(app);
+  if (!made) {
+    const name = `setup-admin-${Math.random().toString(36).slice(2, 10)}`;
+    made = callAs(app, TEST_ADMIN_TOKEN, 'POST', '/api-keys', { name, role: 'admin' }).then((res) => {
+      if (res.status !== 201) throw new Error(`creating the set-up admin key answered ${res.status}: ${res.text}`);
+      return res.json.token as string;
+    });
+    setUpAdmins.set(app, made);
+  }
+  return made;
+}
+
+/** A key of the given role (merchant keys need their account), made by the set-up admin (admin keys: by bootstrap). */
+export async function createKey(app: Hono<any>, role: Role, merchantAccount?: string, name = `${role}-key`, person?: string): Promise<Caller> {
+  const maker = role === 'admin' ? TEST_ADMIN_TOKEN : await setUpAdminToken(app);
+  // Each key its own person unless `person` says otherwise: tests sharing one database never share a person's budget.
+  const who = person ?? `${name}-${Math.random().toString(36).slice(2, 10)}`;
+  const res = await callAs(app, maker, 'POST', '/api-keys', { name, role, person: who, ...(merchantAccount ? { merchant_account: merchantAccount } : {}) });
   if (res.status !== 201) throw new Error(`creating a ${role} key answered ${res.status}: ${res.text}`);
   return { token: res.json.token, id: res.json.id, role, merchantAccount: merchantAccount ?? null };
 }

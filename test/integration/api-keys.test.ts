@@ -54,9 +54,9 @@ async function allKeys(token: string, includeRevoked = false) {
 
 describe('A1 API keys', () => {
   it('A1 the token is shown once; only the SHA-256 of its secret is stored; lists and logs never carry it', async () => {
-    const created = await callAs(app, TEST_ADMIN_TOKEN, 'POST', '/api-keys', { name: 'alice', role: 'operator' });
+    const created = await callAs(app, TEST_ADMIN_TOKEN, 'POST', '/api-keys', { name: 'alice', role: 'admin' });
     expect(created.status).toBe(201);
-    expect(created.json).toMatchObject({ object: 'api_key', name: 'alice', role: 'operator', merchant_account: null, created_by: 'bootstrap', revoked_at: null });
+    expect(created.json).toMatchObject({ object: 'api_key', name: 'alice', role: 'admin', merchant_account: null, created_by: 'bootstrap', revoked_at: null });
     const token: string = created.json.token;
     expect(token).toMatch(/^apk_[0-9a-z]{26}_[A-Za-z0-9_-]{43}$/);
     expect(token.startsWith(`${created.json.id}_`)).toBe(true);

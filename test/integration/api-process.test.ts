@@ -123,11 +123,15 @@ describe('R6 metrics on their own listener', () => {
 
 describe('M7 shutdown with an open event stream', () => {
   it('M7 on SIGTERM an open `apipay listen` stream is cut after its grace and the process still exits 0 (not the 15 s timeout)', async () => {
-    const key = await fetch(`${publicUrl}/admin/v1/api-keys`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'r5-listen', role: 'merchant', merchant_account: `acct_r5_${randomUUID().slice(0, 8)}` }),
-    });
+    // A12: the bootstrap token creates an admin key; the admin key creates the merchant key.
+    const createKey = (bearer: string, body: Record<string, unknown>) =>
+      fetch(`${publicUrl}/admin/v1/api-keys`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const admin = (await (await createKey(TEST_ADMIN_TOKEN, { name: `r5-admin-${randomUUID().slice(0, 8)}`, role: 'admin' })).json()) as { token: string };
+    const key = await createKey(admin.token, { name: 'r5-listen', role: 'merchant', merchant_account: `acct_r5_${randomUUID().slice(0, 8)}` });
     expect(key.status).toBe(201);
     const { token } = (await key.json()) as { token: string };
     const stream = await fetch(`${publicUrl}/admin/v1/events/stream`, { headers: { authorization: `Bearer ${token}` } });

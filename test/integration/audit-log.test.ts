@@ -232,8 +232,12 @@ describe('A3 deliveries, API keys and master keys', () => {
       role: 'viewer',
       merchant_account: null,
       created_by: admin.id,
+      principal_id: made.json.principal_id,
       revoked_at: null,
       revoked_by: null,
+      person: `audit-made-${label}`, // A12: the key's person, created with it (named after the key)
+      person_kind: 'human',
+      person_created: true,
     });
     const secretPart = (made.json.token as string).slice(target.id.length + 1);
     expect(JSON.stringify(create)).not.toContain(secretPart);

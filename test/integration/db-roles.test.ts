@@ -36,6 +36,7 @@ const anyColumn: Record<string, string> = {
   reconciliation_transitions: 'reason',
   ledger_adjustments: 'reason',
   audit_events: 'action',
+  principals: 'name', // A12
 };
 
 describe('A6 the application role', () => {

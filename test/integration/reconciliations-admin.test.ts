@@ -129,7 +129,7 @@ describe('I11 reconciliations admin API', () => {
     peer.set(event.paymentReference, succeeded(event));
     const handle = await startReconciliation(temporal.client, profile, taskQueues.reconciliation, event, { provider });
     await handle.result();
-    expect((await call('POST', `${path(handle.workflowId)}/resolution`, { decision: 'rejected', reason: 'y' })).status).toBe(409);
+    expect((await call('POST', `${path(handle.workflowId)}/resolution`, { decision: 'rejected', reason: 'y' }, await as('rita'))).status).toBe(409);
     const bad = await call('POST', `${path(handle.workflowId)}/resolution`, { decision: 'maybe', operator: 'x', reason: 'y' });
     expect(bad.status).toBe(400);
     expect(bad.json.error.message).toMatch(/decision/);

@@ -197,8 +197,8 @@ describe('R2 refusals and answers', () => {
     const t0 = Date.now();
     const response = await quick.request(`/admin/v1${path(handle.workflowId)}/resolution`, {
       method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ decision: 'applied', reason: 'checked' }), // A2: the operator is the bootstrap key
+      headers: { ...(await authFor({ operator: 'quick-op' })), 'content-type': 'application/json' },
+      body: JSON.stringify({ decision: 'applied', reason: 'checked' }), // A2: the operator is the key; A12: not the bootstrap token
     });
     expect(Date.now() - t0).toBeLessThan(5_000);
     expect(response.status).toBe(202);

@@ -16,9 +16,9 @@ import {
   resolveUpdate,
   type OperatorResolution,
 } from '../../src/shared/inbound.js';
-import { callAs } from '../helpers/access.js';
+import { callAs, createKey } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
-import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL } from '../helpers/env.js';
+import { TEST_DATABASE_URL } from '../helpers/env.js';
 import { testProfile } from '../helpers/profile.js';
 import {
   ledgerRowsFor,
@@ -126,9 +126,10 @@ describe('A4 resolutions sent to Temporal directly', () => {
       profile: setups.deny.profile,
       taskQueues: uniqueTaskQueues('via-api'),
     });
+    const finance = await createKey(app, 'operator', undefined, 'finance-op'); // A12: the bootstrap token moves no money
     const viaApi = await callAs(
       app,
-      TEST_ADMIN_TOKEN,
+      finance.token,
       'POST',
       `/reconciliations/${encodeURIComponent(handle.workflowId)}/resolution`,
       {
@@ -138,7 +139,7 @@ describe('A4 resolutions sent to Temporal directly', () => {
       },
     );
     expect(viaApi.status).toBe(200);
-    expect(viaApi.json.resolution).toMatchObject({ operator: 'ADMIN_TOKEN', operator_key: 'bootstrap', via: 'api' });
+    expect(viaApi.json.resolution).toMatchObject({ operator: 'finance-op', operator_key: finance.id, via: 'api' });
     expect(await ledgerRowsFor(database.db, event.paymentReference)).toHaveLength(1);
   });
 

@@ -3,7 +3,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonical, signRequest, verifyRequest } from '../../src/access/request-signing.js';
-import { aboveThreshold } from '../../src/inbound/dual-control.js';
 import { authorize, identityIn, type AccessDeps } from '../../src/inbound/resolution-access.js';
 
 const k1 = Buffer.alloc(32, 1);
@@ -90,15 +89,5 @@ describe('A4 attribution', () => {
       proof: signRequest(k1, wf, 'resolve', payload, { ...who, principal: { ...who.principal, role: 'viewer' } }),
     };
     expect(await authorize(deps('deny'), viewer)).toMatchObject({ ok: false });
-  });
-});
-
-describe('A5 dual-control threshold', () => {
-  it('A5 strictly above the amount of the same currency; other currencies have none', () => {
-    const t = { USD: 100000n };
-    expect(aboveThreshold(t, [{ amountMinor: '100000', currency: 'USD' }])).toBeNull();
-    expect(aboveThreshold(t, [{ amountMinor: '100001', currency: 'USD' }])).toMatch(/100001 USD/);
-    expect(aboveThreshold(t, [{ amountMinor: '99999999', currency: 'EUR' }, null])).toBeNull();
-    expect(aboveThreshold({}, [{ amountMinor: '99999999', currency: 'USD' }])).toBeNull();
   });
 });

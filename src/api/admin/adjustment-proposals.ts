@@ -7,6 +7,7 @@ import { AdjustmentRefusedError } from '../../ledger/adjustments.js';
 import type { ApiDeps } from '../deps.js';
 import { actorOf } from '../../audit/record.js';
 import { ApiError } from '../errors.js';
+import { refuseBootstrapMoney } from './operator.js';
 import { adminRoute } from './access.js';
 import type { AdminApp } from './app.js';
 import { conflictResponse, errorResponses, json } from './outbound-schemas.js';
@@ -90,6 +91,7 @@ export function registerAdjustmentProposals(
   };
   admin.openapi(route('approve', adjustment.schema), async (c) => {
     const principal = c.get('principal');
+    refuseBootstrapMoney(principal); // A12
     const { id } = c.req.valid('param');
     const { adjustment: row } = await approveAdjustment(deps.db, id, {
       keyId: principal.keyId,

@@ -1,6 +1,6 @@
 // Admin routes for API keys (A1): create (the token is in this response only), list, revoke. Admin only.
 import { z } from '@hono/zod-openapi';
-import { ApiKeyNotFoundError, KEY_ID_PATTERN, type ApiKeyRow, type ApiKeyService } from '../../access/api-keys.js';
+import { ApiKeyNotFoundError, BootstrapLimitError, KEY_ID_PATTERN, type ApiKeyRow, type ApiKeyService } from '../../access/api-keys.js';
 import { ROLES } from '../../access/roles.js';
 import { ApiError } from '../errors.js';
 import { adminRoute } from './access.js';
@@ -21,6 +21,7 @@ const apiKeySchema = z
     merchant_account: z.string().nullable(),
     created_at: iso,
     created_by: z.string().openapi({ description: 'id of the key that created it, or bootstrap (ADMIN_TOKEN)' }),
+    principal_id: z.string().openapi({ description: 'A12: the person or service the key belongs to (prn_…)' }),
     revoked_at: iso.nullable(),
     revoked_by: z.string().nullable(),
   })
@@ -35,6 +36,10 @@ const createBody = z
     name: z.string().trim().min(1).max(200),
     role: z.enum(ROLES),
     merchant_account: z.string().min(1).max(200).optional().openapi({ description: 'required for role merchant, refused otherwise' }),
+    person: z.string().trim().min(1).max(200).optional().openapi({
+      description: 'A12: the person (or service) the key belongs to, by unique name: found, or created; absent: the key name',
+    }),
+    kind: z.enum(['human', 'service']).optional().openapi({ description: 'A12: of a person created here (default human; merchant keys service)' }),
   })
   .refine((b) => (b.role === 'merchant') === (b.merchant_account !== undefined), {
     message: 'merchant_account is required for role merchant and only for it',
@@ -81,6 +86,7 @@ const keyJson = (row: ApiKeyRow): z.infer<typeof apiKeySchema> => ({
   merchant_account: row.merchantAccount,
   created_at: row.createdAt.toISOString(),
   created_by: row.createdBy,
+  principal_id: row.principalId,
   revoked_at: row.revokedAt?.toISOString() ?? null,
   revoked_by: row.revokedBy,
 });
@@ -89,7 +95,12 @@ export function registerApiKeys(app: AdminApp, keys: ApiKeyService): void {
   app.openapi(createKey, async (c) => {
     const body = c.req.valid('json');
     const principal = c.get('principal');
-    const { key, token } = await keys.create(principal, { name: body.name, role: body.role, merchantAccount: body.merchant_account ?? null });
+    const { key, token } = await keys
+      .create(principal, { name: body.name, role: body.role, merchantAccount: body.merchant_account ?? null, person: body.person, kind: body.kind })
+      .catch((error) => {
+        if (error instanceof BootstrapLimitError) throw new ApiError('forbidden', error.message);
+        throw error;
+      });
     c.get('logger').info({ keyId: key.id, role: key.role, merchantAccount: key.merchantAccount, by: principal.keyId }, 'api key created (A1)');
     return c.json({ ...keyJson(key), token }, 201);
   });

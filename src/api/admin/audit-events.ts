@@ -48,6 +48,11 @@ const auditEventSchema = z
         .openapi({ description: 'apk_… or bootstrap; null when no ApiPay credential made the change' }),
       name: z.string(),
       role: z.string().nullable(),
+      principal_id: z
+        .string()
+        .nullable()
+        .openapi({ description: 'A12: the person or service behind the key (null for bootstrap and Temporal)' }),
+      person: z.string().nullable().openapi({ description: "A12: that person's unique name" }),
     }),
     action: z.string(),
     target: z.object({ type: z.string(), id: z.string() }),
@@ -62,7 +67,7 @@ const auditEventJson = (r: AuditEventRow): z.infer<typeof auditEventSchema> => (
   id: r.id,
   object: 'audit_event',
   at: r.at.toISOString(),
-  actor: { key_id: r.actorKeyId, name: r.actorName, role: r.actorRole },
+  actor: { key_id: r.actorKeyId, name: r.actorName, role: r.actorRole, principal_id: r.actorPrincipalId, person: r.actorPerson },
   action: r.action,
   target: { type: r.targetType, id: r.targetId },
   before: r.before ?? null,

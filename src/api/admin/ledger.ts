@@ -1,8 +1,9 @@
 // Admin routes for the ledger (L3, L6): an operator's audited adjustment against a payment, the adjustments
 // of a payment, and the ledger check (`apipay ledger check`).
 import { z } from '@hono/zod-openapi';
-import { adjustmentsOf, AdjustmentRefusedError, postAdjustment, type AdjustmentRow } from '../../ledger/adjustments.js';
-import { needsDualControl, openAdjustmentProposals, proposeAdjustment } from '../../ledger/adjustment-proposals.js';
+import { AdjustmentNeedsApprovalError, adjustmentsOf, AdjustmentRefusedError, postAdjustment, type AdjustmentRow } from '../../ledger/adjustments.js';
+import { openAdjustmentProposals, proposeAdjustment } from '../../ledger/adjustment-proposals.js';
+import { limitsOf } from '../../ledger/money-policy.js';
 import { adjustmentProposalJson, adjustmentProposalSchema, registerAdjustmentProposals } from './adjustment-proposals.js';
 import { checkLedger } from '../../ledger/check.js';
 import { CURRENCY, OPERATOR_MAX, REASON_MAX, textProblem } from '../../shared/operator-input.js';
@@ -11,7 +12,7 @@ import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { adminRoute } from './access.js';
 import type { AdminApp } from './app.js';
-import { OPERATOR_FIELD_HELP, operatorOf } from './operator.js';
+import { OPERATOR_FIELD_HELP, operatorOf, refuseBootstrapMoney } from './operator.js';
 import { conflictResponse, errorResponses, json } from './outbound-schemas.js';
 
 const tags = ['Ledger'];
@@ -82,6 +83,9 @@ const createAdjustmentRoute = adminRoute({ role: 'operator', merchant: false }, 
               reason: storable(REASON_MAX),
               reconciliation_id: z.string().max(300).optional(),
               idempotency_key: z.string().min(1).max(200).regex(/^[\w.:-]+$/, 'letters, digits, _ . : -').optional(),
+              currency_reason: storable(REASON_MAX)
+                .optional()
+                .openapi({ description: "A11: why the adjustment is not in the payment's currency (required then; a second person always approves it)" }),
             })
             .openapi('LedgerAdjustmentRequest'),
         },
@@ -134,6 +138,7 @@ export function registerLedger(admin: AdminApp, deps: ApiDeps): void {
   admin.openapi(createAdjustmentRoute, async (c) => {
     const b = c.req.valid('json');
     const principal = c.get('principal');
+    refuseBootstrapMoney(principal); // A12
     const input = {
       provider: b.provider,
       paymentReference: b.payment_reference,
@@ -144,20 +149,26 @@ export function registerLedger(admin: AdminApp, deps: ApiDeps): void {
       reason: b.reason,
       ...(b.reconciliation_id ? { reconciliationId: b.reconciliation_id } : {}),
       ...(b.idempotency_key ? { idempotencyKey: b.idempotency_key } : {}),
+      ...(b.currency_reason ? { currencyReason: b.currency_reason } : {}),
     };
-    if (needsDualControl(deps.profile.inbound.dual_control_above, b.amount_minor, b.currency)) {
-      // A5: nothing is posted until a second principal approves (POST /ledger/adjustments/proposals/{id}/approve).
-      const proposal = await proposeAdjustment(deps.db, input, { keyId: principal.keyId, name: principal.name }).catch((error) => {
-        if (error instanceof AdjustmentRefusedError) throw new ApiError(error.code, error.message);
-        throw error;
-      });
-      logger.info({ proposalId: proposal.id, keyId: principal.keyId }, 'ledger adjustment proposed (A5)');
-      return c.json(adjustmentProposalJson(proposal), 202);
-    }
-    const { adjustment, replayed } = await postAdjustment(deps.db, input, { operatorKey: principal.keyId }).catch((error) => {
+    const refused = (error: unknown): never => {
       if (error instanceof AdjustmentRefusedError) throw new ApiError(error.code, error.message);
       throw error;
+    };
+    // A11: the money policy decides, inside the posting's transaction, whether one person may post this alone.
+    const policy = { limits: limitsOf(deps.profile.inbound), operatorKeys: [principal.keyId] }; // A12: the person's other keys are added by the policy
+    const outcome = await postAdjustment(deps.db, input, { operatorKey: principal.keyId, policy }).catch((error) => {
+      if (error instanceof AdjustmentNeedsApprovalError) return error;
+      return refused(error);
     });
+    if (outcome instanceof AdjustmentNeedsApprovalError) {
+      // A5: nothing is posted until a second person approves (POST /ledger/adjustments/proposals/{id}/approve).
+      const why = b.currency_reason ? `${input.reason.trim()} (in ${b.currency}: ${b.currency_reason.trim()})` : input.reason;
+      const proposal = await proposeAdjustment(deps.db, { ...input, reason: why }, { keyId: principal.keyId, name: principal.name }).catch(refused);
+      logger.info({ proposalId: proposal.id, keyId: principal.keyId, why: outcome.message }, 'ledger adjustment proposed (A5, A11)');
+      return c.json(adjustmentProposalJson(proposal), 202);
+    }
+    const { adjustment, replayed } = outcome;
     if (!replayed) logger.info({ adjustmentId: adjustment.id, operator: adjustment.operator, ledgerTransactionId: adjustment.ledgerTransactionId }, 'ledger adjustment (L3)');
     return replayed ? c.json(adjustmentJson(adjustment), 200) : c.json(adjustmentJson(adjustment), 201);
   });

@@ -1,6 +1,7 @@
 // A2: who resolves, adjusts or retries is the authenticated principal, never what a body says. A body may still
 // name the operator (older clients do) but only as the caller's own key name or id; anyone else is refused.
-import type { Principal } from '../../access/roles.js';
+// A12: the bootstrap token moves no money.
+import { BOOTSTRAP_KEY_ID, type Principal } from '../../access/roles.js';
 import { ApiError } from '../errors.js';
 
 export const OPERATOR_FIELD_HELP = "A2: taken from the API key; if given it must be the key's own name or id (else 403)";
@@ -14,4 +15,14 @@ export function operatorOf(principal: Principal, claimed: string | undefined): s
     'forbidden',
     `operator: is taken from your API key (${principal.keyId}, "${principal.name}"); leave it out or give your own key's name or id`,
   );
+}
+
+/** A12: the bootstrap token (ADMIN_TOKEN) is nobody: it moves no money (resolve, approve, adjust) on any path. */
+export function refuseBootstrapMoney(principal: Principal): void {
+  if (principal.keyId === BOOTSTRAP_KEY_ID) {
+    throw new ApiError(
+      'forbidden',
+      'the bootstrap token (ADMIN_TOKEN) moves no money: create an admin key for a person (apipay keys create) and use that',
+    );
+  }
 }

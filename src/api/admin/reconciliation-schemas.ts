@@ -123,6 +123,9 @@ const postSchema = z
     z.strictObject({
       amount_minor: z.string().regex(AMOUNT_MINOR, 'must be positive minor units (at most 18 digits)'),
       currency: z.string().regex(CURRENCY, 'must be an ISO 4217 code'),
+      currency_reason: operatorText(REASON_MAX).optional().openapi({
+        description: "A11: why the amount is not in the payment's currency (required then; a second person approves it)",
+      }),
     }),
   ])
   .openapi({

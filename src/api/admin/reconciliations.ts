@@ -18,7 +18,7 @@ import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { adminRoute } from './access.js';
 import type { AdminApp } from './app.js';
-import { operatorOf } from './operator.js';
+import { operatorOf, refuseBootstrapMoney } from './operator.js';
 import { conflictResponse, errorResponses, json } from './outbound-schemas.js';
 import { reconciliationSearch, reconciliationSearchQuery } from './search-query.js';
 import { afterTimeOf, listEnvelope, listWindow, page, paginationQuery, windowQuery } from './pagination.js';
@@ -105,7 +105,11 @@ const proposalJson = (p: ProposalRow) => ({
 export function toOperatorResolution(body: z.infer<typeof resolutionRequestSchema>, operator: string): OperatorResolution {
   const { post, ...rest } = body;
   if (post === undefined) return { ...rest, operator };
-  return { ...rest, operator, post: typeof post === 'string' ? post : { amountMinor: post.amount_minor, currency: post.currency } };
+  return { ...rest, operator, post:
+      typeof post === 'string'
+        ? post
+        : { amountMinor: post.amount_minor, currency: post.currency, ...(post.currency_reason ? { currencyReason: post.currency_reason } : {}) },
+  };
 }
 
 const listRoute = adminRoute({ role: 'viewer', merchant: false }, {
@@ -209,6 +213,7 @@ export function registerReconciliations(admin: AdminApp, deps: ApiDeps): void {
     const { id } = c.req.valid('param');
     const body = c.req.valid('json');
     const principal = c.get('principal');
+    refuseBootstrapMoney(principal); // A12
     const resolution = { ...toOperatorResolution(body, operatorOf(principal, body.operator)), actor: actorOf(principal) }; // A2, A3
     const who = { principal, requestId: principal.requestId ?? c.get('requestId') };
     const found = await service.resolve(id, resolution, who).catch(conflicts);
@@ -222,6 +227,7 @@ export function registerReconciliations(admin: AdminApp, deps: ApiDeps): void {
     admin.openapi(decisionRoute(kind), async (c) => {
       const { id } = c.req.valid('param');
       const principal = c.get('principal');
+      if (kind === 'approve') refuseBootstrapMoney(principal); // A12
       const found = await service[kind](id, { principal, requestId: c.get('requestId') }).catch(conflicts);
       if (!found) throw new ApiError('not_found', `reconciliation ${id} does not exist`);
       logger.info({ reconciliationId: id, keyId: principal.keyId, pending: found.pending }, `resolution ${kind} (A5)`);

@@ -160,9 +160,11 @@ export function registerWebhookDeliveries(admin: AdminApp, deps: ApiDeps, servic
   admin.openapi(skipDelivery, async (c) => {
     const { id } = c.req.valid('param');
     const body = c.req.header('content-type')?.includes('json') ? c.req.valid('json') : {};
-    const delivery = await service.skip(c.get('principal'), id).catch(conflict);
+    const principal = c.get('principal');
+    operatorOf(principal, body.operator); // A2: a body may name only the caller itself
+    const delivery = await service.skip(principal, id, { reason: body.reason }).catch(conflict);
     if (!delivery) throw new ApiError('not_found', `webhook delivery ${id} does not exist`);
-    logger.info({ deliveryId: id, operator: body.operator, reason: body.reason }, 'delivery skipped in its ordered line (M3)');
+    logger.info({ deliveryId: id, operator: principal.keyId, reason: body.reason }, 'delivery skipped in its ordered line (M3, A13)');
     return c.json(deliveryJson(delivery), 200);
   });
 

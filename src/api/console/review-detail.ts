@@ -60,6 +60,10 @@ function resolveForm(view: View, r: ReconciliationRow, form: Record<string, stri
                 <input name="amount_minor" size="12" value="${form.amount_minor ?? ''}" />
                 <input name="currency" size="4" value="${form.currency ?? r.currency}" /></span
             ></label>
+            <label
+              >In another currency than the payment's, why (a second person then approves):
+              <input name="currency_reason" size="40" maxlength="1000" value="${form.currency_reason ?? ''}"
+            /></label>
           </fieldset>`
         : ''
     }

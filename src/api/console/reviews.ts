@@ -103,7 +103,11 @@ export function registerReviewPages(app: Hono<ConsoleEnv>, s: ConsoleServices): 
       form.decision !== 'applied' || !amountsDiffer(found.reconciliation) || !form.post
         ? undefined
         : form.post === 'explicit'
-          ? { amount_minor: (form.amount_minor ?? '').trim(), currency: (form.currency ?? '').trim().toUpperCase() }
+          ? {
+              amount_minor: (form.amount_minor ?? '').trim(),
+              currency: (form.currency ?? '').trim().toUpperCase(),
+              ...(form.currency_reason?.trim() ? { currency_reason: form.currency_reason.trim() } : {}), // A11
+            }
           : form.post;
     const parsed = resolutionRequestSchema.safeParse({
       decision: form.decision,

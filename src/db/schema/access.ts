@@ -1,7 +1,8 @@
-// Access tables (A1, A15, A16): API keys (the secret is never stored, only its SHA-256; revocation is a timestamp,
-// not a delete), the portal's links and the console's and portal's sessions.
+// Access tables (A1, A12, A15, A16): API keys (the secret is never stored, only its SHA-256; revocation is a timestamp,
+// not a delete), the principals (people, services) they belong to, the portal's links and the console's and portal's
+// sessions.
 import { sql } from 'drizzle-orm';
-import { check, index, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { check, index, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { bytea } from './outbound.js';
 
 export const apiKeys = pgTable(
@@ -18,12 +19,32 @@ export const apiKeys = pgTable(
     createdBy: text('created_by').notNull(),
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
     revokedBy: text('revoked_by'),
+    /** A12 (migration 0018): the person or service the key belongs to. */
+    principalId: text('principal_id').notNull(),
   },
   (t) => [
     check('api_keys_role_ck', sql`${t.role} in ('viewer', 'operator', 'admin', 'merchant')`),
     check('api_keys_merchant_ck', sql`(${t.role} = 'merchant') = (${t.merchantAccount} is not null)`),
     check('api_keys_revoked_ck', sql`(${t.revokedAt} is null) = (${t.revokedBy} is null)`),
     index('api_keys_merchant_idx').on(t.merchantAccount),
+    index('api_keys_principal_idx').on(t.principalId),
+  ],
+);
+
+/** A12 (migration 0018): a person or a service; its name is unique (case-insensitive); never edited or deleted. */
+export const principals = pgTable(
+  'principals',
+  {
+    id: text('id').primaryKey(), // prn_<ulid>
+    name: text('name').notNull(),
+    kind: text('kind').notNull(), // human | service
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /** The key id (or bootstrap) that created it. */
+    createdBy: text('created_by').notNull(),
+  },
+  (t) => [
+    check('principals_kind_ck', sql`${t.kind} in ('human', 'service')`),
+    uniqueIndex('principals_name_uq').on(sql`lower(${t.name})`),
   ],
 );
 

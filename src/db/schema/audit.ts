@@ -19,6 +19,9 @@ export const auditEvents = pgTable(
     after: jsonb('after').$type<Record<string, unknown>>(),
     requestId: text('request_id'),
     via: text('via').notNull(),
+    /** A12 (migration 0018): the person behind actor_key_id, filled by a trigger; null for bootstrap and Temporal. */
+    actorPrincipalId: text('actor_principal_id'),
+    actorPerson: text('actor_person'),
   },
   (t) => [
     check('audit_events_via_ck', sql`${t.via} in ('api', 'temporal')`),
