@@ -67,7 +67,7 @@ describe('requirement ids (docs/requirements.md)', () => {
       Array.from({ length: count }, (_, i) => `${prefix}${i + 1}`),
     );
     expect(definedIds).toEqual(expect.arrayContaining(expected));
-    // Issues continue a family past the spec (R13…, A10…, O16…): each family is numbered 1..n without a gap.
+    // Issues continue a family past the spec: each family is numbered 1..n without a gap.
     for (const family of new Set(definedIds.map((id) => id.replace(/\d+$/, '')))) {
       const numbers = definedIds.filter((id) => id.replace(/\d+$/, '') === family).map((id) => Number(id.slice(family.length)));
       expect([...numbers].sort((a, b) => a - b), `${family} ids`).toEqual(Array.from({ length: numbers.length }, (_, i) => i + 1));
