@@ -1,6 +1,23 @@
 // Connection settings and process secrets from the environment, parsed once; defaults match scripts/stack.sh.
 import { z } from 'zod';
 
+/** `true` or `false`, default false. */
+const bool = z.enum(['true', 'false']).default('false').transform((v) => v === 'true');
+
+/**
+ * Variables a process (or the migration Job) reads that are not parsed here, and who reads them: the Helm chart may
+ * set these besides the schema's (test/unit/helm-chart.test.ts). PostgreSQL TLS is the URL's own `sslmode`
+ * (`?sslmode=verify-full` in DATABASE_URL and MIGRATION_DATABASE_URL); a private CA for PostgreSQL and Kafka is
+ * Node's NODE_EXTRA_CA_CERTS.
+ */
+export const ENV_READ_ELSEWHERE: Record<string, string> = {
+  APIPAY_PROFILE: 'src/config/profile.ts',
+  MIGRATION_DATABASE_URL: 'src/db/migrate.ts',
+  DATABASE_APP_ROLE: 'src/db/migrate.ts',
+  NODE_OPTIONS: 'node',
+  NODE_EXTRA_CA_CERTS: 'node',
+};
+
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -14,7 +31,22 @@ const envSchema = z.object({
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_UI_URL: z.string().default('http://127.0.0.1:8233'),
+  /** Issue 22: TLS to the Temporal frontend (a self-hosted cluster behind TLS, or Temporal Cloud). */
+  TEMPORAL_TLS: bool,
+  /** PEM file of the CA that signed the frontend's certificate; unset: the system's roots. */
+  TEMPORAL_TLS_CA_PATH: z.string().min(1).optional(),
+  /** PEM files of the client certificate and key (mTLS; Temporal Cloud requires them). Both or neither. */
+  TEMPORAL_TLS_CERT_PATH: z.string().min(1).optional(),
+  TEMPORAL_TLS_KEY_PATH: z.string().min(1).optional(),
+  /** The name the frontend's certificate carries, when the address does not (e.g. behind a load balancer). */
+  TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
   KAFKA_BROKERS: z.string().default('127.0.0.1:9092').transform((s) => s.split(',').map((b) => b.trim())),
+  /** Issue 22: TLS to the brokers (system roots, plus NODE_EXTRA_CA_CERTS for a private CA). */
+  KAFKA_SSL: bool,
+  /** SASL over the connection (with KAFKA_SSL in production): plain, scram-sha-256 or scram-sha-512. */
+  KAFKA_SASL_MECHANISM: z.enum(['plain', 'scram-sha-256', 'scram-sha-512']).optional(),
+  KAFKA_SASL_USERNAME: z.string().optional(),
+  KAFKA_SASL_PASSWORD: z.string().optional(),
   API_HOST: z.string().default('127.0.0.1'),
   API_PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
   /**
@@ -51,9 +83,19 @@ const envSchema = z.object({
   SECRETS_ENCRYPTION_KEY_ID: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'SECRETS_ENCRYPTION_KEY_ID must be 1–32 letters, digits, _ or -').default('k1'),
   /** A8: earlier master keys, decrypt only, as id:base64,… — kept until `apipay secrets reencrypt` has run. */
   SECRETS_ENCRYPTION_PREVIOUS_KEYS: z.string().optional(),
+}).superRefine((env, ctx) => {
+  // Issue 22: settings that only make sense together are refused apart, naming the missing variable.
+  if (!!env.TEMPORAL_TLS_CERT_PATH !== !!env.TEMPORAL_TLS_KEY_PATH)
+    ctx.addIssue({ code: 'custom', path: [env.TEMPORAL_TLS_CERT_PATH ? 'TEMPORAL_TLS_KEY_PATH' : 'TEMPORAL_TLS_CERT_PATH'], message: 'is needed with the other half of the client certificate pair' });
+  if (env.KAFKA_SASL_MECHANISM)
+    for (const name of ['KAFKA_SASL_USERNAME', 'KAFKA_SASL_PASSWORD'] as const)
+      if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'is needed with KAFKA_SASL_MECHANISM' });
 });
 
 export type Env = z.output<typeof envSchema>;
+
+/** Every variable this schema reads. */
+export const ENV_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
 
 /** R9: how to fix each variable that has no safe default. */
 const FIXES: Record<string, string> = {

@@ -17,6 +17,7 @@ import { setGaugeRefreshInterval } from '../metrics/inbound-ledger.js';
 import { serveMetrics } from '../metrics/server.js';
 import { outboundAgents } from '../outbound/pinned-agents.js';
 import { TASK_QUEUES } from '../shared/task-queues.js';
+import { kafkaSecurity, temporalConnection } from '../config/connections.js';
 
 const PROCESS = 'worker';
 const { env, profile } = loadSettings(PROCESS);
@@ -25,7 +26,7 @@ const database = createDatabase(env.DATABASE_URL, databaseOptions(env));
 await checkDatabase(PROCESS, env.DATABASE_URL, () => database.sql`select 1`); // R9: one line, not a stack trace
 const temporalAt = { name: 'Temporal', at: env.TEMPORAL_ADDRESS, variable: 'TEMPORAL_ADDRESS' };
 installWorkerRuntime(logger);
-const connection = await reach(PROCESS, temporalAt, () => NativeConnection.connect({ address: env.TEMPORAL_ADDRESS }));
+const connection = await reach(PROCESS, temporalAt, () => NativeConnection.connect({ address: env.TEMPORAL_ADDRESS, ...temporalConnection(env) }));
 const activities = createActivities({
   db: database.db,
   profile,
@@ -52,13 +53,13 @@ logger.info({ taskQueues: Object.values(TASK_QUEUES), metrics: `http://127.0.0.1
 
 const running = runWorkers(workers);
 // I6: starts the reconciliation of any receipt acknowledged but never started (a crash between the 200 and the start).
-const temporal = await reach(PROCESS, temporalAt, () => connectTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE));
+const temporal = await reach(PROCESS, temporalAt, () => connectTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE, temporalConnection(env)));
 const sweep = startInboundSweep({ db: database.db, temporal: temporal.client, profile, logger, taskQueue: TASK_QUEUES.reconciliation });
 // M1: publishes the outbox (ledger and endpoint events) to the outbound topic; waits out Kafka outages with backoff.
 const relay = startOutboxRelay({
   db: database.db,
   logger,
-  connect: () => createProducer({ brokers: env.KAFKA_BROKERS, clientId: `apipay-outbox-relay-${process.pid}` }),
+  connect: () => createProducer({ brokers: env.KAFKA_BROKERS, ...kafkaSecurity(env), clientId: `apipay-outbox-relay-${process.pid}` }),
   topic: profile.outbound.kafka.topic,
   accountOf: ledgerAccounts(profile),
 });
