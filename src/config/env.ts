@@ -59,6 +59,9 @@ const envSchema = z.object({
   METRICS_REFRESH_INTERVAL_MS: z.coerce.number().int().min(100).default(15_000),
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9464),
   DISPATCHER_METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9465),
+  /** Issue 22: the address those listeners bind; 0.0.0.0 in a pod, so the kubelet's probes and Prometheus reach it. */
+  WORKER_METRICS_HOST: z.string().default('127.0.0.1'),
+  DISPATCHER_METRICS_HOST: z.string().default('127.0.0.1'),
   /** Sticky-cache size of each worker (per task queue); bounds memory when many deliveries wait in timers. */
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).default(100),
   /** Workflow tasks in flight per worker; bounds the burst (and the memory it leaves resident). */

@@ -68,7 +68,7 @@ const sweep = startHandoffSweep({
 });
 const kafka = createKafkaAdmin({ brokers: env.KAFKA_BROKERS, ...kafkaSecurity(env), clientId: 'apipay-dispatcher-readiness' });
 const metrics = await bindPort(PROCESS, 'DISPATCHER_METRICS_PORT', env.DISPATCHER_METRICS_PORT, () =>
-  serveMetrics(env.DISPATCHER_METRICS_PORT, undefined, {
+  serveMetrics(env.DISPATCHER_METRICS_PORT, env.DISPATCHER_METRICS_HOST, {
     logger, // R5: the dispatcher needs Kafka, PostgreSQL and Temporal
     readiness: { postgresql: () => database.sql`select 1`, temporal: () => pingTemporal(temporal), kafka: () => kafka.ping() },
   }),
