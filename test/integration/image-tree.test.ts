@@ -165,6 +165,9 @@ describe('the image file tree (Dockerfile final stage, built without an engine)'
           workflowExecutionTimeout: '60s',
         });
         expect(result).toMatchObject({ runId });
+        // The worker exports its task queues' backlog (the chart's worker HPA scales on it).
+        const metrics = await (await fetch('http://127.0.0.1:13971/metrics')).text();
+        expect(metrics).toMatch(/^apipay_temporal_task_queue_backlog\{task_queue="apipay-smoke",type="workflow"\} \d+$/m);
       } finally {
         await connection.close();
       }
