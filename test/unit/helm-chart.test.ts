@@ -16,7 +16,9 @@ import { ROOT } from '../helpers/import-graph.js';
 const HELM =
   process.env.HELM_BIN || join(process.env.APIPAY_CACHE ?? join(process.env.HOME ?? '', '.cache/apipay'), 'bin/helm-v3.22.0');
 const CHART = join(ROOT, 'deploy/helm/apipay');
-const helm = (...args: string[]) => execFileSync(HELM, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+// One thread: the unit project runs timing-sensitive tests (test/unit/open-loop.test.ts) beside this one.
+const helm = (...args: string[]) =>
+  execFileSync(HELM, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, GOMAXPROCS: '1' } });
 type Manifest = {
   kind: string;
   metadata: { name: string; annotations?: Record<string, string> };
