@@ -8,6 +8,8 @@ cd "$ROOT"
 
 ensure_node_deps
 ensure_chromium || echo "[test] continuing without chromium: test/browser will fail (see above)" >&2
+ensure_helm || echo "[test] continuing without helm: test/unit/helm-chart.test.ts will fail (see above)" >&2
+export HELM_BIN
 bash scripts/stack.sh up
 # Tests bring their own secrets and profile; they only need to know where the time-skipping server is.
 export TEMPORAL_TEST_SERVER="${TEMPORAL_TEST_SERVER:-${APIPAY_CACHE:-$HOME/.cache/apipay}/bin/temporal-test-server}"

@@ -50,3 +50,18 @@ ensure_chromium() {
     return 1
   fi
 }
+
+# Issue 22: helm for the chart checks of npm test (helm lint, helm template: test/unit/helm-chart.test.ts), built
+# once with go install at a pinned version into the cache, like the Temporal CLI. Prints nothing when present.
+HELM_VERSION="v3.22.0"
+HELM_BIN="${APIPAY_CACHE:-$HOME/.cache/apipay}/bin/helm-$HELM_VERSION"
+ensure_helm() {
+  [ -x "$HELM_BIN" ] && return 0
+  local cache="${APIPAY_CACHE:-$HOME/.cache/apipay}" log="$DATA/logs/install-helm.log"
+  command -v go >/dev/null 2>&1 || { echo "[deps] helm: 'go' not found on PATH (helm $HELM_VERSION is built with go install)" >&2; return 1; }
+  echo "[deps] helm: building helm $HELM_VERSION with go install (a few minutes, once)"
+  mkdir -p "$cache/bin" "$cache/gobin-helm"
+  GOBIN="$cache/gobin-helm" go install "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" >"$log" 2>&1 \
+    || { tail -n 20 "$log" >&2; echo "[deps] FAILED go install helm; log: $log" >&2; return 1; }
+  mv "$cache/gobin-helm/helm" "$HELM_BIN"
+}

@@ -4,6 +4,23 @@ import { z } from 'zod';
 /** R13: the test hook's value, <activity>[#n][@written|@journaled] (src/activities/step-fault.ts). */
 export const STEP_FAULT_SPEC = /^([A-Za-z]+)(?:#([1-9][0-9]*))?(?:@(written|journaled))?$/;
 
+/** `true` or `false`, default false. */
+const bool = z.enum(['true', 'false']).default('false').transform((v) => v === 'true');
+
+/**
+ * Variables a process (or the migration Job) reads that are not parsed here, and who reads them: the Helm chart may
+ * set these besides the schema's (test/unit/helm-chart.test.ts). PostgreSQL TLS is the URL's own `sslmode`
+ * (`?sslmode=verify-full` in DATABASE_URL and MIGRATION_DATABASE_URL); a private CA for PostgreSQL and Kafka is
+ * Node's NODE_EXTRA_CA_CERTS.
+ */
+export const ENV_READ_ELSEWHERE: Record<string, string> = {
+  APIPAY_PROFILE: 'src/config/profile.ts',
+  MIGRATION_DATABASE_URL: 'src/db/migrate.ts',
+  DATABASE_APP_ROLE: 'src/db/migrate.ts',
+  NODE_OPTIONS: 'node',
+  NODE_EXTRA_CA_CERTS: 'node',
+};
+
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -17,7 +34,22 @@ const envSchema = z.object({
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_UI_URL: z.string().default('http://127.0.0.1:8233'),
+  /** Issue 22: TLS to the Temporal frontend (a self-hosted cluster behind TLS, or Temporal Cloud). */
+  TEMPORAL_TLS: bool,
+  /** PEM file of the CA that signed the frontend's certificate; unset: the system's roots. */
+  TEMPORAL_TLS_CA_PATH: z.string().min(1).optional(),
+  /** PEM files of the client certificate and key (mTLS; Temporal Cloud requires them). Both or neither. */
+  TEMPORAL_TLS_CERT_PATH: z.string().min(1).optional(),
+  TEMPORAL_TLS_KEY_PATH: z.string().min(1).optional(),
+  /** The name the frontend's certificate carries, when the address does not (e.g. behind a load balancer). */
+  TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
   KAFKA_BROKERS: z.string().default('127.0.0.1:9092').transform((s) => s.split(',').map((b) => b.trim())),
+  /** Issue 22: TLS to the brokers (system roots, plus NODE_EXTRA_CA_CERTS for a private CA). */
+  KAFKA_SSL: bool,
+  /** SASL over the connection (with KAFKA_SSL in production): plain, scram-sha-256 or scram-sha-512. */
+  KAFKA_SASL_MECHANISM: z.enum(['plain', 'scram-sha-256', 'scram-sha-512']).optional(),
+  KAFKA_SASL_USERNAME: z.string().optional(),
+  KAFKA_SASL_PASSWORD: z.string().optional(),
   API_HOST: z.string().default('127.0.0.1'),
   API_PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
   /**
@@ -35,6 +67,9 @@ const envSchema = z.object({
   METRICS_REFRESH_INTERVAL_MS: z.coerce.number().int().min(100).default(15_000),
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9464),
   DISPATCHER_METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9465),
+  /** Issue 22: the address those listeners bind; 0.0.0.0 in a pod, so the kubelet's probes and Prometheus reach it. */
+  WORKER_METRICS_HOST: z.string().default('127.0.0.1'),
+  DISPATCHER_METRICS_HOST: z.string().default('127.0.0.1'),
   /** Sticky-cache size of each worker (per task queue); bounds memory when many deliveries wait in timers. */
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).default(100),
   /** Workflow tasks in flight per worker; bounds the burst (and the memory it leaves resident). */
@@ -64,12 +99,21 @@ const envSchema = z.object({
     .string()
     .regex(STEP_FAULT_SPEC, 'APIPAY_FAULT_AFTER_STEP must be <activity>[#n][@written|@journaled]')
     .optional(),
-}).refine((env) => !(env.NODE_ENV === 'production' && env.APIPAY_FAULT_AFTER_STEP), {
-  path: ['APIPAY_FAULT_AFTER_STEP'],
-  message: 'APIPAY_FAULT_AFTER_STEP is a test hook and is refused when NODE_ENV=production',
+}).superRefine((env, ctx) => {
+  if (env.NODE_ENV === 'production' && env.APIPAY_FAULT_AFTER_STEP)
+    ctx.addIssue({ code: 'custom', path: ['APIPAY_FAULT_AFTER_STEP'], message: 'is a test hook and is refused when NODE_ENV=production' });
+  // Issue 22: settings that only make sense together are refused apart, naming the missing variable.
+  if (!!env.TEMPORAL_TLS_CERT_PATH !== !!env.TEMPORAL_TLS_KEY_PATH)
+    ctx.addIssue({ code: 'custom', path: [env.TEMPORAL_TLS_CERT_PATH ? 'TEMPORAL_TLS_KEY_PATH' : 'TEMPORAL_TLS_CERT_PATH'], message: 'is needed with the other half of the client certificate pair' });
+  if (env.KAFKA_SASL_MECHANISM)
+    for (const name of ['KAFKA_SASL_USERNAME', 'KAFKA_SASL_PASSWORD'] as const)
+      if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'is needed with KAFKA_SASL_MECHANISM' });
 });
 
 export type Env = z.output<typeof envSchema>;
+
+/** Every variable this schema reads. */
+export const ENV_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
 
 /** R9: how to fix each variable that has no safe default. */
 const FIXES: Record<string, string> = {

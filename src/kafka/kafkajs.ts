@@ -28,6 +28,8 @@ function client(settings: KafkaSettings, retries = 8) {
   return new Kafka({
     clientId: settings.clientId,
     brokers: settings.brokers,
+    ...(settings.ssl ? { ssl: true } : {}),
+    ...(settings.sasl ? { sasl: settings.sasl as kafkajs.SASLOptions } : {}),
     logLevel: logLevel.WARN,
     logCreator: safeLogCreator,
     retry: { initialRetryTime: 200, retries },

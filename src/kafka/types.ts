@@ -34,4 +34,7 @@ export interface Producer {
 export interface KafkaSettings {
   brokers: string[];
   clientId: string;
+  /** Issue 22: TLS and SASL to an external cluster (src/config/connections.ts kafkaSecurity); unset: plaintext. */
+  ssl?: boolean;
+  sasl?: { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string };
 }

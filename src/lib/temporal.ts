@@ -1,8 +1,13 @@
 // Temporal client connection for the API, dispatcher, CLI and benchmarks (workers use NativeConnection).
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
 
-export async function connectTemporal(address: string, namespace: string): Promise<{ client: Client; connection: Connection }> {
-  const connection = await Connection.connect({ address });
+/** `options`: TLS to an external frontend (src/config/connections.ts temporalConnection). */
+export async function connectTemporal(
+  address: string,
+  namespace: string,
+  options: Pick<ConnectionOptions, 'tls'> = {},
+): Promise<{ client: Client; connection: Connection }> {
+  const connection = await Connection.connect({ address, ...options });
   return { client: new Client({ connection, namespace }), connection };
 }
 
@@ -10,8 +15,12 @@ export async function connectTemporal(address: string, namespace: string): Promi
  * A client that connects on its first call and reconnects by itself (R5): the API process starts and serves the
  * ingress while Temporal is down; a workflow start that fails meanwhile is left to the sweep (I6).
  */
-export function lazyTemporal(address: string, namespace: string): { client: Client; connection: Connection } {
-  const connection = Connection.lazy({ address });
+export function lazyTemporal(
+  address: string,
+  namespace: string,
+  options: Pick<ConnectionOptions, 'tls'> = {},
+): { client: Client; connection: Connection } {
+  const connection = Connection.lazy({ address, ...options });
   return { client: new Client({ connection, namespace }), connection };
 }
 

@@ -15,14 +15,15 @@ import { lazyProducer } from '../kafka/lazy-producer.js';
 import { setGaugeRefreshInterval } from '../metrics/inbound-ledger.js';
 import { serveMetrics } from '../metrics/server.js';
 import { TASK_QUEUES } from '../shared/task-queues.js';
+import { temporalConnection, kafkaSecurity } from '../config/connections.js';
 
 const PROCESS = 'api';
 const { env, profile } = loadSettings(PROCESS);
 const logger = createLogger(PROCESS, env.LOG_LEVEL);
 const database = createDatabase(env.DATABASE_URL, databaseOptions(env));
 await checkDatabase(PROCESS, env.DATABASE_URL, () => database.sql`select 1`); // R9: one line, not a stack trace
-const temporal = lazyTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE);
-const producer = lazyProducer({ brokers: env.KAFKA_BROKERS, clientId: 'apipay-api' }); // M7's trigger route only
+const temporal = lazyTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE, temporalConnection(env));
+const producer = lazyProducer({ brokers: env.KAFKA_BROKERS, clientId: 'apipay-api', ...kafkaSecurity(env) }); // M7's trigger route only
 const readiness = { postgresql: () => database.sql`select 1` };
 setGaugeRefreshInterval(env.METRICS_REFRESH_INTERVAL_MS);
 

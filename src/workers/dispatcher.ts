@@ -20,6 +20,7 @@ import '../metrics/outbound.js';
 import { serveMetrics } from '../metrics/server.js';
 import { outboundAgents } from '../outbound/pinned-agents.js';
 import { TASK_QUEUES } from '../shared/task-queues.js';
+import { kafkaSecurity, temporalConnection } from '../config/connections.js';
 
 const PROCESS = 'dispatcher';
 const { env, profile } = loadSettings(PROCESS);
@@ -28,7 +29,7 @@ const database = createDatabase(env.DATABASE_URL, databaseOptions(env));
 await checkDatabase(PROCESS, env.DATABASE_URL, () => database.sql`select 1`); // R9: one line, not a stack trace
 installWorkerRuntime(logger);
 const connection = await reach(PROCESS, { name: 'Temporal', at: env.TEMPORAL_ADDRESS, variable: 'TEMPORAL_ADDRESS' }, () =>
-  NativeConnection.connect({ address: env.TEMPORAL_ADDRESS }),
+  NativeConnection.connect({ address: env.TEMPORAL_ADDRESS, ...temporalConnection(env) }),
 );
 const temporal = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE });
 
@@ -47,7 +48,7 @@ const workers = env.DISPATCHER_DELIVERY_WORKER
 const working = runWorkers(workers);
 
 const { topic, group } = profile.outbound.kafka;
-const consumer = createBatchConsumer({ brokers: env.KAFKA_BROKERS, clientId: 'apipay-dispatcher', topic, groupId: group });
+const consumer = createBatchConsumer({ brokers: env.KAFKA_BROKERS, ...kafkaSecurity(env), clientId: 'apipay-dispatcher', topic, groupId: group });
 const handler = createOutboundBatchHandler({
   db: database.db,
   temporal,
@@ -65,9 +66,9 @@ const sweep = startHandoffSweep({
   intervalMs: profile.outbound.batched.sweep_interval,
   graceMs: profile.outbound.batched.handoff_grace,
 });
-const kafka = createKafkaAdmin({ brokers: env.KAFKA_BROKERS, clientId: 'apipay-dispatcher-readiness' });
+const kafka = createKafkaAdmin({ brokers: env.KAFKA_BROKERS, ...kafkaSecurity(env), clientId: 'apipay-dispatcher-readiness' });
 const metrics = await bindPort(PROCESS, 'DISPATCHER_METRICS_PORT', env.DISPATCHER_METRICS_PORT, () =>
-  serveMetrics(env.DISPATCHER_METRICS_PORT, undefined, {
+  serveMetrics(env.DISPATCHER_METRICS_PORT, env.DISPATCHER_METRICS_HOST, {
     logger, // R5: the dispatcher needs Kafka, PostgreSQL and Temporal
     readiness: { postgresql: () => database.sql`select 1`, temporal: () => pingTemporal(temporal), kafka: () => kafka.ping() },
   }),

@@ -17,7 +17,9 @@ import { createWorkers, installWorkerRuntime, reconciliationTuning, runWorkers, 
 import { setGaugeRefreshInterval } from '../metrics/inbound-ledger.js';
 import { serveMetrics } from '../metrics/server.js';
 import { outboundAgents } from '../outbound/pinned-agents.js';
-import { TASK_QUEUES } from '../shared/task-queues.js';
+import { slowLaneQueue, TASK_QUEUES } from '../shared/task-queues.js';
+import { watchTaskQueueBacklog } from '../metrics/task-queue-backlog.js';
+import { kafkaSecurity, temporalConnection } from '../config/connections.js';
 
 const PROCESS = 'worker';
 const { env, profile } = loadSettings(PROCESS);
@@ -26,7 +28,7 @@ const database = createDatabase(env.DATABASE_URL, databaseOptions(env));
 await checkDatabase(PROCESS, env.DATABASE_URL, () => database.sql`select 1`); // R9: one line, not a stack trace
 const temporalAt = { name: 'Temporal', at: env.TEMPORAL_ADDRESS, variable: 'TEMPORAL_ADDRESS' };
 installWorkerRuntime(logger);
-const connection = await reach(PROCESS, temporalAt, () => NativeConnection.connect({ address: env.TEMPORAL_ADDRESS }));
+const connection = await reach(PROCESS, temporalAt, () => NativeConnection.connect({ address: env.TEMPORAL_ADDRESS, ...temporalConnection(env) }));
 const activities = createActivities({
   db: database.db,
   profile,
@@ -46,7 +48,7 @@ const workers = await createWorkers({
 });
 setGaugeRefreshInterval(env.METRICS_REFRESH_INTERVAL_MS);
 const metrics = await bindPort(PROCESS, 'WORKER_METRICS_PORT', env.WORKER_METRICS_PORT, () =>
-  serveMetrics(env.WORKER_METRICS_PORT, undefined, {
+  serveMetrics(env.WORKER_METRICS_PORT, env.WORKER_METRICS_HOST, {
     logger, // R5: the worker needs PostgreSQL and Temporal
     readiness: { postgresql: () => database.sql`select 1`, temporal: () => connection.workflowService.getSystemInfo({}) },
   }),
@@ -55,17 +57,26 @@ logger.info({ taskQueues: Object.values(TASK_QUEUES), metrics: `http://127.0.0.1
 
 const running = runWorkers(workers);
 // I6: starts the reconciliation of any receipt acknowledged but never started (a crash between the 200 and the start).
-const temporal = await reach(PROCESS, temporalAt, () => connectTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE));
+const temporal = await reach(PROCESS, temporalAt, () => connectTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE, temporalConnection(env)));
+// Issue 22: the task queues' backlog for the worker's HPA (apipay_temporal_task_queue_backlog).
+const backlog = watchTaskQueueBacklog({
+  temporal: temporal.client,
+  namespace: env.TEMPORAL_NAMESPACE,
+  taskQueues: [...new Set([...Object.values(TASK_QUEUES), slowLaneQueue(TASK_QUEUES.delivery)])],
+  intervalMs: env.METRICS_REFRESH_INTERVAL_MS,
+  onError: (error) => logger.warn({ err: error }, 'task queue backlog unavailable'),
+});
 const sweep = startInboundSweep({ db: database.db, temporal: temporal.client, profile, logger, taskQueue: TASK_QUEUES.reconciliation });
 // M1: publishes the outbox (ledger and endpoint events) to the outbound topic; waits out Kafka outages with backoff.
 const relay = startOutboxRelay({
   db: database.db,
   logger,
-  connect: () => createProducer({ brokers: env.KAFKA_BROKERS, clientId: `apipay-outbox-relay-${process.pid}` }),
+  connect: () => createProducer({ brokers: env.KAFKA_BROKERS, ...kafkaSecurity(env), clientId: `apipay-outbox-relay-${process.pid}` }),
   topic: profile.outbound.kafka.topic,
   accountOf: ledgerAccounts(profile),
 });
 onShutdown(logger, [
+  () => backlog.stop(),
   () => sweep.stop(),
   () => prune.stop(),
   () => relay.stop(),

@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -86,7 +86,17 @@ afterAll(async () => {
 
 describe('the image file tree (Dockerfile final stage, built without an engine)', () => {
   it('holds only dist/, drizzle/, config/, the package files and production node_modules: no tsx, no TypeScript', () => {
-    expect(readdirSync(tree).sort()).toEqual(['config', 'dist', 'drizzle', 'node_modules', 'package-lock.json', 'package.json']);
+    // What the final stage's COPY lines bring (test/unit/dockerfile.test.ts holds that list to the rules) and npm ci's
+    // node_modules: nothing else, src/ least of all.
+    const copied = final.instructions
+      .filter((i) => i.op === 'COPY')
+      .flatMap((i) => {
+        const [dest, sources] = [i.args.at(-1)!, i.args.slice(0, -1)];
+        return dest.endsWith('/') ? sources.map((source) => basename(source)) : [basename(dest)];
+      });
+    expect(readdirSync(tree).sort()).toEqual([...new Set([...copied, 'node_modules'])].sort());
+    expect(copied).toEqual(expect.arrayContaining(['config', 'dist', 'drizzle']));
+    expect(existsSync(join(tree, 'src'))).toBe(false);
     expect(realpathSync(join(tree, 'node_modules'))).toBe(join(realpathSync(tree), 'node_modules')); // its own install
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
       devDependencies: Record<string, string>;
@@ -165,6 +175,9 @@ describe('the image file tree (Dockerfile final stage, built without an engine)'
           workflowExecutionTimeout: '60s',
         });
         expect(result).toMatchObject({ runId });
+        // The worker exports its task queues' backlog (the chart's worker HPA scales on it).
+        const metrics = await (await fetch('http://127.0.0.1:13971/metrics')).text();
+        expect(metrics).toMatch(/^apipay_temporal_task_queue_backlog\{task_queue="apipay-smoke",type="workflow"\} \d+$/m);
       } finally {
         await connection.close();
       }
