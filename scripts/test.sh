@@ -7,6 +7,7 @@ set -euo pipefail
 cd "$ROOT"
 
 ensure_node_deps
+ensure_python_verifiers || echo "[test] continuing without the PyPI standardwebhooks verifier (see above)" >&2
 ensure_chromium || echo "[test] continuing without chromium: test/browser will fail (see above)" >&2
 bash scripts/stack.sh up
 # Tests bring their own secrets and profile; they only need to know where the time-skipping server is.

@@ -70,7 +70,7 @@ export function createFirstAttempts(deps: FirstAttemptDeps) {
     attemptLatency.observe({ outcome: label }, outcome.latencyMs / 1000);
   };
 
-  type Signer = ((body: Buffer) => string) | null;
+  type Signer = ((body: Buffer) => Record<string, string>) | null;
   /**
    * One secrets lookup per endpoint and Kafka batch (`cache` lives for one run): signed at the time of the lookup,
    * seconds before the POST. A failure (no secret, database down) is null: its deliveries go to their workflow.

@@ -1,7 +1,7 @@
 // JSON shapes of the outbound admin resources (snake_case, ISO times) and the row → JSON mappers shared by routes.
 import { z } from '@hono/zod-openapi';
 import type { deliveries, deliveryAttempts, events, webhookEndpoints } from '../../db/schema/index.js';
-import { DELIVERY_STATUSES, ENDPOINT_ORDERINGS, ENDPOINT_STATUSES } from '../../shared/outbound.js';
+import { DELIVERY_STATUSES, ENDPOINT_ORDERINGS, ENDPOINT_STATUSES, SIGNATURE_SCHEMES } from '../../shared/outbound.js';
 
 export const errorSchema = z
   .object({
@@ -48,6 +48,11 @@ export const endpointSchema = z
     status: z.enum(ENDPOINT_STATUSES),
     ordering: z.enum(ENDPOINT_ORDERINGS).openapi({ description: 'M3: per_endpoint delivers one event at a time, in event order' }),
     rate_limit_per_second: z.number().int().nullable().openapi({ description: 'M5: at most this many POSTs per second; null = no throttle' }),
+    signature_scheme: z.enum(SIGNATURE_SCHEMES).openapi({ description: 'O16: apipay (ApiPay-Signature) or standard (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature)' }),
+    signing_public_key: z
+      .string()
+      .nullable()
+      .openapi({ description: 'O17: whpk_… ed25519 public key that verifies the v1a signatures (standard scheme); null = HMAC v1 only' }),
     disabled_reason: z.string().nullable(),
     disabled_at: isoOrNull,
     created_at: iso,
@@ -71,6 +76,8 @@ export function endpointJson(row: typeof webhookEndpoints.$inferSelect): z.infer
     status: row.status,
     ordering: row.ordering,
     rate_limit_per_second: row.rateLimitPerSecond,
+    signature_scheme: row.signatureScheme,
+    signing_public_key: row.signingPublicKey,
     disabled_reason: row.disabledReason,
     disabled_at: toIso(row.disabledAt),
     created_at: row.createdAt.toISOString(),

@@ -13,7 +13,7 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
-import { DELIVERY_STATUSES, ENDPOINT_ORDERINGS, ENDPOINT_STATUSES } from '../../shared/outbound.js';
+import { DELIVERY_STATUSES, ENDPOINT_ORDERINGS, ENDPOINT_STATUSES, SIGNATURE_SCHEMES } from '../../shared/outbound.js';
 
 /** Raw bytes, kept exactly: the body every attempt sends (O4) and quarantined Kafka values (O2). */
 export const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
@@ -52,6 +52,10 @@ export const webhookEndpoints = pgTable(
     throttleNextAt: timestamp('throttle_next_at', { withTimezone: true }),
     /** M5: the send time given to the last POST (POSTs are spaced 1/rate apart at send time too). */
     throttleSentAt: timestamp('throttle_sent_at', { withTimezone: true }),
+    /** O16: apipay (ApiPay-Signature, default) or standard (Standard Webhooks); applies from the next attempt. */
+    signatureScheme: text('signature_scheme', { enum: SIGNATURE_SCHEMES }).notNull().default('apipay'),
+    /** O17: the whpk_ key of the active ed25519 signing key; null = no v1a signatures. Public, shown freely. */
+    signingPublicKey: text('signing_public_key'),
     /** Soft delete: deliveries keep referencing the endpoint (history stays queryable); a deleted one is also disabled. */
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
     createdAt: createdAt(),
@@ -69,6 +73,8 @@ export const endpointSecrets = pgTable(
     ciphertext: bytea('ciphertext').notNull(),
     /** A8: id of the master key that sealed it; null for rows from before key ids (no associated data). */
     keyId: text('key_id'),
+    /** O17: hmac (a whsec_ secret) or ed25519 (a whsk_ signing key). */
+    kind: text('kind', { enum: ['hmac', 'ed25519'] }).notNull().default('hmac'),
     createdAt: createdAt(),
     /** null while active; a rotated-out secret is still signed with until this time (O9). */
     expiresAt: timestamp('expires_at', { withTimezone: true }),
