@@ -137,6 +137,11 @@ export const attemptSchema = z
     error_kind: z.string().nullable(),
     error_message: z.string().nullable(),
     response_excerpt: z.string().nullable().optional().openapi({ description: 'absent for the viewer role (A1)' }),
+    retry_after_ms: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "O18: the merchant's Retry-After on a 429/503, in ms; the next attempt waited at least this (capped by the schedule's last wait)" }),
   })
   .openapi('DeliveryAttempt');
 
@@ -150,6 +155,7 @@ export function attemptJson(row: typeof deliveryAttempts.$inferSelect): z.infer<
     error_kind: row.errorKind,
     error_message: row.errorMessage,
     response_excerpt: row.responseExcerpt,
+    retry_after_ms: row.retryAfterMs,
   };
 }
 

@@ -52,6 +52,9 @@ export const webhookEndpoints = pgTable(
     throttleNextAt: timestamp('throttle_next_at', { withTimezone: true }),
     /** M5: the send time given to the last POST (POSTs are spaced 1/rate apart at send time too). */
     throttleSentAt: timestamp('throttle_sent_at', { withTimezone: true }),
+    /** O18: after a 429 the endpoint is sent at most this many POSTs per second (M5) until backoff_until. */
+    backoffRatePerSecond: integer('backoff_rate_per_second'),
+    backoffUntil: timestamp('backoff_until', { withTimezone: true }),
     /** O16: apipay (ApiPay-Signature, default) or standard (Standard Webhooks); applies from the next attempt. */
     signatureScheme: text('signature_scheme', { enum: SIGNATURE_SCHEMES }).notNull().default('apipay'),
     /** O17: the whpk_ key of the active ed25519 signing key; null = no v1a signatures. Public, shown freely. */
@@ -148,6 +151,8 @@ export const deliveryAttempts = pgTable(
     errorKind: text('error_kind'),
     errorMessage: text('error_message'),
     responseExcerpt: text('response_excerpt'),
+    /** O18: what a 429/503's Retry-After asked for (ms from the answer); null when it sent none. */
+    retryAfterMs: integer('retry_after_ms'),
   },
   // O7: an attempt number is recorded once, even when the activity that made it is retried.
   (t) => [uniqueIndex('delivery_attempts_number_uq').on(t.deliveryId, t.attemptNumber)],
