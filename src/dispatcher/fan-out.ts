@@ -154,7 +154,9 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
       for (const row of existing) {
         if (row.status === 'DELIVERED') continue;
         const { id: deliveryId, endpointId, merchantAccount, type: eventType } = row;
-        toStart.push({ deliveryId, endpointId, merchantAccount, eventType, ...(row.handoffSince ? { handoff: row } : {}) });
+        // O19: a body expunged meanwhile is no hand-off: the workflow's attempt finds it gone and fails with why.
+        const handoff = row.handoffSince && row.body ? { handoff: { ...row, body: row.body } } : {};
+        toStart.push({ deliveryId, endpointId, merchantAccount, eventType, ...handoff });
       }
     }
     return { quarantined, toStart, fresh: fresh.length, duplicates: duplicateIds.length, created: rows.length };

@@ -15,6 +15,7 @@ import {
   type AttemptOutcome,
 } from './attempt-record.js';
 import { endStreak, recordEndpointFailure } from './endpoint-health.js';
+import { EventExpungedError } from './expunge.js';
 import { backOff, disableGone, nextWait, throttleRateSql } from './receiver-signals.js';
 import type { Executor } from './secrets.js';
 
@@ -207,9 +208,13 @@ export function createAttemptStore(deps: AttemptStoreDeps) {
   }
 
   return {
+    /** O19: throws EventExpungedError (not retried) when the event's body is gone: nothing to send. */
     async target(deliveryId: string): Promise<AttemptTarget | undefined> {
       const [row] = await db
         .select({
+          eventId: events.eventPublicId,
+          expungedAt: events.expungedAt,
+          expungeReason: events.expungeReason,
           eventBody: events.body,
           endpointId: webhookEndpoints.id,
           url: webhookEndpoints.url,
@@ -223,7 +228,10 @@ export function createAttemptStore(deps: AttemptStoreDeps) {
         .innerJoin(events, eq(events.eventPublicId, deliveries.eventPublicId))
         .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, deliveries.endpointId))
         .where(eq(deliveries.id, deliveryId));
-      return row;
+      if (!row) return undefined;
+      const { eventId, expungedAt, expungeReason, eventBody, ...rest } = row;
+      if (eventBody === null) throw new EventExpungedError(eventId, expungedAt, expungeReason);
+      return { eventBody, ...rest };
     },
 
     /** O7: reserves (delivery, attempt number) before the POST, or tells what an earlier execution left there. */

@@ -4,6 +4,7 @@ import { createActivities } from '../activities/index.js';
 import { keyringFromEnv } from '../outbound/keyring.js';
 import { createDatabase, databaseOptions } from '../db/client.js';
 import { startInboundSweep } from '../inbound/sweep.js';
+import { startRetentionSweep } from '../outbound/retention-sweep.js';
 import { createLogger } from '../lib/logger.js';
 import { loadSettings } from '../lib/settings.js';
 import { onShutdown } from '../lib/shutdown.js';
@@ -54,6 +55,8 @@ const running = runWorkers(workers);
 // I6: starts the reconciliation of any receipt acknowledged but never started (a crash between the 200 and the start).
 const temporal = await reach(PROCESS, temporalAt, () => connectTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE));
 const sweep = startInboundSweep({ db: database.db, temporal: temporal.client, profile, logger, taskQueue: TASK_QUEUES.reconciliation });
+// O19: expunges event bodies older than the profile's retention, in bounded batches.
+const retention = startRetentionSweep({ db: database.db, profile, logger });
 // M1: publishes the outbox (ledger and endpoint events) to the outbound topic; waits out Kafka outages with backoff.
 const relay = startOutboxRelay({
   db: database.db,
@@ -64,6 +67,7 @@ const relay = startOutboxRelay({
 });
 onShutdown(logger, [
   () => sweep.stop(),
+  () => retention.stop(),
   () => relay.stop(),
   // Worker.shutdown stops polling and lets in-flight tasks finish; run() resolves once they have.
   () => {

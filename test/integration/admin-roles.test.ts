@@ -81,6 +81,7 @@ const TABLE: Record<string, Row> = {
   'POST /webhook-deliveries/{id}/skip': { role: 'operator', merchant: true, ok: 409, owned: true, request: (o) => ({ path: `/webhook-deliveries/${o.deliveryId}/skip` }) },
   'GET /events/{id}': { role: 'viewer', merchant: true, ok: 200, owned: true, request: (o) => ({ path: `/events/${o.eventId}` }) },
   // M7: a one-second stream (it ends by itself); a type without a sample is refused after the account is checked.
+  'POST /events/{id}/expunge': { role: 'admin', merchant: false, ok: 200, request: (o) => ({ path: `/events/${o.eventId}/expunge`, body: { reason: 'role test' } }) },
   'GET /events/stream': { role: 'operator', merchant: true, ok: 200, owned: true, request: (o) => ({ path: `/events/stream?merchant_account=${o.account}&max_seconds=1` }) },
   'POST /events/trigger': { role: 'operator', merchant: true, ok: 400, owned: true, request: (o) => ({ path: '/events/trigger', body: { type: 'no.sample', merchant_account: o.account } }) },
   'GET /reconciliations': { role: 'viewer', merchant: false, ok: 200, request: () => ({ path: `/reconciliations?provider=${provider}` }) },

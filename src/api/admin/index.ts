@@ -69,7 +69,7 @@ export function createAdminApp(deps: ApiDeps, services: ApiServices): AdminApp {
   registerWebhookDeliveries(admin, deps, services.deliveryAdmin);
   registerEventStream(admin, deps); // M7; before /events/{id}, which would otherwise match /events/stream
   registerEventTrigger(admin, deps); // M7
-  registerEvents(admin, services.deliveryAdmin);
+  registerEvents(admin, services.deliveryAdmin, deps.db);
   registerReconciliations(admin, deps);
   registerExports(admin, deps);
   registerLedger(admin, deps);

@@ -170,17 +170,21 @@ export const eventSchema = z
     livemode: z.boolean(),
     merchant_account: z.string(),
     received_at: iso,
-    body: z.unknown().openapi({ description: 'the exact body every delivery sends, parsed as JSON; absent for the viewer role (A1)' }),
+    body: z.unknown().openapi({ description: 'the exact body every delivery sends, parsed as JSON; absent for the viewer role (A1); null once expunged (O19)' }),
+    expunged_at: isoOrNull.openapi({ description: 'O19: when the body was removed (retention or an admin expunge); null while it is kept' }),
+    expunge_reason: z.string().nullable().openapi({ description: 'O19: `retention`, or `operator: <reason>`' }),
     deliveries: z.array(deliverySchema),
   })
   .openapi('Event');
 
 export function eventJson(row: typeof events.$inferSelect, rows: Array<typeof deliveries.$inferSelect>): z.infer<typeof eventSchema> {
-  let body: unknown;
-  try {
-    body = JSON.parse(row.body.toString('utf8'));
-  } catch {
-    body = row.body.toString('utf8'); // stored bytes are what was sent; show them even if not JSON
+  let body: unknown = null; // O19: null once expunged
+  if (row.body !== null) {
+    try {
+      body = JSON.parse(row.body.toString('utf8'));
+    } catch {
+      body = row.body.toString('utf8'); // stored bytes are what was sent; show them even if not JSON
+    }
   }
   return {
     id: row.eventPublicId,
@@ -191,6 +195,8 @@ export function eventJson(row: typeof events.$inferSelect, rows: Array<typeof de
     merchant_account: row.merchantAccount,
     received_at: row.receivedAt.toISOString(),
     body,
+    expunged_at: toIso(row.expungedAt),
+    expunge_reason: row.expungeReason,
     deliveries: rows.map(deliveryJson),
   };
 }

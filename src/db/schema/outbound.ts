@@ -93,16 +93,23 @@ export const events = pgTable(
     type: text('type').notNull(),
     livemode: boolean('livemode').notNull(),
     createdUnix: bigint('created_unix', { mode: 'number' }).notNull(),
-    /** O4: serialized once, sent byte-identically by every attempt to every endpoint. */
-    body: bytea('body').notNull(),
+    /** O4: serialized once, sent byte-identically by every attempt to every endpoint. O19: null once expunged. */
+    body: bytea('body'),
     sourceTopic: text('source_topic'),
     sourcePartition: integer('source_partition'),
     sourceOffset: text('source_offset'),
     receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
     /** M7: the writing transaction (default pg_current_xact_id()), the order `apipay listen` streams in. */
     streamXid: xid8('stream_xid'),
+    /** O19: when the body was removed (retention sweep or an admin's expunge), and why. */
+    expungedAt: timestamp('expunged_at', { withTimezone: true }),
+    expungeReason: text('expunge_reason'),
   },
-  (t) => [index('events_merchant_idx').on(t.merchantAccount, t.receivedAt), index('events_stream_idx').on(t.merchantAccount, t.streamXid)],
+  (t) => [
+    index('events_merchant_idx').on(t.merchantAccount, t.receivedAt),
+    index('events_stream_idx').on(t.merchantAccount, t.streamXid),
+    index('events_retention_idx').on(t.receivedAt).where(sql`expunged_at IS NULL`),
+  ],
 );
 
 export const deliveries = pgTable(
