@@ -46,29 +46,25 @@ async function failedDelivery(endpointId: string, merchantAccount: string, recei
     receivedAt,
   });
   const deliveryId = newId('whd');
-  await database.db
-    .insert(deliveries)
-    .values({
-      id: deliveryId,
-      eventPublicId: eventId,
-      endpointId,
-      merchantAccount,
-      status: 'FAILED',
-      attemptCount: 1,
-      failedAt: new Date(),
-    });
-  await database.db
-    .insert(deliveryAttempts)
-    .values({
-      deliveryId,
-      attemptNumber: 1,
-      startedAt: new Date(),
-      responseStatus: 500,
-      latencyMs: 7,
-      succeeded: false,
-      errorKind: 'server_error',
-      responseExcerpt: 'merchant said person@example.com',
-    });
+  await database.db.insert(deliveries).values({
+    id: deliveryId,
+    eventPublicId: eventId,
+    endpointId,
+    merchantAccount,
+    status: 'FAILED',
+    attemptCount: 1,
+    failedAt: new Date(),
+  });
+  await database.db.insert(deliveryAttempts).values({
+    deliveryId,
+    attemptNumber: 1,
+    startedAt: new Date(),
+    responseStatus: 500,
+    latencyMs: 7,
+    succeeded: false,
+    errorKind: 'server_error',
+    responseExcerpt: 'merchant said person@example.com',
+  });
   return { eventId, deliveryId };
 }
 
