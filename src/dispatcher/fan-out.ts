@@ -85,6 +85,7 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
     // O4: one PENDING delivery per enabled endpoint of the same merchant and livemode subscribed to the type.
     const rows: (typeof deliveries.$inferInsert)[] = [];
     const typeOf = new Map(candidates.map((c) => [c.value.eventPublicId, c.value.type]));
+    const referenceOf = new Map(candidates.map((c) => [c.value.eventPublicId, c.value.paymentReference])); // O20
     const now = new Date();
     const sent = new Map<string, Handoff>(); // P1: by delivery id, what its first attempt sends (batched mode)
     if (fresh.length) {
@@ -128,6 +129,7 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
       endpointId: row.endpointId,
       merchantAccount: row.merchantAccount,
       eventType: typeOf.get(row.eventPublicId)!,
+      ...(referenceOf.get(row.eventPublicId) ? { paymentReference: referenceOf.get(row.eventPublicId)! } : {}),
       ...(sent.has(row.id!) ? { handoff: sent.get(row.id!)! } : {}),
     }));
     if (duplicateIds.length) {
