@@ -9,15 +9,24 @@ import { sweepRetention } from '../src/outbound/retention-sweep.js';
 import { ensureBenchDatabase } from './lib/bench-db.js';
 
 const { values: args } = parseArgs({
-  options: { rows: { type: 'string', default: '1000000' }, batch: { type: 'string', default: '1000' }, runs: { type: 'string', default: '3' } },
+  options: {
+    rows: { type: 'string', default: '1000000' },
+    batch: { type: 'string', default: '1000' },
+    runs: { type: 'string', default: '3' },
+  },
 });
 const ROWS = Number(args.rows);
 const BATCH = Number(args.batch);
 const RUNS = Number(args.runs);
-const url = await ensureBenchDatabase(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5433/apipay_bench_retention');
+const url = await ensureBenchDatabase(
+  process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5433/apipay_bench_retention',
+);
 const database = createDatabase(url, { max: 4 });
 const sql = database.sql;
-const load = () => loadavg().map((n) => n.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ');
 
 async function load1m(): Promise<void> {
   await sql`truncate delivery_attempts, deliveries, events, webhook_endpoints cascade`;
@@ -52,7 +61,9 @@ for (let run = 1; run <= RUNS; run++) {
   const seconds = (performance.now() - started) / 1000;
   const rate = swept / seconds;
   rates.push(rate);
-  console.log(`run ${run}: swept ${swept} in ${seconds.toFixed(1)} s = ${Math.round(rate)} rows/s   load before ${before}, after ${load()}`);
+  console.log(
+    `run ${run}: swept ${swept} in ${seconds.toFixed(1)} s = ${Math.round(rate)} rows/s   load before ${before}, after ${load()}`,
+  );
   if (swept !== ROWS) console.log(`  (expected ${ROWS})`);
 }
 rates.sort((a, b) => a - b);
