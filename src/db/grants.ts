@@ -24,7 +24,7 @@ export const TABLE_GRANTS: Record<string, string> = {
   adjustment_proposals: `${READ_APPEND}, UPDATE (closed, closed_by, closed_by_key, closed_at, adjustment_id)`, // A5 (L3): closed once
   api_keys: `${READ_APPEND}, UPDATE (revoked_at, revoked_by)`,
   audit_events: READ_APPEND, // A3: who changed what, never edited
-  events: READ_APPEND,
+  events: `${READ_APPEND}, UPDATE (body, expunged_at, expunge_reason)`, // O19: only the body can go (expunge, retention)
   quarantined_messages: READ_APPEND,
   endpoint_status_changes: READ_APPEND, // M4: the feed of disables and enables
   // Mutable projections and state.
