@@ -237,6 +237,8 @@ start_temporal() {
   local log="$LOGS/temporal.log"
   install_temporal
   if pid_alive temporal && up_or_restart temporal; then
+    # A server started before a search attribute was added (O20: PaymentReference) gets the missing ones now.
+    register_search_attributes "127.0.0.1:$TEMPORAL_PORT" || say "temporal: could not register the missing search attributes (log: $log)"
     say "temporal: up (port $TEMPORAL_PORT, cluster health SERVING, UI http://127.0.0.1:$TEMPORAL_UI_PORT)"; return
   fi
   check_port_free temporal "$TEMPORAL_PORT"; check_port_free temporal "$TEMPORAL_UI_PORT"

@@ -16,6 +16,20 @@ ensure_node_deps() {
   fi
 }
 
+# O17: the PyPI `standardwebhooks` verifier the tests POST to (test/integration/standard-webhooks.test.ts), in a venv
+# cached under ~/.cache/apipay, pinned; STANDARDWEBHOOKS_PYTHON names its python for the tests.
+STANDARDWEBHOOKS_PY_VERSION=1.1.0
+ensure_python_verifiers() {
+  local venv="${APIPAY_CACHE:-$HOME/.cache/apipay}/py/standardwebhooks-$STANDARDWEBHOOKS_PY_VERSION"
+  if ! "$venv/bin/python" -c 'import standardwebhooks' >/dev/null 2>&1; then
+    echo "[deps] python venv with standardwebhooks==$STANDARDWEBHOOKS_PY_VERSION (the Standard Webhooks verifier tests)"
+    rm -rf "$venv"
+    { python3 -m venv "$venv" && "$venv/bin/pip" install --quiet --disable-pip-version-check "standardwebhooks==$STANDARDWEBHOOKS_PY_VERSION"; } \
+      || { echo "[deps] FAILED to install standardwebhooks from PyPI; test/integration/standard-webhooks.test.ts will fail" >&2; rm -rf "$venv"; return 1; }
+  fi
+  export STANDARDWEBHOOKS_PYTHON="$venv/bin/python"
+}
+
 # Local secrets: generated once per checkout into .data/dev.env (git-ignored), never printed.
 load_dev_env() {
   local file="$DATA/dev.env"

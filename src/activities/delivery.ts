@@ -39,6 +39,9 @@ export interface AttemptResult {
   stopRetrying: boolean;
   /** C5: the outcome as the Temporal UI shows it in the activity's result, e.g. `HTTP 503 in 120 ms`. */
   http?: string;
+  /** O18: the merchant's Retry-After (ms), and the wait it makes before the next attempt (absent = the schedule's). */
+  retryAfterMs?: number;
+  retryInMs?: number;
 }
 
 /** C5: one readable line for the workflow page (absent from histories recorded before it). */
@@ -75,7 +78,7 @@ const notFound = (deliveryId: string) => ApplicationFailure.nonRetryable(`delive
 
 export function createDeliveryActivities(deps: DeliveryActivityDeps) {
   const { db, profile, logger } = deps;
-  const attempts = createAttemptStore({ db, logger, autoDisableAfterMs: profile.outbound.auto_disable_after });
+  const attempts = createAttemptStore({ db, logger, autoDisableAfterMs: profile.outbound.auto_disable_after, lastRetryWaitMs: profile.outbound.retry_schedule.at(-1) });
   const rows = createDeliveryStore(db);
   const lanes = profile.outbound.lanes;
   const inFlight = deps.inFlight ?? createInFlightTracker(lanes);
@@ -91,7 +94,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
   });
 
   /** Metrics and the log line of one attempt, and what the workflow gets back. */
-  function report(input: AttemptInput, endpointId: string, { recorded, status, disabledNow, stopRetrying }: Applied): AttemptResult {
+  function report(input: AttemptInput, endpointId: string, { recorded, status, disabledNow, stopRetrying, retryInMs }: Applied): AttemptResult {
     const outcomeLabel = recorded.succeeded ? 'success' : (recorded.errorKind ?? 'unknown');
     attemptsTotal.inc({ outcome: outcomeLabel });
     attemptLatency.observe({ outcome: outcomeLabel }, recorded.latencyMs / 1000);
@@ -100,7 +103,10 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
     if (disabledNow) {
       endpointsDisabled.inc();
       endpointStatusChanges.inc({ to: 'disabled', actor: 'system' }); // M4: announced as endpoint.disabled
-      logger.warn({ endpointId, deliveryId: input.deliveryId }, 'endpoint auto-disabled: every attempt failed for outbound.auto_disable_after (O13)');
+      logger.warn(
+        { endpointId, deliveryId: input.deliveryId, status: recorded.responseStatus },
+        recorded.responseStatus === 410 ? 'endpoint disabled: it answered 410 Gone (O18)' : 'endpoint auto-disabled: every attempt failed for outbound.auto_disable_after (O13)',
+      );
     }
     logger.debug(
       { deliveryId: input.deliveryId, attempt: input.attemptNumber, status: recorded.responseStatus, errorKind: recorded.errorKind, latencyMs: recorded.latencyMs, deliveryStatus: status },
@@ -114,6 +120,8 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
       latencyMs: recorded.latencyMs,
       stopRetrying,
       http: httpOutcome(recorded),
+      ...(recorded.retryAfterMs != null ? { retryAfterMs: recorded.retryAfterMs } : {}),
+      ...(retryInMs !== undefined ? { retryInMs } : {}),
     };
   }
 

@@ -28,6 +28,8 @@ export function endpointSnapshot(e: typeof webhookEndpoints.$inferSelect): Snaps
     orderSequence: _s,
     throttleNextAt: _n,
     throttleSentAt: _t,
+    backoffRatePerSecond: _br,
+    backoffUntil: _bu,
     ...fields
   } = e;
   const out: Snapshot = {};

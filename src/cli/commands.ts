@@ -64,6 +64,13 @@ export const COMMANDS: Command[] = [
   },
   { words: ['events', 'get'], args: ['evt_id'], summary: 'EVT_ID   (with its deliveries)', build: (_v, [id]) => ({ method: 'GET', path: `/events/${seg(id!)}` }) },
   {
+    words: ['events', 'expunge'],
+    args: ['evt_id'],
+    options: { reason: str },
+    summary: 'EVT_ID --reason TEXT   (O19, admin: removes the body now; the event, deliveries and attempts stay)',
+    build: (v, [id]) => ({ method: 'POST', path: `/events/${seg(id!)}/expunge`, body: { reason: required(v, 'reason') } }),
+  },
+  {
     words: ['events', 'trigger'],
     args: ['type'],
     options: { merchant: str },

@@ -19,6 +19,13 @@ import {
 } from './command-args.js';
 
 const ORDERINGS = ['none', 'per_endpoint'] as const;
+const SCHEMES = ['apipay', 'standard'] as const;
+
+/** O17: --ed25519 on|off; absent = unchanged. */
+function ed25519(values: Record<string, string | boolean | undefined>): boolean | undefined {
+  const text = oneOf(values, 'ed25519', ['on', 'off'] as const);
+  return text === undefined ? undefined : text === 'on';
+}
 
 /** M5: --rate-limit N (POSTs per second) or `none` (null: no throttle); absent = unchanged. */
 function rateLimit(values: Record<string, string | boolean | undefined>): number | null | undefined {
@@ -42,9 +49,11 @@ export const ENDPOINT_COMMANDS: Command[] = [
       description: str,
       ordering: str,
       'rate-limit': str,
+      scheme: str,
+      ed25519: str,
     },
     summary:
-      '--merchant ACCT --url URL --events a.b,c.d|* [--livemode] [--description TEXT] [--ordering none|per_endpoint] [--rate-limit N|none]   (prints the secret once)',
+      '--merchant ACCT --url URL --events a.b,c.d|* [--livemode] [--description TEXT] [--ordering none|per_endpoint] [--rate-limit N|none] [--scheme apipay|standard] [--ed25519 on|off]   (prints the secret once; the whpk_ public key is signing_public_key)',
     build: (v) => ({
       method: 'POST',
       path: '/webhook-endpoints',
@@ -56,6 +65,8 @@ export const ENDPOINT_COMMANDS: Command[] = [
         description: optional(v, 'description'),
         ordering: oneOf(v, 'ordering', ORDERINGS),
         rate_limit_per_second: rateLimit(v),
+        signature_scheme: oneOf(v, 'scheme', SCHEMES),
+        ed25519_signing: ed25519(v),
       }),
     }),
   },
@@ -78,8 +89,9 @@ export const ENDPOINT_COMMANDS: Command[] = [
   {
     words: ['endpoints', 'update'],
     args: ['we_id'],
-    options: { url: str, events: str, description: str, ordering: str, 'rate-limit': str },
-    summary: 'WE_ID [--url URL] [--events a.b,c.d|*] [--description TEXT] [--ordering none|per_endpoint] [--rate-limit N|none]',
+    options: { url: str, events: str, description: str, ordering: str, 'rate-limit': str, scheme: str, ed25519: str },
+    summary:
+      'WE_ID [--url URL] [--events a.b,c.d|*] [--description TEXT] [--ordering none|per_endpoint] [--rate-limit N|none] [--scheme apipay|standard] [--ed25519 on|off]',
     build: (v, [id]) => {
       const body = defined({
         url: optional(v, 'url'),
@@ -87,9 +99,13 @@ export const ENDPOINT_COMMANDS: Command[] = [
         description: optional(v, 'description'),
         ordering: oneOf(v, 'ordering', ORDERINGS),
         rate_limit_per_second: rateLimit(v),
+        signature_scheme: oneOf(v, 'scheme', SCHEMES),
+        ed25519_signing: ed25519(v),
       });
       if (Object.keys(body).length === 0)
-        throw new UsageError('give at least one of --url, --events, --description, --ordering, --rate-limit');
+        throw new UsageError(
+          'give at least one of --url, --events, --description, --ordering, --rate-limit, --scheme, --ed25519',
+        );
       return { method: 'PATCH', path: `/webhook-endpoints/${seg(id!)}`, body };
     },
   },
@@ -113,7 +129,8 @@ export const ENDPOINT_COMMANDS: Command[] = [
   {
     words: ['endpoints', 'rotate-secret'],
     args: ['we_id'],
-    summary: 'WE_ID   (prints the new secret once; the previous one signs for the grace period)',
+    summary:
+      'WE_ID   (prints the new secret once, and the new whpk_ key with ed25519; the previous ones sign for the grace period)',
     build: (_v, [id]) => ({ method: 'POST', path: `/webhook-endpoints/${seg(id!)}/secret/rotate` }),
   },
   {

@@ -156,6 +156,15 @@ export const profileSchema = z.strictObject({
     unverified_per_address: rateLimit.default({ per_second: 5, burst: 50 }),
     providers: z.record(z.string().regex(/^[a-z0-9-]+$/, 'provider names are lowercase, digits and dashes'), provider),
   }),
+  /** O19: outbound event bodies (and their attempts' response excerpts) are expunged this long after receipt. */
+  retention: z
+    .strictObject({
+      bodies: duration.prefault('90d'),
+      /** The worker's sweep: at most this many events per transaction, one batch after another until none is left. */
+      sweep_batch: z.number().int().min(1).max(100_000).default(1000),
+      sweep_interval: duration.prefault('10m'),
+    })
+    .prefault({}),
 });
 
 export type Profile = z.output<typeof profileSchema>;

@@ -27,7 +27,7 @@ export const TABLE_GRANTS: Record<string, string> = {
   console_sessions: `${READ_APPEND}, UPDATE (ended_at, ended_reason)`, // A16: ended, never reopened
   principals: READ_APPEND, // A12: the people keys belong to, never edited
   audit_events: READ_APPEND, // A3: who changed what, never edited
-  events: READ_APPEND,
+  events: `${READ_APPEND}, UPDATE (body, expunged_at, expunge_reason)`, // O19: only the body can go (expunge, retention)
   quarantined_messages: READ_APPEND,
   endpoint_status_changes: READ_APPEND, // M4: the feed of disables and enables
   // Mutable projections and state.

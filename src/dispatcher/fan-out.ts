@@ -85,6 +85,7 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
     // O4: one PENDING delivery per enabled endpoint of the same merchant and livemode subscribed to the type.
     const rows: (typeof deliveries.$inferInsert)[] = [];
     const typeOf = new Map(candidates.map((c) => [c.value.eventPublicId, c.value.type]));
+    const referenceOf = new Map(candidates.map((c) => [c.value.eventPublicId, c.value.paymentReference])); // O20
     const now = new Date();
     const sent = new Map<string, Handoff>(); // P1: by delivery id, what its first attempt sends (batched mode)
     if (fresh.length) {
@@ -128,6 +129,7 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
       endpointId: row.endpointId,
       merchantAccount: row.merchantAccount,
       eventType: typeOf.get(row.eventPublicId)!,
+      ...(referenceOf.get(row.eventPublicId) ? { paymentReference: referenceOf.get(row.eventPublicId)! } : {}),
       ...(sent.has(row.id!) ? { handoff: sent.get(row.id!)! } : {}),
     }));
     if (duplicateIds.length) {
@@ -154,7 +156,9 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
       for (const row of existing) {
         if (row.status === 'DELIVERED') continue;
         const { id: deliveryId, endpointId, merchantAccount, type: eventType } = row;
-        toStart.push({ deliveryId, endpointId, merchantAccount, eventType, ...(row.handoffSince ? { handoff: row } : {}) });
+        // O19: a body expunged meanwhile is no hand-off: the workflow's attempt finds it gone and fails with why.
+        const handoff = row.handoffSince && row.body ? { handoff: { ...row, body: row.body } } : {};
+        toStart.push({ deliveryId, endpointId, merchantAccount, eventType, ...handoff });
       }
     }
     return { quarantined, toStart, fresh: fresh.length, duplicates: duplicateIds.length, created: rows.length };

@@ -43,7 +43,12 @@ type Owned = DeliveryToStart & { handoff: NonNullable<DeliveryToStart['handoff']
 
 export function createFirstAttempts(deps: FirstAttemptDeps) {
   const { db, profile, logger } = deps;
-  const attempts = createAttemptStore({ db, logger, autoDisableAfterMs: profile.outbound.auto_disable_after });
+  const attempts = createAttemptStore({
+    db,
+    logger,
+    autoDisableAfterMs: profile.outbound.auto_disable_after,
+    lastRetryWaitMs: profile.outbound.retry_schedule.at(-1),
+  });
   const store = createFirstAttemptStore(db);
   const sender = createSender({
     db,
@@ -70,7 +75,7 @@ export function createFirstAttempts(deps: FirstAttemptDeps) {
     attemptLatency.observe({ outcome: label }, outcome.latencyMs / 1000);
   };
 
-  type Signer = ((body: Buffer) => string) | null;
+  type Signer = ((body: Buffer) => Record<string, string>) | null;
   /**
    * One secrets lookup per endpoint and Kafka batch (`cache` lives for one run): signed at the time of the lookup,
    * seconds before the POST. A failure (no secret, database down) is null: its deliveries go to their workflow.
@@ -183,7 +188,12 @@ export function createFirstAttempts(deps: FirstAttemptDeps) {
         else deliveriesFinished.inc({ status: applied.status });
         if (applied.status === 'DELIVERED') continue; // an earlier execution's 2xx, re-applied: nothing left to do
         workflows.push(
-          fromRow(d, { status: applied.status, attemptCount: 1, nextAttemptAt: new Date(at.getTime() + firstRetryMs) }),
+          // O18: a Retry-After longer than the first wait moves the workflow's first timer too.
+          fromRow(d, {
+            status: applied.status,
+            attemptCount: 1,
+            nextAttemptAt: new Date(at.getTime() + (applied.retryInMs ?? firstRetryMs)),
+          }),
         );
       }
       return { delivered: marked.size, workflows };

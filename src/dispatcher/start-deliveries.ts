@@ -14,6 +14,8 @@ export interface DeliveryToStart {
   endpointId: string;
   merchantAccount: string;
   eventType: string;
+  /** O20: the PaymentReference search attribute, when the event names a payment. */
+  paymentReference?: string;
   /**
    * P1: attempts the batched dispatcher already made (set, even to 0, only for deliveries it owned); the workflow
    * continues from `resume` (see DeliveryWorkflowInput).
@@ -94,6 +96,7 @@ export async function startDeliveryWorkflows(options: StartOptions, deliveries: 
             { key: SA.endpointId, value: delivery.endpointId },
             { key: SA.merchantAccount, value: delivery.merchantAccount },
             { key: SA.eventType, value: delivery.eventType },
+            ...(delivery.paymentReference ? [{ key: SA.paymentReference, value: delivery.paymentReference }] : []),
           ],
           requestEagerStart: options.eager,
         });

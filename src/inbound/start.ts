@@ -64,6 +64,8 @@ export function buildReconciliationStart(
     typedSearchAttributes: [
       { key: SA.reconciliationState, value: args.rules.initial },
       { key: SA.provider, value: input.provider },
+      // O20: find every reconciliation of one payment in the Temporal UI.
+      ...(input.event.paymentReference ? [{ key: SA.paymentReference, value: input.event.paymentReference }] : []),
     ],
   };
 }

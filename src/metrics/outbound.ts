@@ -62,3 +62,10 @@ export const attemptsDeferred = new Counter({
   labelNames: ['reason'],
   registers: [registry],
 });
+
+/** O19: event bodies the retention sweep expunged (an admin's expunge is in the audit log instead). */
+export const bodiesExpunged = new Counter({
+  name: 'apipay_outbound_bodies_expunged_total',
+  help: 'Outbound event bodies removed by the retention sweep after retention.bodies (O19)',
+  registers: [registry],
+});

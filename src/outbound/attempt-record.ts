@@ -19,6 +19,8 @@ export interface AttemptOutcome {
   errorMessage: string | null;
   excerpt: string | null;
   latencyMs: number;
+  /** O18: what a 429/503's Retry-After asked for (ms); absent when it sent none. */
+  retryAfterMs?: number | null;
 }
 
 /** An outcome without an answer from the merchant (nothing sent, or nothing known to have arrived). */

@@ -15,6 +15,8 @@ import {
   type AttemptOutcome,
 } from './attempt-record.js';
 import { endStreak, recordEndpointFailure } from './endpoint-health.js';
+import { EventExpungedError } from './expunge.js';
+import { backOff, disableGone, nextWait, throttleRateSql } from './receiver-signals.js';
 import type { Executor } from './secrets.js';
 
 /** Marks an attempt row reserved before its POST and not yet finished. */
@@ -62,6 +64,8 @@ export interface Applied {
   disabledNow: boolean;
   /** The endpoint is disabled (already, or by this attempt): the rest of the schedule would not be sent. */
   stopRetrying: boolean;
+  /** O18: the wait before the next attempt when Retry-After made it longer than the schedule's. */
+  retryInMs?: number;
 }
 
 export interface AttemptStoreDeps {
@@ -69,6 +73,8 @@ export interface AttemptStoreDeps {
   logger: Logger;
   /** Profile outbound.auto_disable_after (O13). */
   autoDisableAfterMs: number;
+  /** O18: the schedule's last wait, the most a Retry-After can delay an attempt; default no longer than the schedule. */
+  lastRetryWaitMs?: number;
 }
 
 type AttemptRow = typeof deliveryAttempts.$inferSelect;
@@ -80,6 +86,7 @@ const toOutcome = (row: AttemptRow): AttemptOutcome => ({
   errorMessage: row.errorMessage,
   excerpt: row.responseExcerpt,
   latencyMs: row.latencyMs,
+  ...(row.retryAfterMs === null ? {} : { retryAfterMs: row.retryAfterMs }),
 });
 
 const delivered = (recorded: AttemptOutcome): Applied => ({
@@ -119,22 +126,38 @@ export function createAttemptStore(deps: AttemptStoreDeps) {
   ): Promise<Applied> {
     const scheduledAt = new Date(input.scheduledAt);
     const alreadyDisabled = recorded.errorKind === 'endpoint_disabled';
-    const disabledNow =
-      !alreadyDisabled && (await recordEndpointFailure(tx, endpointId, scheduledAt, now, deps.autoDisableAfterMs));
-    const stopRetrying = alreadyDisabled || disabledNow;
+    const lastWait = deps.lastRetryWaitMs ?? input.retryInMs ?? 0;
+    let disabledNow = false;
+    if (alreadyDisabled) {
+      // nothing was sent: no streak, no signal
+    } else if (recorded.responseStatus === 410) {
+      disabledNow = await disableGone(tx, endpointId, now); // O18: at once, not after auto_disable_after
+    } else if (recorded.responseStatus === 429) {
+      await backOff(tx, endpointId, recorded.retryAfterMs ?? null, now, lastWait); // O18: slower, not down
+    } else {
+      disabledNow = await recordEndpointFailure(tx, endpointId, scheduledAt, now, deps.autoDisableAfterMs);
+    }
+    const stopRetrying = alreadyDisabled || disabledNow || recorded.responseStatus === 410;
     const status: DeliveryStatus = input.retryInMs === null || stopRetrying ? 'FAILED' : 'RETRYING';
+    const retryInMs = input.retryInMs === null ? null : nextWait(input.retryInMs, recorded.retryAfterMs, lastWait);
     await tx
       .update(deliveries)
       .set({
         status,
         attemptCount: sql`greatest(${deliveries.attemptCount}, ${input.attemptNumber})`,
-        nextAttemptAt: status === 'RETRYING' ? new Date(scheduledAt.getTime() + input.retryInMs!) : null,
+        nextAttemptAt: status === 'RETRYING' ? new Date(scheduledAt.getTime() + retryInMs!) : null,
         deliveredAt: null,
         failedAt: status === 'FAILED' ? now : null,
         updatedAt: now,
       })
       .where(eq(deliveries.id, input.deliveryId));
-    return { recorded, status, disabledNow, stopRetrying };
+    return {
+      recorded,
+      status,
+      disabledNow,
+      stopRetrying,
+      ...(retryInMs !== null && retryInMs !== input.retryInMs ? { retryInMs } : {}),
+    };
   }
 
   /** Idempotent: applying the same recorded outcome twice leaves the same rows. */
@@ -157,6 +180,7 @@ export function createAttemptStore(deps: AttemptStoreDeps) {
       errorKind: outcome.errorKind,
       errorMessage: outcome.errorMessage,
       responseExcerpt: outcome.excerpt,
+      retryAfterMs: outcome.retryAfterMs ?? null,
     };
     if (outcome.succeeded) {
       const finishing = sql`
@@ -184,22 +208,30 @@ export function createAttemptStore(deps: AttemptStoreDeps) {
   }
 
   return {
+    /** O19: throws EventExpungedError (not retried) when the event's body is gone: nothing to send. */
     async target(deliveryId: string): Promise<AttemptTarget | undefined> {
       const [row] = await db
         .select({
+          eventId: events.eventPublicId,
+          expungedAt: events.expungedAt,
+          expungeReason: events.expungeReason,
           eventBody: events.body,
           endpointId: webhookEndpoints.id,
           url: webhookEndpoints.url,
           endpointStatus: webhookEndpoints.status,
           sequence: deliveries.sequence,
-          rateLimitPerSecond: webhookEndpoints.rateLimitPerSecond,
+          // M5 with O18: the effective rate (a 429 backoff lowers it, or throttles an unthrottled endpoint).
+          rateLimitPerSecond: throttleRateSql(),
           consecutiveFailures: webhookEndpoints.consecutiveFailures,
         })
         .from(deliveries)
         .innerJoin(events, eq(events.eventPublicId, deliveries.eventPublicId))
         .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, deliveries.endpointId))
         .where(eq(deliveries.id, deliveryId));
-      return row;
+      if (!row) return undefined;
+      const { eventId, expungedAt, expungeReason, eventBody, ...rest } = row;
+      if (eventBody === null) throw new EventExpungedError(eventId, expungedAt, expungeReason);
+      return { eventBody, ...rest };
     },
 
     /** O7: reserves (delivery, attempt number) before the POST, or tells what an earlier execution left there. */

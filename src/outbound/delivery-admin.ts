@@ -12,6 +12,7 @@ import type { Db } from '../db/client.js';
 import { deliveries, deliveryAttempts, events, webhookEndpoints } from '../db/schema/index.js';
 import type { DeliveryStatus, RetryRequest } from '../shared/outbound.js';
 import { orderReleasedSignal } from '../shared/outbound.js';
+import { EventExpungedError, expungedEventOf } from './expunge.js';
 import { requestDeliveryRetry } from './retry.js';
 import { skipInOrder, successorOfDelivery } from './sequencing.js';
 
@@ -149,6 +150,9 @@ export function createDeliveryAdmin(deps: DeliveryAdminDeps) {
       const endpoint = await endpointStatus(principal, delivery.endpointId);
       if (endpoint?.deletedAt) throw new DeliveryConflictError(`endpoint ${delivery.endpointId} was deleted`);
       if (endpoint?.status === 'disabled') throw new DeliveryConflictError(`endpoint ${delivery.endpointId} is disabled; enable it first`);
+      // O19: nothing left to send.
+      const expunged = await expungedEventOf(db, id);
+      if (expunged) throw new DeliveryConflictError(new EventExpungedError(expunged.eventId, expunged.expungedAt, expunged.reason).message);
       await db.transaction(async (tx) => {
         const status = await markPending(tx, delivery);
         await recordAuditEvent(tx, {
@@ -198,11 +202,17 @@ export function createDeliveryAdmin(deps: DeliveryAdminDeps) {
       const endpoint = await endpointStatus(principal, endpointId);
       if (!endpoint || endpoint.deletedAt) return undefined;
       if (endpoint.status === 'disabled') throw new DeliveryConflictError(`endpoint ${endpointId} is disabled; enable it before recovering its deliveries`);
-      const failed = await db
-        .select({ id: deliveries.id, status: deliveries.status, endpointId: deliveries.endpointId })
+      const candidates = await db
+        .select({ id: deliveries.id, status: deliveries.status, endpointId: deliveries.endpointId, expunged: sql<boolean>`${events.expungedAt} is not null` })
         .from(deliveries)
+        .innerJoin(events, eq(events.eventPublicId, deliveries.eventPublicId))
         .where(and(eq(deliveries.endpointId, endpointId), eq(deliveries.status, 'FAILED'), gte(deliveries.createdAt, since)))
         .orderBy(asc(deliveries.id));
+      // O19: a delivery of an expunged event has nothing to send; a recovery of only such deliveries is a conflict.
+      const failed = candidates.filter((d) => !d.expunged).map(({ expunged: _e, ...d }) => d);
+      if (failed.length === 0 && candidates.length > 0) {
+        throw new DeliveryConflictError(`the ${candidates.length} FAILED deliveries since ${since.toISOString()} are of expunged events: their bodies are gone, so they cannot be sent again`);
+      }
       // After a failure no further one starts (those in flight finish); the error answers the request.
       const limit = pLimit({ concurrency: RECOVER_CONCURRENCY, rejectOnClear: true });
       const done: string[] = [];

@@ -12,7 +12,8 @@ import type { Db } from '../db/client.js';
 import { endpointSecrets, webhookEndpoints } from '../db/schema/index.js';
 import { endpointStatusChanges } from '../metrics/outbox.js';
 import { newId } from '../shared/ids.js';
-import type { EndpointOrdering } from '../shared/outbound.js';
+import type { EndpointOrdering, SignatureScheme } from '../shared/outbound.js';
+import { generateSigningKeyPair } from '../signing/index.js';
 import { recordStatusChange } from './endpoint-status.js';
 import type { SecretKeys } from '../shared/keyring.js';
 import { generateEndpointSecret, insertEndpointSecret, rotateEndpointSecret } from './secrets.js';
@@ -35,6 +36,10 @@ export interface CreateEndpointInput {
   ordering?: EndpointOrdering;
   /** M5, default null (no throttle). */
   rateLimitPerSecond?: number | null;
+  /** O16, default apipay. */
+  signatureScheme?: SignatureScheme;
+  /** O17: also sign v1a with a new ed25519 key (standard scheme). */
+  ed25519?: boolean;
 }
 
 export interface UpdateEndpointInput {
@@ -43,6 +48,9 @@ export interface UpdateEndpointInput {
   eventTypes?: string[];
   ordering?: EndpointOrdering;
   rateLimitPerSecond?: number | null;
+  signatureScheme?: SignatureScheme;
+  /** O17: true gives the endpoint an ed25519 key (kept when it has one), false removes its keys. */
+  ed25519?: boolean;
 }
 
 export class EndpointNotFoundError extends Error {
@@ -74,11 +82,26 @@ export function createEndpointService(deps: EndpointServiceDeps) {
     return row;
   }
 
-  async function updateLive(principal: Principal, id: string, action: string, values: Partial<typeof webhookEndpoints.$inferInsert>): Promise<Endpoint> {
+  async function updateLive(
+    principal: Principal,
+    id: string,
+    action: string,
+    values: Partial<typeof webhookEndpoints.$inferInsert>,
+    ed25519?: boolean,
+  ): Promise<Endpoint> {
     const { row, statusChanged } = await db.transaction(async (tx) => {
       const [before] = await tx.select().from(webhookEndpoints).where(live(principal, id)).for('update');
       if (!before) throw new EndpointNotFoundError(id);
       const at = now();
+      // O17: a key is made once and kept while asked for; removing it destroys its sealed rows.
+      if (ed25519 === true && before.signingPublicKey === null) {
+        const pair = generateSigningKeyPair();
+        await insertEndpointSecret(tx, id, pair.signingKey, secretsKey, 'ed25519');
+        values = { ...values, signingPublicKey: pair.publicKey };
+      } else if (ed25519 === false && before.signingPublicKey !== null) {
+        await tx.delete(endpointSecrets).where(and(eq(endpointSecrets.endpointId, id), eq(endpointSecrets.kind, 'ed25519')));
+        values = { ...values, signingPublicKey: null };
+      }
       const [row] = await tx.update(webhookEndpoints).set({ ...values, updatedAt: at }).where(eq(webhookEndpoints.id, id)).returning();
       await recordAuditEvent(tx, { actor: actorOf(principal), action, target: { type: 'webhook_endpoint', id }, before: endpointSnapshot(before), after: endpointSnapshot(row!) });
       // M4: a change of status is recorded and announced (endpoint.disabled / endpoint.enabled) in this transaction.
@@ -98,6 +121,7 @@ export function createEndpointService(deps: EndpointServiceDeps) {
       const account = scopeOf(principal);
       if (account !== undefined && account !== input.merchantAccount) throw new Error('a merchant key creates endpoints of its own account only');
       const secret = generateEndpointSecret();
+      const pair = input.ed25519 ? generateSigningKeyPair() : null;
       const endpoint = await db.transaction(async (tx) => {
         const [row] = await tx
           .insert(webhookEndpoints)
@@ -110,9 +134,12 @@ export function createEndpointService(deps: EndpointServiceDeps) {
             livemode: input.livemode,
             ordering: input.ordering ?? 'none',
             rateLimitPerSecond: input.rateLimitPerSecond ?? null,
+            signatureScheme: input.signatureScheme ?? 'apipay',
+            signingPublicKey: pair?.publicKey ?? null,
           })
           .returning();
         await insertEndpointSecret(tx, row!.id, secret, secretsKey);
+        if (pair) await insertEndpointSecret(tx, row!.id, pair.signingKey, secretsKey, 'ed25519');
         await recordAuditEvent(tx, { actor: actorOf(principal), action: 'endpoint.create', target: { type: 'webhook_endpoint', id: row!.id }, after: endpointSnapshot(row!) });
         return row!;
       });
@@ -137,7 +164,9 @@ export function createEndpointService(deps: EndpointServiceDeps) {
       // M3: ordering applies to deliveries fanned out after the change; M5: reserved slots stand, new ones follow the new rate.
       if (input.ordering !== undefined) values.ordering = input.ordering;
       if (input.rateLimitPerSecond !== undefined) values.rateLimitPerSecond = input.rateLimitPerSecond;
-      return updateLive(principal, id, 'endpoint.update', values);
+      // O16: audited with the other fields (endpointSnapshot); the sender reads it at each attempt.
+      if (input.signatureScheme !== undefined) values.signatureScheme = input.signatureScheme;
+      return updateLive(principal, id, 'endpoint.update', values, input.ed25519);
     },
 
     async disable(principal: Principal, id: string, reason: string): Promise<Endpoint> {
@@ -155,14 +184,24 @@ export function createEndpointService(deps: EndpointServiceDeps) {
         if (!endpoint) throw new EndpointNotFoundError(id);
         const at = now();
         const secret = await rotateEndpointSecret(tx, id, secretsKey, graceMs, at);
+        // O17: an ed25519 key rotates with the secret; the previous key also signs v1a during the grace period.
+        let rotated: Endpoint | undefined = endpoint;
+        if (endpoint.signingPublicKey !== null) {
+          const pair = generateSigningKeyPair();
+          await rotateEndpointSecret(tx, id, secretsKey, graceMs, at, 'ed25519', pair.signingKey);
+          [rotated] = await tx.update(webhookEndpoints).set({ signingPublicKey: pair.publicKey, updatedAt: at }).where(eq(webhookEndpoints.id, id)).returning();
+        }
         // The secret itself is never audited: only that it changed and until when the previous one signs.
         await recordAuditEvent(tx, {
           actor: actorOf(principal),
           action: 'endpoint.rotate_secret',
           target: { type: 'webhook_endpoint', id },
-          after: { previous_signs_until: new Date(at.getTime() + graceMs).toISOString() },
+          after: {
+            previous_signs_until: new Date(at.getTime() + graceMs).toISOString(),
+            ...(rotated!.signingPublicKey !== null ? { signing_public_key: rotated!.signingPublicKey } : {}),
+          },
         });
-        return { endpoint, secret };
+        return { endpoint: rotated!, secret };
       });
     },
 

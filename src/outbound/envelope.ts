@@ -48,6 +48,14 @@ export interface ValidEvent {
   createdUnix: number;
   /** O4: the exact bytes every attempt POSTs. */
   body: Buffer;
+  /** O20: data.object.payment_reference, or the id of a data.object that is a payment; for the Temporal UI's search. */
+  paymentReference?: string;
+}
+
+/** O20: the payment an event is about, when its object says so (ledger events carry payment_reference). */
+export function paymentReferenceOf(object: Record<string, unknown>): string | undefined {
+  const ref = object.payment_reference ?? (object.object === 'payment' ? object.id : undefined);
+  return typeof ref === 'string' && ref.length > 0 && ref.length <= 200 ? ref : undefined;
 }
 
 export type ParseResult = { ok: true; event: ValidEvent } | { ok: false; reason: string; detail?: string };
@@ -111,6 +119,7 @@ export function parseEnvelope(value: Buffer | null): ParseResult {
       livemode: envelope.livemode,
       createdUnix: envelope.created,
       body,
+      ...(paymentReferenceOf(envelope.data.object) ? { paymentReference: paymentReferenceOf(envelope.data.object) } : {}),
     },
   };
 }

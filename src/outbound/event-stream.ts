@@ -67,6 +67,7 @@ export function createEventStreamSource(deps: { db: Db; batchSize?: number }): E
           and e.stream_xid < pg_snapshot_xmax(${snapshot}::pg_snapshot)
           and not pg_visible_in_snapshot(e.stream_xid, ${cursor.after}::pg_snapshot)
           and pg_visible_in_snapshot(e.stream_xid, ${snapshot}::pg_snapshot)
+          and e.body is not null -- O19: an expunged event has nothing to forward
           ${position}
         order by e.stream_xid, e.event_public_id
         limit ${limit}`);

@@ -4,6 +4,7 @@
 import type { Dispatcher } from 'undici';
 import { readBody } from './body-reader.js';
 import { excerptText, storableText } from './excerpt.js';
+import { honoursRetryAfter, parseRetryAfter } from './receiver-signals.js';
 
 export type ExchangeErrorKind =
   | 'timeout'
@@ -24,6 +25,8 @@ export interface ExchangeOutcome {
   excerpt: string | null;
   /** Until the status line and headers arrived (or the failure). */
   latencyMs: number;
+  /** O18: a 429's or 503's Retry-After in ms from the answer; absent otherwise. */
+  retryAfterMs?: number | null;
 }
 
 export interface ExchangeRequest {
@@ -105,7 +108,9 @@ export async function exchange(request: ExchangeRequest, options: ExchangeOption
   const read = await readBody(response.body, options.excerptBytes, deadline);
   const note = read.cutShort === null ? null : `response body ${read.cutShort}`;
   const status = `HTTP ${response.status}`;
+  const retryAfterMs = honoursRetryAfter(response.status) ? parseRetryAfter(response.headers.get('retry-after'), Date.now()) : null;
   return {
+    ...(retryAfterMs === null ? {} : { retryAfterMs }),
     succeeded: errorKind === null,
     responseStatus: response.status,
     errorKind,

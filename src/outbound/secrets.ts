@@ -75,9 +75,12 @@ function openRow(endpointId: string, row: { ciphertext: Buffer; keyId: string | 
   throw new SecretDecryptionError(`endpoint secret of ${endpointId} does not decrypt with any configured master key`);
 }
 
+/** O17: whsec_ HMAC secrets, or whsk_ ed25519 signing keys (sealed the same way). */
+export type SecretKind = 'hmac' | 'ed25519';
+
 /** Stores a new active secret for an endpoint; the caller decides what happens to the previous active one. */
-export async function insertEndpointSecret(db: Executor, endpointId: string, plain: string, keys: SecretKeys): Promise<void> {
-  await db.insert(endpointSecrets).values({ endpointId, ...sealFor(endpointId, plain, keyringOf(keys)) });
+export async function insertEndpointSecret(db: Executor, endpointId: string, plain: string, keys: SecretKeys, kind: SecretKind = 'hmac'): Promise<void> {
+  await db.insert(endpointSecrets).values({ endpointId, kind, ...sealFor(endpointId, plain, keyringOf(keys)) });
 }
 
 /**
@@ -129,12 +132,18 @@ export async function reencryptEndpointSecrets(
 }
 
 /** O9: the active secret (expires_at null, newest) first, then rotated-out ones still inside their grace period. */
-export async function signingSecretsFor(db: Executor, endpointId: string, keys: SecretKeys, now: Date): Promise<string[]> {
+export async function signingSecretsFor(db: Executor, endpointId: string, keys: SecretKeys, now: Date, kind: SecretKind = 'hmac'): Promise<string[]> {
   const ring = keyringOf(keys);
   const rows = await db
     .select({ ciphertext: endpointSecrets.ciphertext, keyId: endpointSecrets.keyId, expiresAt: endpointSecrets.expiresAt })
     .from(endpointSecrets)
-    .where(and(eq(endpointSecrets.endpointId, endpointId), or(isNull(endpointSecrets.expiresAt), gt(endpointSecrets.expiresAt, now))))
+    .where(
+      and(
+        eq(endpointSecrets.endpointId, endpointId),
+        eq(endpointSecrets.kind, kind),
+        or(isNull(endpointSecrets.expiresAt), gt(endpointSecrets.expiresAt, now)),
+      ),
+    )
     .orderBy(sql`${endpointSecrets.expiresAt} is null desc`, desc(endpointSecrets.createdAt), desc(endpointSecrets.id));
   return rows.map((row) => openRow(endpointId, row, ring));
 }
@@ -143,8 +152,15 @@ export async function signingSecretsFor(db: Executor, endpointId: string, keys: 
  * O9: the current active secret keeps signing until now + grace; a new one becomes active. Returns the new plain
  * secret (shown once to the operator). The endpoint row is locked so two concurrent rotations serialize.
  */
-export async function rotateEndpointSecret(db: Executor, endpointId: string, keys: SecretKeys, graceMs: number, now: Date): Promise<string> {
-  const plain = generateEndpointSecret();
+export async function rotateEndpointSecret(
+  db: Executor,
+  endpointId: string,
+  keys: SecretKeys,
+  graceMs: number,
+  now: Date,
+  kind: SecretKind = 'hmac',
+  plain: string = generateEndpointSecret(),
+): Promise<string> {
   await db.transaction(async (tx) => {
     const locked = await tx.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(eq(webhookEndpoints.id, endpointId)).for('update');
     if (locked.length === 0) throw new Error(`endpoint ${endpointId} does not exist`);
@@ -152,8 +168,8 @@ export async function rotateEndpointSecret(db: Executor, endpointId: string, key
     await tx
       .update(endpointSecrets)
       .set({ expiresAt: new Date(now.getTime() + graceMs) })
-      .where(and(eq(endpointSecrets.endpointId, endpointId), isNull(endpointSecrets.expiresAt)));
-    await insertEndpointSecret(tx, endpointId, plain, keys);
+      .where(and(eq(endpointSecrets.endpointId, endpointId), eq(endpointSecrets.kind, kind), isNull(endpointSecrets.expiresAt)));
+    await insertEndpointSecret(tx, endpointId, plain, keys, kind);
   });
   return plain;
 }

@@ -1,12 +1,12 @@
-// What an attempt sends and how (O7, O8, O9, O15): the stored bytes signed with the endpoint's active secrets, the
-// URL vetted again at send time, one POST to the vetted addresses. The merchant's answer is a value, never thrown.
+// What an attempt sends and how (O7, O8, O9, O15, O16): the stored bytes signed with the endpoint's active secrets
+// in the endpoint's scheme (read at each attempt, so a switch applies from the next one), the URL vetted again at
+// send time, one POST to the vetted addresses. The merchant's answer is a value, never thrown.
 import type { Db } from '../db/client.js';
-import { sign, SIGNATURE_HEADER } from '../signing/index.js';
-import { unsent, type AttemptOutcome } from './attempt-record.js';
 import { exchange } from './exchange.js';
+import { unsent, type AttemptOutcome } from './attempt-record.js';
 import type { SecretKeys } from '../shared/keyring.js';
 import type { PinnedAgents } from './pinned-agents.js';
-import { signingSecretsFor } from './secrets.js';
+import { signingMaterialFor, signatureHeaders, type SignedHeaders } from './signature-headers.js';
 import { UnsafeUrlError, vetEndpointUrl, type LookupAll, type VettedAddress } from './url-safety.js';
 
 /** R4: nothing to sign with; deterministic until an operator adds or rotates a secret, so never retried. */
@@ -30,21 +30,22 @@ export interface SenderDeps {
 
 export function createSender(deps: SenderDeps) {
   return {
-    /** The signature header value for `body` at `at`; throws MissingSigningSecretError without an active secret. */
-    async sign(endpointId: string, body: Buffer, at: Date): Promise<string> {
+    /** The signature headers for `body` at `at`; throws MissingSigningSecretError without an active secret. */
+    async sign(endpointId: string, body: Buffer, at: Date): Promise<SignedHeaders> {
       return (await this.signer(endpointId, at))(body);
     },
 
     /** One secrets lookup for many bodies signed at `at` (P1: a batch's first attempts to one endpoint). */
-    async signer(endpointId: string, at: Date): Promise<(body: Buffer) => string> {
-      const secrets = await signingSecretsFor(deps.db, endpointId, deps.secretsKey, at);
-      if (secrets.length === 0) throw new MissingSigningSecretError(`endpoint ${endpointId} has no active signing secret`);
+    async signer(endpointId: string, at: Date): Promise<(body: Buffer) => SignedHeaders> {
+      const material = await signingMaterialFor(deps.db, endpointId, deps.secretsKey, at);
+      if (material.secrets.length === 0)
+        throw new MissingSigningSecretError(`endpoint ${endpointId} has no active signing secret`);
       const timestamp = Math.floor(at.getTime() / 1000);
-      return (body) => sign({ payload: body, secrets, timestamp });
+      return (body) => signatureHeaders(material, body, timestamp);
     },
 
     /** O15: checked again at send time, since DNS may now point somewhere it did not at registration. */
-    async send(url: string, body: Buffer, signature: string): Promise<AttemptOutcome> {
+    async send(url: string, body: Buffer, signature: SignedHeaders): Promise<AttemptOutcome> {
       let addresses: VettedAddress[] | null;
       try {
         addresses = await vetEndpointUrl(url, { allowInsecure: deps.allowInsecureUrls, lookup: deps.lookup });
@@ -58,7 +59,7 @@ export function createSender(deps: SenderDeps) {
           body,
           // Connect to the addresses just vetted, not to whatever a second DNS answer says.
           dispatcher: deps.agents.dispatcherFor(url, addresses),
-          headers: { 'content-type': 'application/json', 'user-agent': 'ApiPay-Webhooks/1.0', [SIGNATURE_HEADER]: signature },
+          headers: { 'content-type': 'application/json', 'user-agent': 'ApiPay-Webhooks/1.0', ...signature },
         },
         { fetch: deps.fetch, timeoutMs: deps.timeoutMs, excerptBytes: deps.excerptBytes },
       );

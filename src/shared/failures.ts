@@ -12,6 +12,7 @@ export const DOMAIN_ERROR_NAMES = [
   'SecretDecryptionError',
   'ProviderNotConfiguredError',
   'IllegalTransitionError',
+  'EventExpungedError',
 ] as const;
 
 /** The types src/lib/errors.ts gives any other deterministic error. */

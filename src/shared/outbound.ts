@@ -16,6 +16,10 @@ export type EndpointStatus = (typeof ENDPOINT_STATUSES)[number];
 export const ENDPOINT_ORDERINGS = ['none', 'per_endpoint'] as const;
 export type EndpointOrdering = (typeof ENDPOINT_ORDERINGS)[number];
 
+/** O16: how an endpoint's deliveries are signed: ApiPay-Signature (default) or Standard Webhooks. */
+export const SIGNATURE_SCHEMES = ['apipay', 'standard'] as const;
+export type SignatureScheme = (typeof SIGNATURE_SCHEMES)[number];
+
 /** O12: how long a FAILED delivery waits for retryNow when the profile says nothing (outbound.review_window). */
 export const DEFAULT_REVIEW_WINDOW_MS = 30 * 24 * 3600 * 1000;
 

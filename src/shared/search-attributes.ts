@@ -10,6 +10,8 @@ export const SA = {
   eventType: defineSearchAttributeKey('EventType', SearchAttributeType.KEYWORD),
   reconciliationState: defineSearchAttributeKey('ReconciliationState', SearchAttributeType.KEYWORD),
   provider: defineSearchAttributeKey('Provider', SearchAttributeType.KEYWORD),
+  /** O20: the payment a reconciliation or a delivery is about (set at start when known). */
+  paymentReference: defineSearchAttributeKey('PaymentReference', SearchAttributeType.KEYWORD),
 } as const;
 
 export const SEARCH_ATTRIBUTE_NAMES = Object.values(SA).map((key) => key.name);

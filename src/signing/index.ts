@@ -1,5 +1,10 @@
-// Merchant-facing webhook signatures (O8–O10): `ApiPay-Signature: t=<unix s>,v1=<hex>[,v1=<hex>]`, Stripe-compatible.
+// Merchant-facing webhook signatures (O8–O10): `ApiPay-Signature: t=<unix s>,v1=<hex>[,v1=<hex>]`, Stripe-compatible;
+// and Standard Webhooks (O16, O17: ./standard.ts). `verify` takes either scheme: the ApiPay-Signature value, or the
+// request's headers (then webhook-id/-timestamp/-signature when present, else ApiPay-Signature).
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { matchesStandard, STANDARD_HEADERS } from './standard.js';
+
+export { generateSigningKeyPair, publicKeyOf, signStandard, STANDARD_HEADERS } from './standard.js';
 
 export const SIGNATURE_HEADER = 'ApiPay-Signature';
 export const DEFAULT_TOLERANCE_SECONDS = 300;
@@ -77,22 +82,56 @@ function nowSeconds(now: VerifyOptions['now']): number {
   return Math.floor(ms / 1000);
 }
 
+/** Request headers as Node (`req.headers`), fetch (`Headers`) or a plain object give them. */
+export type HeaderSource = Headers | Record<string, string | string[] | undefined>;
+
+function headerOf(headers: HeaderSource, name: string): string | undefined {
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
+  for (const [key, value] of Object.entries(headers as Record<string, string | string[] | undefined>)) {
+    if (key.toLowerCase() === name.toLowerCase()) return Array.isArray(value) ? value.join(' ') : value;
+  }
+  return undefined;
+}
+
+/** O17: a Standard Webhooks request; `keys` are whsec_ secrets (v1) and/or whpk_ public keys (v1a). */
+function verifyStandard(payload: Buffer, headers: HeaderSource, keys: string[], tolerance: number, now: VerifyOptions['now']): { timestamp: number; id: string } {
+  const id = headerOf(headers, STANDARD_HEADERS.id);
+  const stamp = headerOf(headers, STANDARD_HEADERS.timestamp);
+  const signature = headerOf(headers, STANDARD_HEADERS.signature);
+  if (!id || !stamp || !signature) throw new WebhookVerificationError('missing_header', 'webhook-id, webhook-timestamp and webhook-signature are all required');
+  if (!/^\d{1,12}$/.test(stamp)) throw new WebhookVerificationError('malformed_header', 'webhook-timestamp must be unix seconds');
+  const timestamp = Number(stamp);
+  if (Math.abs(nowSeconds(now) - timestamp) > tolerance) {
+    throw new WebhookVerificationError('timestamp_outside_tolerance', `webhook-timestamp is outside the ${tolerance} s tolerance`);
+  }
+  if (!matchesStandard(id, timestamp, payload, signature, keys)) throw new WebhookVerificationError('no_matching_signature', 'no webhook-signature entry matches the payload');
+  return { timestamp, id };
+}
+
 /**
  * Verifies a received webhook. Pass the raw body bytes exactly as received (before any JSON parsing), the
- * `ApiPay-Signature` header, and one or more endpoint secrets (several while a rotation is in progress).
- * Returns the signed timestamp; throws `WebhookVerificationError` otherwise.
+ * `ApiPay-Signature` header (or all the request's headers: either scheme), and one or more endpoint secrets
+ * (several while a rotation is in progress; for Standard Webhooks' v1a, whpk_ public keys).
+ * Returns the signed timestamp (and, for Standard Webhooks, the webhook-id); throws `WebhookVerificationError` otherwise.
  */
 export function verify(
   rawBody: Buffer | Uint8Array | string,
-  header: string | null | undefined,
+  headerOrHeaders: string | HeaderSource | null | undefined,
   secrets: string | string[],
   options: VerifyOptions = {},
-): { timestamp: number } {
+): { timestamp: number; id?: string } {
+  const secretList = (Array.isArray(secrets) ? secrets : [secrets]).filter((s) => s.length > 0);
+  if (secretList.length === 0) throw new Error('verify: at least one non-empty secret is required');
+  let header: string | null | undefined;
+  if (headerOrHeaders !== null && typeof headerOrHeaders === 'object') {
+    if (headerOf(headerOrHeaders, STANDARD_HEADERS.signature) !== undefined) {
+      return verifyStandard(toBuffer(rawBody), headerOrHeaders, secretList, options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS, options.now);
+    }
+    header = headerOf(headerOrHeaders, SIGNATURE_HEADER);
+  } else header = headerOrHeaders;
   if (header === undefined || header === null || header.trim() === '') {
     throw new WebhookVerificationError('missing_header', `${SIGNATURE_HEADER} header is missing`);
   }
-  const secretList = (Array.isArray(secrets) ? secrets : [secrets]).filter((s) => s.length > 0);
-  if (secretList.length === 0) throw new Error('verify: at least one non-empty secret is required');
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   const { timestamp, signatures } = parseHeader(header);
 

@@ -5,6 +5,7 @@ import { startStepResultPrune } from '../activities/step-journal.js';
 import { keyringFromEnv } from '../shared/keyring.js';
 import { createDatabase, databaseOptions } from '../db/client.js';
 import { startInboundSweep } from '../inbound/sweep.js';
+import { startRetentionSweep } from '../outbound/retention-sweep.js';
 import { createLogger } from '../lib/logger.js';
 import { loadSettings } from '../lib/settings.js';
 import { onShutdown } from '../lib/shutdown.js';
@@ -67,6 +68,8 @@ const backlog = watchTaskQueueBacklog({
   onError: (error) => logger.warn({ err: error }, 'task queue backlog unavailable'),
 });
 const sweep = startInboundSweep({ db: database.db, temporal: temporal.client, profile, logger, taskQueue: TASK_QUEUES.reconciliation });
+// O19: expunges event bodies older than the profile's retention, in bounded batches.
+const retention = startRetentionSweep({ db: database.db, profile, logger });
 // M1: publishes the outbox (ledger and endpoint events) to the outbound topic; waits out Kafka outages with backoff.
 const relay = startOutboxRelay({
   db: database.db,
@@ -79,6 +82,7 @@ onShutdown(logger, [
   () => backlog.stop(),
   () => sweep.stop(),
   () => prune.stop(),
+  () => retention.stop(),
   () => relay.stop(),
   // Worker.shutdown stops polling and lets in-flight tasks finish; run() resolves once they have.
   () => {

@@ -45,6 +45,8 @@ const local = proxyLocalActivities<DeliveryActivities>({ ...attemptOptions, loca
 
 /** M2/M3/M5: the admission of an attempt (slow lane, ordering, throttle); only taken when an attempt is deferred. */
 const ADMISSION_PATCH = 'm2-m3-m5-admission';
+/** O18: a longer wait asked by Retry-After; only taken when an attempt's result carries one. */
+const RETRY_AFTER_PATCH = 'o18-retry-after';
 /** M3: an ordered delivery rechecks its predecessor this often even without the signal (a safety net, not a poll). */
 const ORDER_RECHECK_MS = 15 * 60_000;
 
@@ -143,8 +145,10 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
         break;
       }
       setStatus('RETRYING');
-      nextAttemptAt = Date.now() + retryInMs;
-      await condition(() => retryRequested, retryInMs);
+      // O18: the activity already capped it by the schedule's last wait; histories from before carry no retryInMs.
+      const wait = result.retryInMs !== undefined && result.retryInMs > retryInMs && patched(RETRY_AFTER_PATCH) ? result.retryInMs : retryInMs;
+      nextAttemptAt = Date.now() + wait;
+      await condition(() => retryRequested, wait);
     }
     return false;
   }

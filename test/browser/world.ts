@@ -119,7 +119,7 @@ export async function startWorld(label: string): Promise<World> {
       const endpoint = await insertEndpoint(database.db, { merchantAccount: merchant, url: `${receiver.url}/hooks` });
       const { deliveryId, eventId } = await insertDelivery(database.db, { endpointId: endpoint.id, merchantAccount: merchant });
       const [row] = await database.db.select().from(events).where(eq(events.eventPublicId, eventId));
-      const body = JSON.parse(row!.body.toString('utf8'));
+      const body = JSON.parse(row!.body!.toString('utf8'));
       body.data.object.description = text;
       await database.db
         .update(events)

@@ -110,7 +110,7 @@ describe.each(MODES)('outbound dispatcher, delivery_mode %s', (mode) => {
     const [stored] = await database.db.select().from(events).where(eq(events.eventPublicId, event.id));
     for (const endpoint of ['all', 'typed']) {
       const [request] = received(`/o4/${merchantAccount}/${endpoint}`);
-      expect(request!.body.equals(stored!.body)).toBe(true);
+      expect(request!.body.equals(stored!.body!)).toBe(true);
       expect(JSON.parse(request!.body.toString())).toMatchObject({ id: event.id, type: 'payment.succeeded', data: event.data });
     }
     expect(receiver.received.filter((r) => r.path.startsWith(`/o4/${merchantAccount}/`))).toHaveLength(2);

@@ -53,6 +53,8 @@ const cases: Array<[string[], string, string, Record<string, string>, unknown]> 
   [['deliveries', 'get', 'whd_1'], 'GET', '/admin/v1/webhook-deliveries/whd_1', {}, undefined],
   [['deliveries', 'retry', 'whd_1', '--operator', 'ana', '--reason', 'fixed'], 'POST', '/admin/v1/webhook-deliveries/whd_1/retry', {}, { operator: 'ana', reason: 'fixed' }],
   [['events', 'get', 'evt_1'], 'GET', '/admin/v1/events/evt_1', {}, undefined],
+  [['events', 'expunge', 'evt_1', '--reason', 'GDPR request 42'], 'POST', '/admin/v1/events/evt_1/expunge', {}, { reason: 'GDPR request 42' }],
+  [['endpoints', 'update', 'we_1', '--scheme', 'standard', '--ed25519', 'on'], 'PATCH', '/admin/v1/webhook-endpoints/we_1', {}, { signature_scheme: 'standard', ed25519_signing: true }],
   [['reconciliations', 'list', '--state', 'manual_review', '--provider', 'sandbox-stripe'], 'GET', '/admin/v1/reconciliations', { state: 'manual_review', provider: 'sandbox-stripe' }, undefined],
   [['reconciliations', 'get', 'reconcile:sandbox-stripe:evt_9'], 'GET', '/admin/v1/reconciliations/reconcile%3Asandbox-stripe%3Aevt_9', {}, undefined],
   [['keys', 'create', '--role', 'operator', '--name', 'alice'], 'POST', '/admin/v1/api-keys', {}, { name: 'alice', role: 'operator' }],

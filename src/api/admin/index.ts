@@ -85,7 +85,7 @@ export function createAdminApp(deps: ApiDeps, services: ApiServices): AdminApp {
     maxOpen: deps.profile.admin.max_streams,
   }); // M7, A18; before /events/{id}, which would otherwise match /events/stream
   registerEventTrigger(admin, deps); // M7
-  registerEvents(admin, services.deliveryAdmin);
+  registerEvents(admin, services.deliveryAdmin, deps.db);
   registerReconciliations(admin, deps);
   registerExports(admin, deps);
   registerLedger(admin, deps);

@@ -1,7 +1,7 @@
 // JSON shapes of the outbound admin resources (snake_case, ISO times) and the row → JSON mappers shared by routes.
 import { z } from '@hono/zod-openapi';
 import type { deliveries, deliveryAttempts, events, webhookEndpoints } from '../../db/schema/index.js';
-import { DELIVERY_STATUSES, ENDPOINT_ORDERINGS, ENDPOINT_STATUSES } from '../../shared/outbound.js';
+import { DELIVERY_STATUSES, ENDPOINT_ORDERINGS, ENDPOINT_STATUSES, SIGNATURE_SCHEMES } from '../../shared/outbound.js';
 
 export const errorSchema = z
   .object({
@@ -48,6 +48,11 @@ export const endpointSchema = z
     status: z.enum(ENDPOINT_STATUSES),
     ordering: z.enum(ENDPOINT_ORDERINGS).openapi({ description: 'M3: per_endpoint delivers one event at a time, in event order' }),
     rate_limit_per_second: z.number().int().nullable().openapi({ description: 'M5: at most this many POSTs per second; null = no throttle' }),
+    signature_scheme: z.enum(SIGNATURE_SCHEMES).openapi({ description: 'O16: apipay (ApiPay-Signature) or standard (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature)' }),
+    signing_public_key: z
+      .string()
+      .nullable()
+      .openapi({ description: 'O17: whpk_… ed25519 public key that verifies the v1a signatures (standard scheme); null = HMAC v1 only' }),
     disabled_reason: z.string().nullable(),
     disabled_at: isoOrNull,
     created_at: iso,
@@ -71,6 +76,8 @@ export function endpointJson(row: typeof webhookEndpoints.$inferSelect): z.infer
     status: row.status,
     ordering: row.ordering,
     rate_limit_per_second: row.rateLimitPerSecond,
+    signature_scheme: row.signatureScheme,
+    signing_public_key: row.signingPublicKey,
     disabled_reason: row.disabledReason,
     disabled_at: toIso(row.disabledAt),
     created_at: row.createdAt.toISOString(),
@@ -130,6 +137,11 @@ export const attemptSchema = z
     error_kind: z.string().nullable(),
     error_message: z.string().nullable(),
     response_excerpt: z.string().nullable().optional().openapi({ description: 'absent for the viewer role (A1)' }),
+    retry_after_ms: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "O18: the merchant's Retry-After on a 429/503, in ms; the next attempt waited at least this (capped by the schedule's last wait)" }),
   })
   .openapi('DeliveryAttempt');
 
@@ -143,6 +155,7 @@ export function attemptJson(row: typeof deliveryAttempts.$inferSelect): z.infer<
     error_kind: row.errorKind,
     error_message: row.errorMessage,
     response_excerpt: row.responseExcerpt,
+    retry_after_ms: row.retryAfterMs,
   };
 }
 
@@ -157,17 +170,21 @@ export const eventSchema = z
     livemode: z.boolean(),
     merchant_account: z.string(),
     received_at: iso,
-    body: z.unknown().openapi({ description: 'the exact body every delivery sends, parsed as JSON; absent for the viewer role (A1)' }),
+    body: z.unknown().openapi({ description: 'the exact body every delivery sends, parsed as JSON; absent for the viewer role (A1); null once expunged (O19)' }),
+    expunged_at: isoOrNull.openapi({ description: 'O19: when the body was removed (retention or an admin expunge); null while it is kept' }),
+    expunge_reason: z.string().nullable().openapi({ description: 'O19: `retention`, or `operator: <reason>`' }),
     deliveries: z.array(deliverySchema),
   })
   .openapi('Event');
 
 export function eventJson(row: typeof events.$inferSelect, rows: Array<typeof deliveries.$inferSelect>): z.infer<typeof eventSchema> {
-  let body: unknown;
-  try {
-    body = JSON.parse(row.body.toString('utf8'));
-  } catch {
-    body = row.body.toString('utf8'); // stored bytes are what was sent; show them even if not JSON
+  let body: unknown = null; // O19: null once expunged
+  if (row.body !== null) {
+    try {
+      body = JSON.parse(row.body.toString('utf8'));
+    } catch {
+      body = row.body.toString('utf8'); // stored bytes are what was sent; show them even if not JSON
+    }
   }
   return {
     id: row.eventPublicId,
@@ -178,6 +195,8 @@ export function eventJson(row: typeof events.$inferSelect, rows: Array<typeof de
     merchant_account: row.merchantAccount,
     received_at: row.receivedAt.toISOString(),
     body,
+    expunged_at: toIso(row.expungedAt),
+    expunge_reason: row.expungeReason,
     deliveries: rows.map(deliveryJson),
   };
 }

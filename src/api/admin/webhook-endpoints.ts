@@ -4,7 +4,7 @@ import { z } from '@hono/zod-openapi';
 import { createEndpointService, EndpointNotFoundError } from '../../outbound/endpoints.js';
 import { keyringFromEnv } from '../../shared/keyring.js';
 import { checkEndpointUrl, UnsafeUrlError } from '../../outbound/url-safety.js';
-import { ENDPOINT_ORDERINGS } from '../../shared/outbound.js';
+import { ENDPOINT_ORDERINGS, SIGNATURE_SCHEMES } from '../../shared/outbound.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { adminRoute } from './access.js';
@@ -31,6 +31,11 @@ const rateLimitPerSecond = z
   .nullable()
   .openapi({ description: 'M5: at most this many POSTs per second to this endpoint; null (default) = no throttle' });
 
+const signatureScheme = z
+  .enum(SIGNATURE_SCHEMES)
+  .openapi({ description: 'O16: apipay (default, ApiPay-Signature) or standard (Standard Webhooks); a change applies from the next attempt' });
+const ed25519 = z.boolean().openapi({ description: 'O17: also sign v1a (ed25519) in the standard scheme; true makes a key pair, false removes it' });
+
 const createBody = z
   .strictObject({
     merchant_account: z.string().min(1).max(200),
@@ -40,6 +45,8 @@ const createBody = z
     description: description.optional(),
     ordering: ordering.optional(),
     rate_limit_per_second: rateLimitPerSecond.optional(),
+    signature_scheme: signatureScheme.optional(),
+    ed25519_signing: ed25519.optional(),
   })
   .openapi('CreateWebhookEndpoint');
 
@@ -50,8 +57,13 @@ const updateBody = z
     description: description.optional(),
     ordering: ordering.optional(),
     rate_limit_per_second: rateLimitPerSecond.optional(),
+    signature_scheme: signatureScheme.optional(),
+    ed25519_signing: ed25519.optional(),
   })
-  .refine((b) => Object.values(b).some((v) => v !== undefined), 'give at least one of url, event_types, description, ordering, rate_limit_per_second')
+  .refine(
+    (b) => Object.values(b).some((v) => v !== undefined),
+    'give at least one of url, event_types, description, ordering, rate_limit_per_second, signature_scheme, ed25519_signing',
+  )
   .openapi('UpdateWebhookEndpoint');
 
 const jsonBody = <T extends z.ZodTypeAny>(schema: T) => ({ body: { content: { 'application/json': { schema } }, required: true } });
@@ -87,7 +99,7 @@ const updateEndpoint = adminRoute({ role: 'admin', merchant: false }, {
   method: 'patch',
   path: '/webhook-endpoints/{id}',
   tags,
-  summary: 'Change url, event_types, description, ordering (M3) or rate_limit_per_second (M5)',
+  summary: 'Change url, event_types, description, ordering (M3), rate_limit_per_second (M5), signature_scheme (O16) or ed25519_signing (O17)',
   request: { params, ...jsonBody(updateBody) },
   responses: { 200: json(endpointSchema, 'The updated endpoint'), ...errorResponses },
 });
@@ -162,6 +174,8 @@ export function registerWebhookEndpoints(admin: AdminApp, deps: ApiDeps): void {
       description: body.description ?? null,
       ordering: body.ordering,
       rateLimitPerSecond: body.rate_limit_per_second,
+      signatureScheme: body.signature_scheme,
+      ed25519: body.ed25519_signing,
     });
     logger.info({ endpointId: endpoint.id, merchantAccount: endpoint.merchantAccount }, 'webhook endpoint created');
     return c.json({ ...endpointJson(endpoint), secret }, 201);
@@ -196,6 +210,8 @@ export function registerWebhookEndpoints(admin: AdminApp, deps: ApiDeps): void {
         ...(body.description !== undefined ? { description: body.description } : {}),
         ...(body.ordering !== undefined ? { ordering: body.ordering } : {}),
         ...(body.rate_limit_per_second !== undefined ? { rateLimitPerSecond: body.rate_limit_per_second } : {}),
+        ...(body.signature_scheme !== undefined ? { signatureScheme: body.signature_scheme } : {}),
+        ...(body.ed25519_signing !== undefined ? { ed25519: body.ed25519_signing } : {}),
       })
       .catch(notFound);
     logger.info({ endpointId: id, fields: Object.keys(body) }, 'webhook endpoint updated');

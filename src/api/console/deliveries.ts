@@ -204,6 +204,7 @@ export function registerDeliveryPages(app: Hono<ConsoleEnv>, s: ConsoleServices)
                       <th class="num">HTTP</th>
                       <th class="num">Latency</th>
                       <th>Error</th>
+                      <th>Retry-After</th>
                       ${bodies ? html`<th>Response excerpt</th>` : ''}
                     </tr>
                   </thead>
@@ -217,6 +218,9 @@ export function registerDeliveryPages(app: Hono<ConsoleEnv>, s: ConsoleServices)
                           <td class="num">${a.responseStatus ?? '—'}</td>
                           <td class="num">${a.latencyMs} ms</td>
                           <td>${a.errorKind ?? ''} <span class="muted">${a.errorMessage ?? ''}</span></td>
+                          <td class="retry-after">
+                            ${a.retryAfterMs === null ? '' : `${Math.round(a.retryAfterMs / 1000)} s asked`}
+                          </td>
                           ${bodies ? html`<td><code>${a.responseExcerpt ?? ''}</code></td>` : ''}
                         </tr>`,
                     )}

@@ -1,5 +1,6 @@
 // Endpoints with their health (C1: success rate and p95 latency over 1 h and 24 h, failure streak, last error,
-// disabled reason), the recover-since form (O13) and, for admins and the merchant itself, secret rotation (O9, C2).
+// disabled reason), the recover-since form (O13) and, for admins and the merchant itself, secret rotation (O9, C2);
+// the signature scheme and the ed25519 public key that verifies v1a (O16, O17).
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
 import type { Endpoint } from '../../outbound/endpoints.js';
@@ -66,6 +67,12 @@ async function detailPage(
         <dd>${e.merchantAccount}</dd>
         <dt>Event types</dt>
         <dd>${e.eventTypes.join(', ')}</dd>
+        <dt>Signature scheme</dt>
+        <dd>${e.signatureScheme === 'standard' ? 'Standard Webhooks (webhook-signature)' : 'ApiPay-Signature'}</dd>
+        <dt>Signing public key</dt>
+        <dd>
+          ${e.signingPublicKey ? html`<code id="signing-public-key">${e.signingPublicKey}</code>` : html`<span class="muted">none (HMAC only)</span>`}
+        </dd>
         <dt>Success, last hour</dt>
         <dd>
           ${h ? successRate(h.lastHour) : '—'} of ${h?.lastHour.attempts ?? 0} · p95 ${p95(h?.lastHour.p95LatencyMs ?? null)}
@@ -218,11 +225,11 @@ export function registerEndpointPages(app: Hono<ConsoleEnv>, s: ConsoleServices)
 
   app.post('/endpoints/:id/rotate', async (c) => {
     const endpoint = await findEndpoint(c, s, ROTATE);
-    const { secret } = await s.endpoints.rotateSecret(c.get('view').principal!, endpoint.id, s.rotationGraceMs).catch(s.conflict);
+    const rotated = await s.endpoints.rotateSecret(c.get('view').principal!, endpoint.id, s.rotationGraceMs).catch(s.conflict);
     s.logger.info(
       { endpointId: endpoint.id, keyId: c.get('view').principal!.keyId },
       'webhook endpoint secret rotated from the console',
     );
-    return c.html(await detailPage(c, s, endpoint, { message: 'Secret rotated.', secret }));
+    return c.html(await detailPage(c, s, rotated.endpoint, { message: 'Secret rotated.', secret: rotated.secret }));
   });
 }

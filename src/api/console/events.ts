@@ -43,7 +43,16 @@ export function registerEventPages(app: Hono<ConsoleEnv>, s: ConsoleServices): v
             <dd>${time(e.receivedAt)}</dd>
           </dl>
           <h2>Body</h2>
-          ${seesRawBodies(principal) ? html`<pre id="event-body">${bodyText(e.body)}</pre>` : html`<p class="muted">Bodies are not shown to the viewer role.</p>`}
+          ${
+            e.body === null
+              ? html`<p id="event-expunged" class="muted">
+                  Expunged ${e.expungedAt ? time(e.expungedAt) : ''} (${e.expungeReason ?? 'no reason'}): the body and response
+                  excerpts are gone; the event, its deliveries and their attempts stay. It cannot be retried.
+                </p>`
+              : seesRawBodies(principal)
+                ? html`<pre id="event-body">${bodyText(e.body)}</pre>`
+                : html`<p class="muted">Bodies are not shown to the viewer role.</p>`
+          }
           <h2>Deliveries</h2>
           ${deliveryTable(view, found.deliveries)}`,
       ),

@@ -13,7 +13,7 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
-import { DELIVERY_STATUSES, ENDPOINT_ORDERINGS, ENDPOINT_STATUSES } from '../../shared/outbound.js';
+import { DELIVERY_STATUSES, ENDPOINT_ORDERINGS, ENDPOINT_STATUSES, SIGNATURE_SCHEMES } from '../../shared/outbound.js';
 
 /** Raw bytes, kept exactly: the body every attempt sends (O4) and quarantined Kafka values (O2). */
 export const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
@@ -52,6 +52,13 @@ export const webhookEndpoints = pgTable(
     throttleNextAt: timestamp('throttle_next_at', { withTimezone: true }),
     /** M5: the send time given to the last POST (POSTs are spaced 1/rate apart at send time too). */
     throttleSentAt: timestamp('throttle_sent_at', { withTimezone: true }),
+    /** O18: after a 429 the endpoint is sent at most this many POSTs per second (M5) until backoff_until. */
+    backoffRatePerSecond: integer('backoff_rate_per_second'),
+    backoffUntil: timestamp('backoff_until', { withTimezone: true }),
+    /** O16: apipay (ApiPay-Signature, default) or standard (Standard Webhooks); applies from the next attempt. */
+    signatureScheme: text('signature_scheme', { enum: SIGNATURE_SCHEMES }).notNull().default('apipay'),
+    /** O17: the whpk_ key of the active ed25519 signing key; null = no v1a signatures. Public, shown freely. */
+    signingPublicKey: text('signing_public_key'),
     /** Soft delete: deliveries keep referencing the endpoint (history stays queryable); a deleted one is also disabled. */
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
     createdAt: createdAt(),
@@ -69,6 +76,8 @@ export const endpointSecrets = pgTable(
     ciphertext: bytea('ciphertext').notNull(),
     /** A8: id of the master key that sealed it; null for rows from before key ids (no associated data). */
     keyId: text('key_id'),
+    /** O17: hmac (a whsec_ secret) or ed25519 (a whsk_ signing key). */
+    kind: text('kind', { enum: ['hmac', 'ed25519'] }).notNull().default('hmac'),
     createdAt: createdAt(),
     /** null while active; a rotated-out secret is still signed with until this time (O9). */
     expiresAt: timestamp('expires_at', { withTimezone: true }),
@@ -84,16 +93,23 @@ export const events = pgTable(
     type: text('type').notNull(),
     livemode: boolean('livemode').notNull(),
     createdUnix: bigint('created_unix', { mode: 'number' }).notNull(),
-    /** O4: serialized once, sent byte-identically by every attempt to every endpoint. */
-    body: bytea('body').notNull(),
+    /** O4: serialized once, sent byte-identically by every attempt to every endpoint. O19: null once expunged. */
+    body: bytea('body'),
     sourceTopic: text('source_topic'),
     sourcePartition: integer('source_partition'),
     sourceOffset: text('source_offset'),
     receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
     /** M7: the writing transaction (default pg_current_xact_id()), the order `apipay listen` streams in. */
     streamXid: xid8('stream_xid'),
+    /** O19: when the body was removed (retention sweep or an admin's expunge), and why. */
+    expungedAt: timestamp('expunged_at', { withTimezone: true }),
+    expungeReason: text('expunge_reason'),
   },
-  (t) => [index('events_merchant_idx').on(t.merchantAccount, t.receivedAt), index('events_stream_idx').on(t.merchantAccount, t.streamXid)],
+  (t) => [
+    index('events_merchant_idx').on(t.merchantAccount, t.receivedAt),
+    index('events_stream_idx').on(t.merchantAccount, t.streamXid),
+    index('events_retention_idx').on(t.receivedAt).where(sql`expunged_at IS NULL`),
+  ],
 );
 
 export const deliveries = pgTable(
@@ -142,6 +158,8 @@ export const deliveryAttempts = pgTable(
     errorKind: text('error_kind'),
     errorMessage: text('error_message'),
     responseExcerpt: text('response_excerpt'),
+    /** O18: what a 429/503's Retry-After asked for (ms from the answer); null when it sent none. */
+    retryAfterMs: integer('retry_after_ms'),
   },
   // O7: an attempt number is recorded once, even when the activity that made it is retried.
   (t) => [uniqueIndex('delivery_attempts_number_uq').on(t.deliveryId, t.attemptNumber)],
