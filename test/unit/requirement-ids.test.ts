@@ -70,7 +70,10 @@ describe('requirement ids (docs/requirements.md)', () => {
     // Issues continue a family past the spec: each family is numbered 1..n without a gap.
     for (const family of new Set(definedIds.map((id) => id.replace(/\d+$/, '')))) {
       const numbers = definedIds.filter((id) => id.replace(/\d+$/, '') === family).map((id) => Number(id.slice(family.length)));
-      expect([...numbers].sort((a, b) => a - b), `${family} ids`).toEqual(Array.from({ length: numbers.length }, (_, i) => i + 1));
+      expect(
+        [...numbers].sort((a, b) => a - b),
+        `${family} ids`,
+      ).toEqual(Array.from({ length: numbers.length }, (_, i) => i + 1));
     }
     for (const id of definedIds) expect(citedIds(id), `${id} is not in the citation form`).toEqual([id]);
   });
