@@ -123,6 +123,8 @@ export function createAttemptStore(deps: AttemptStoreDeps) {
     endpointId: string,
     recorded: AttemptOutcome,
     now: Date,
+    /** R13: re-applying an outcome a first execution applied in its own transaction: its 429 backoff is not repeated. */
+    replay = false,
   ): Promise<Applied> {
     const scheduledAt = new Date(input.scheduledAt);
     const alreadyDisabled = recorded.errorKind === 'endpoint_disabled';
@@ -133,7 +135,7 @@ export function createAttemptStore(deps: AttemptStoreDeps) {
     } else if (recorded.responseStatus === 410) {
       disabledNow = await disableGone(tx, endpointId, now); // O18: at once, not after auto_disable_after
     } else if (recorded.responseStatus === 429) {
-      await backOff(tx, endpointId, recorded.retryAfterMs ?? null, now, lastWait); // O18: slower, not down
+      if (!replay) await backOff(tx, endpointId, recorded.retryAfterMs ?? null, now, lastWait); // O18: slower, not down
     } else {
       disabledNow = await recordEndpointFailure(tx, endpointId, scheduledAt, now, deps.autoDisableAfterMs);
     }
@@ -167,7 +169,7 @@ export function createAttemptStore(deps: AttemptStoreDeps) {
       await markDelivered(input, endpointId, sql`select id from ${deliveryAttempts} where id = ${attemptId} and succeeded`, now);
       return delivered(recorded);
     }
-    return db.transaction((tx) => applyFailure(tx, input, endpointId, recorded, now));
+    return db.transaction((tx) => applyFailure(tx, input, endpointId, recorded, now, true));
   }
 
   /** Finishes the in-flight row with `outcome`, or applies what a retried execution recorded on it meanwhile. */

@@ -8,7 +8,7 @@ import { createDeliveryActivities } from '../../src/activities/delivery.js';
 import { createPinnedAgents } from '../../src/outbound/pinned-agents.js';
 import type { LookupAll } from '../../src/outbound/url-safety.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
-import { deliveries, deliveryAttempts } from '../../src/db/schema/index.js';
+import { deliveries, deliveryAttempts, webhookEndpoints } from '../../src/db/schema/index.js';
 import { verify } from '../../src/signing/index.js';
 import { TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
 import { insertDelivery, insertEndpoint, startReceiver, uniqueMerchant } from '../helpers/outbound.js';
@@ -28,6 +28,7 @@ beforeAll(async () => {
     if (path.startsWith('/client')) return { status: 404, body: 'no such webhook route here, sorry about that' };
     if (path.startsWith('/server')) return { status: 503, body: 'x'.repeat(5000) };
     if (path.startsWith('/slow')) return { status: 200, delayMs: 1500 };
+    if (path.startsWith('/busy')) return { status: 429 };
     return { status: 500 };
   });
 });
@@ -193,5 +194,21 @@ describe('delivery attempt activity', () => {
       await new Promise((resolve) => internal.close(resolve));
     }
   });
-});
 
+  it('O18/R13 a retried attempt that re-applies a recorded 429 lowers the rate once, not once per execution', async () => {
+    const merchantAccount = uniqueMerchant('busy');
+    const endpoint = await insertEndpoint(database.db, { merchantAccount, url: `${receiver.url}/busy` });
+    await database.db.update(webhookEndpoints).set({ rateLimitPerSecond: 8 }).where(eq(webhookEndpoints.id, endpoint.id));
+    const { deliveryId } = await insertDelivery(database.db, { endpointId: endpoint.id, merchantAccount });
+    // Admitted (slotAt): the throttle's slot was taken before, as the workflow does after a wait.
+    const input = { deliveryId, attemptNumber: 1, scheduledAt: Date.now(), retryInMs: 60_000, slotAt: Date.now() };
+    const rate = async () =>
+      (await database.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id)))[0]!.backoffRatePerSecond;
+    expect((await activities().attemptDelivery(input)).responseStatus).toBe(429);
+    expect(await rate()).toBe(4);
+    // The same scheduled attempt again (the activity retried after its completion was lost): nothing new happened.
+    expect((await activities().attemptDelivery(input)).responseStatus).toBe(429);
+    expect(await rate()).toBe(4);
+    expect(receiver.received.filter((r) => r.path.startsWith('/busy'))).toHaveLength(1);
+  });
+});
