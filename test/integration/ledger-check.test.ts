@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
-import { reconciliations } from '../../src/db/schema/index.js';
+import { reconciliations, reconciliationTransitions } from '../../src/db/schema/index.js';
 import { commitResolution } from '../../src/inbound/resolution-store.js';
 import { checkLedger } from '../../src/ledger/check.js';
 import { exportTotals, operatorResolutionTotals, resolutionLines } from '../../src/ledger/exports.js';
@@ -59,6 +59,11 @@ async function reconciliation(provider: string, ref: string, o: { type?: Provide
     providerAmountMinor: o.providerAmount === null ? null : BigInt(o.providerAmount ?? event.amountMinor),
     providerCurrency: o.providerCurrency === null ? null : (o.providerCurrency ?? event.currency),
   });
+  // R14: the trail of how it got to manual_review, as the workflow would have recorded it (the after-file path check).
+  await database.db.insert(reconciliationTransitions).values([
+    { reconciliationId: id, fromState: 'received', toState: 'reconciling', actor: 'system', reason: null },
+    { reconciliationId: id, fromState: 'reconciling', toState: 'manual_review', actor: 'system', reason: 'test' },
+  ]);
   return { id, event };
 }
 
