@@ -1,4 +1,4 @@
-// R17: the real API process (src/processes/api.ts) survives PostgreSQL dropping its connections under load: its
+// R17: the real API process (src/workers/api.ts) survives PostgreSQL dropping its connections under load: its
 // backends are terminated (pg_terminate_backend, found by the process's application_name) over and over while
 // signed webhooks arrive. It must not die (the postgres.js nextWrite crash was an uncaught exception), every webhook
 // it acknowledged must be stored, and once the terminations stop it is ready and acknowledges again.
@@ -35,7 +35,7 @@ beforeAll(async () => {
   };
   const path = join(mkdtempSync(join(tmpdir(), 'apipay-r17-')), 'profile.yaml');
   writeFileSync(path, stringify(profile));
-  child = spawn(process.execPath, ['--import', 'tsx', 'src/processes/api.ts'], {
+  child = spawn(process.execPath, ['--import', 'tsx', 'src/workers/api.ts'], {
     env: {
       ...process.env,
       ...TEST_PROVIDER_SECRETS,

@@ -18,6 +18,12 @@ function runWithDriver(body: string): Promise<{ code: number | null; lines: stri
     process.on('uncaughtException', (e) => { console.log('UNCAUGHT ' + e.message); process.exit(3); });
     const sql = postgres(process.env.URL, { max: 2, onnotice() {} });
     const killer = postgres(process.env.URL, { max: 1, onnotice() {} });
+    // pg_terminate_backend only signals the backend: wait until it is gone, so what follows meets a dead connection
+    // (on a loaded machine the backend otherwise outlived the next statement and died under the pool's next query).
+    const gone = async (pid) => {
+      for (let i = 0; i < 100 && (await killer\`select 1 from pg_stat_activity where pid = \${pid}\`).length; i += 1)
+        await new Promise((r) => setTimeout(r, 50));
+    };
     const within = (p) => Promise.race([
       p.then((rows) => 'ok ' + JSON.stringify(rows[0]), (e) => 'rejected ' + (e.code ?? e.message)),
       new Promise((r) => setTimeout(() => r('hang'), 5000).unref()),
@@ -55,6 +61,7 @@ describe('R17 postgres.js nextWrite on a closed connection (patched driver)', ()
       const reserved = await sql.reserve();
       const [{ pid }] = await reserved\`select pg_backend_pid() as pid\`;
       await killer\`select pg_terminate_backend(\${pid})\`;
+            await gone(pid);
       console.log('first ' + (await within(reserved\`select 1 as x\`)));
       console.log('second ' + (await within(reserved\`select 1 as x\`)));
       reserved.release();
@@ -85,6 +92,7 @@ describe('R17 postgres.js nextWrite on a closed connection (patched driver)', ()
           .begin(async (tx) => {
             const [{ pid }] = await tx\`select pg_backend_pid() as pid\`;
             await killer\`select pg_terminate_backend(\${pid})\`;
+            await gone(pid);
             await tx\`select 1\`.catch(() => {});
             throw new Error('callback failed');
           })

@@ -36,7 +36,8 @@ describe('open-loop load (P4)', () => {
     expect(peer.received()).toBe(result.scheduled);
     expect(result.ok).toBe(result.scheduled);
     // About 60 of the 200 fell in the 300 ms stall: the median stays fast, the p99 carries the stall.
-    expect(result.p50Ms).toBeLessThan(250); // below the 300 ms stall: most requests missed it (a loaded machine adds tens of ms)
+    // Most requests missed the stall: the median sits well below the tail the stall made (a loaded machine delays both).
+    expect(result.p99Ms - result.p50Ms).toBeGreaterThan(150);
     expect(result.p99Ms).toBeGreaterThan(200);
     expect(result.maxInFlight).toBeGreaterThan(30);
   });
