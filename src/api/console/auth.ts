@@ -40,7 +40,7 @@ export interface AuthOptions {
 const cookieName = (surface: Surface) => `apipay_${surface}`;
 const digest = (value: string) => createHash('sha256').update(value).digest();
 /** Paths served without a principal: the sign-in form, the portal link's entry, the stylesheet. */
-const OPEN_PATHS = ['/sign-in', '/enter', '/assets/console.css'];
+const OPEN_PATHS = ['/sign-in', '/enter', '/assets/console.css', '/assets/console.js'];
 
 type Current = NonNullable<Awaited<ReturnType<ConsoleSessionStore['current']>>>;
 
@@ -112,7 +112,7 @@ export function sessionMiddleware(o: AuthOptions) {
   return createMiddleware<ConsoleEnv>(async (c, next) => {
     c.header(
       'Content-Security-Policy',
-      "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     );
     c.header('X-Content-Type-Options', 'nosniff');
     c.header('Referrer-Policy', 'no-referrer'); // a portal link's token never leaves in a Referer
@@ -142,14 +142,20 @@ export function sessionMiddleware(o: AuthOptions) {
 
     if (c.req.method === 'POST') {
       const form: Record<string, string> = {};
-      const body = await c.req.parseBody().catch(() => ({}));
-      for (const [k, v] of Object.entries(body)) if (typeof v === 'string') form[k] = v;
+      const lists: Record<string, string[]> = {}; // C16: a field sent more than once (the selected rows' checkboxes)
+      const body = await c.req.parseBody({ all: true }).catch(() => ({}));
+      for (const [k, v] of Object.entries(body)) {
+        const strings = (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string');
+        if (strings.length) form[k] = strings.at(-1)!;
+        lists[k] = strings;
+      }
       if (!o.sessions.checkCsrf(session, form.csrf))
         throw new PageError(
           403,
           'this form has expired or did not come from this page (missing or wrong CSRF token); reload the page and try again',
         );
       c.set('form', form);
+      c.set('formLists', lists);
     }
     if (!principal && !OPEN_PATHS.includes(path)) {
       if (c.req.method === 'GET') return c.redirect(`${o.base}/sign-in`, 303);

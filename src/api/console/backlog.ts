@@ -4,13 +4,15 @@ import type { Hono } from 'hono';
 import { html } from 'hono/html';
 import { requireAccess, type ConsoleEnv } from './context.js';
 import { age, layout } from './html.js';
+import { liveUrl, versions } from './live.js';
 import type { ConsoleServices } from './services.js';
 
 export function registerBacklogPage(app: Hono<ConsoleEnv>, s: ConsoleServices): void {
   app.get('/backlog', async (c) => {
     requireAccess(c, s.rules, 'GET /reconciliations');
     const view = c.get('view');
-    const { inbound: i, outbound: o } = await s.backlog();
+    const backlog = await s.backlog();
+    const { inbound: i, outbound: o } = backlog;
     const row = (label: string, w: { acked: number; started: number; posted: number }) =>
       html`<tr>
         <td>${label}</td>
@@ -98,6 +100,7 @@ export function registerBacklogPage(app: Hono<ConsoleEnv>, s: ConsoleServices): 
               </tr>
             </tbody>
           </table>`,
+        { live: liveUrl(view, '/backlog', versions.backlog(backlog)) }, // C15
       ),
     );
   });

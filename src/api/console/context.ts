@@ -14,6 +14,8 @@ export interface ConsoleEnv {
     session: Session;
     /** The fields of a POSTed form (checked for its CSRF token before any route sees them). */
     form: Record<string, string>;
+    /** Every value of each field of that form, in order (a field repeated, like the checkboxes of C16). */
+    formLists: Record<string, string[]>;
   };
 }
 

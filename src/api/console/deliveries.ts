@@ -8,7 +8,10 @@ import { OPERATOR_DATE_HINT, parseOperatorDate } from '../../shared/operator-dat
 import { DELIVERY_STATUSES } from '../../shared/outbound.js';
 import { mayDo, PageError, principalOf, requireAccess, type ConsoleEnv } from './context.js';
 import { csrfField, layout, link, money, notice, status, temporalLink, time, type View } from './html.js';
+import { BULK_FORM, bulkControls, pager } from './bulk-form.js';
 import { deliveryTable } from './delivery-table.js';
+import { copyable, endpointNamed, eventNamed } from './format.js';
+import { liveUrl, versions } from './live.js';
 import type { ConsoleServices } from './services.js';
 
 const PAGE = 50;
@@ -17,7 +20,7 @@ const date = z
   .string()
   .transform((text, ctx) => parseOperatorDate(text) ?? (ctx.addIssue({ code: 'custom', message: OPERATOR_DATE_HINT }), z.NEVER));
 
-const searchSchema = z.object({
+export const searchSchema = z.object({
   payment_reference: optional(z.string().trim().min(1).max(200)),
   event_id: optional(z.string().regex(/^evt_[A-Za-z0-9_]{1,200}$/, 'must be an evt_… id')),
   provider_event_id: optional(z.string().regex(/^[\x21-\x7e]{1,200}$/, 'must be printable ASCII')),
@@ -32,6 +35,22 @@ const searchSchema = z.object({
 });
 
 const RETRY = 'POST /webhook-deliveries/:id/retry';
+
+/** The search form's fields as the service's filter (the page, its CSV export and its bulk retry read the same). */
+export function deliveryFilterOf(q: z.infer<typeof searchSchema>) {
+  return {
+    order: q.order ?? ('desc' as const),
+    ...(q.from ? { from: q.from } : {}),
+    ...(q.to ? { to: q.to } : {}),
+    ...(q.status ? { status: q.status } : {}),
+    ...(q.endpoint_id ? { endpointId: q.endpoint_id } : {}),
+    ...(q.event_id ? { eventId: q.event_id } : {}),
+    ...(q.merchant_account ? { merchantAccount: q.merchant_account } : {}),
+    ...(q.event_type ? { eventType: q.event_type } : {}),
+    ...(q.payment_reference ? { paymentReference: q.payment_reference } : {}),
+    ...(q.after ? { afterId: q.after } : {}),
+  };
+}
 
 function searchForm(view: View, q: Record<string, string>) {
   const field = (name: string, label: string, placeholder = '') =>
@@ -72,21 +91,7 @@ export function registerDeliveryPages(app: Hono<ConsoleEnv>, s: ConsoleServices)
     const q = parsed.data;
     // A19: a viewer may not read bodies, so the body search is not run for one (the reconciliations still are).
     const bodySearchRefused = q.payment_reference !== undefined && q.payment_reference !== '' && !seesRawBodies(principal);
-    const rows = bodySearchRefused
-      ? []
-      : await s.deliveries.list(principal, {
-          limit: PAGE,
-          order: q.order ?? 'desc',
-          ...(q.from ? { from: q.from } : {}),
-          ...(q.to ? { to: q.to } : {}),
-          ...(q.status ? { status: q.status } : {}),
-          ...(q.endpoint_id ? { endpointId: q.endpoint_id } : {}),
-          ...(q.event_id ? { eventId: q.event_id } : {}),
-          ...(q.merchant_account ? { merchantAccount: q.merchant_account } : {}),
-          ...(q.event_type ? { eventType: q.event_type } : {}),
-          ...(q.payment_reference ? { paymentReference: q.payment_reference } : {}),
-          ...(q.after ? { afterId: q.after } : {}),
-        });
+    const rows = bodySearchRefused ? [] : await s.deliveries.list(principal, { limit: PAGE, ...deliveryFilterOf(q) });
     const more = rows.length > PAGE;
     const shown = rows.slice(0, PAGE);
     const next = more
@@ -136,7 +141,9 @@ export function registerDeliveryPages(app: Hono<ConsoleEnv>, s: ConsoleServices)
                 <h2>Deliveries</h2>`
             : ''
         }
-        ${deliveryTable(view, shown)} ${next ? html`<p><a href="${next}">Next page →</a></p>` : ''}`,
+        ${bulkControls(view, raw, { retry: mayDo(c, s.rules, RETRY) && shown.some((d) => d.status === 'FAILED'), exports: shown.length > 0 })}
+        ${deliveryTable(view, shown, await s.names(principal, shown), mayDo(c, s.rules, RETRY) ? { select: BULK_FORM } : {})}
+        ${pager(view, raw, next)}`,
       ),
     );
   });
@@ -148,6 +155,7 @@ export function registerDeliveryPages(app: Hono<ConsoleEnv>, s: ConsoleServices)
     const found = /^whd_[0-9a-z]+$/.test(id) ? await s.deliveries.get(principal, id) : undefined;
     if (!found) throw new PageError(404, `webhook delivery ${id} does not exist`);
     const { delivery: d, attempts } = found;
+    const names = await s.names(principal, [d]);
     const bodies = seesRawBodies(principal);
     const canRetry = mayDo(c, s.rules, RETRY) && d.status !== 'DELIVERED';
     const done = c.req.query('retried') === '1' ? 'Retry requested: the delivery attempts now.' : undefined;
@@ -156,13 +164,15 @@ export function registerDeliveryPages(app: Hono<ConsoleEnv>, s: ConsoleServices)
         view,
         `Delivery ${d.id}`,
         html`${notice(done)}
-          <dl>
+          <dl id="delivery-facts" data-live-region>
+            <dt>Id</dt>
+            <dd>${copyable(d.id)}</dd>
             <dt>Status</dt>
             <dd>${status(d.status)} ${d.failureReason ? html`<span class="muted">${d.failureReason}</span>` : ''}</dd>
             <dt>Event</dt>
-            <dd>${link(view, '/events', d.eventPublicId)}</dd>
+            <dd>${eventNamed(view, d.eventPublicId, names)}</dd>
             <dt>Endpoint</dt>
-            <dd>${link(view, '/endpoints', d.endpointId)}</dd>
+            <dd>${endpointNamed(view, d.endpointId, names)}</dd>
             <dt>Merchant</dt>
             <dd>${d.merchantAccount}</dd>
             <dt>Attempts</dt>
@@ -191,42 +201,45 @@ export function registerDeliveryPages(app: Hono<ConsoleEnv>, s: ConsoleServices)
                 </form>`
               : ''
           }
-          <h2>Attempts</h2>
-          ${
-            attempts.length === 0
-              ? html`<p class="muted">No attempt yet.</p>`
-              : html`<table>
-                  <thead>
-                    <tr>
-                      <th class="num">#</th>
-                      <th>Started</th>
-                      <th>Result</th>
-                      <th class="num">HTTP</th>
-                      <th class="num">Latency</th>
-                      <th>Error</th>
-                      <th>Retry-After</th>
-                      ${bodies ? html`<th>Response excerpt</th>` : ''}
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${attempts.map(
-                      (a) =>
-                        html`<tr>
-                          <td class="num">${a.attemptNumber}</td>
-                          <td>${time(a.startedAt)}</td>
-                          <td>${status(a.succeeded ? 'OK' : 'FAILED')}</td>
-                          <td class="num">${a.responseStatus ?? '—'}</td>
-                          <td class="num">${a.latencyMs} ms</td>
-                          <td>${a.errorKind ?? ''} <span class="muted">${a.errorMessage ?? ''}</span></td>
-                          <td class="retry-after">
-                            ${a.retryAfterMs === null ? '' : `${Math.round(a.retryAfterMs / 1000)} s asked`}
-                          </td>
-                          ${bodies ? html`<td><code>${a.responseExcerpt ?? ''}</code></td>` : ''}
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>`
-          }`,
+          <div id="attempts" data-live-region>
+            <h2>Attempts</h2>
+            ${
+              attempts.length === 0
+                ? html`<p class="muted">No attempt yet.</p>`
+                : html`<table>
+                    <thead>
+                      <tr>
+                        <th class="num">#</th>
+                        <th>Started</th>
+                        <th>Result</th>
+                        <th class="num">HTTP</th>
+                        <th class="num">Latency</th>
+                        <th>Error</th>
+                        <th>Retry-After</th>
+                        ${bodies ? html`<th>Response excerpt</th>` : ''}
+                      </tr>
+                    </thead>
+                    <tbody>
+                      ${attempts.map(
+                        (a) =>
+                          html`<tr data-attempt="${a.attemptNumber}">
+                            <td class="num">${a.attemptNumber}</td>
+                            <td>${time(a.startedAt)}</td>
+                            <td>${status(a.succeeded ? 'OK' : 'FAILED')}</td>
+                            <td class="num">${a.responseStatus ?? '—'}</td>
+                            <td class="num">${a.latencyMs} ms</td>
+                            <td>${a.errorKind ?? ''} <span class="muted">${a.errorMessage ?? ''}</span></td>
+                            <td class="retry-after">
+                              ${a.retryAfterMs === null ? '' : `${Math.round(a.retryAfterMs / 1000)} s asked`}
+                            </td>
+                            ${bodies ? html`<td><code>${a.responseExcerpt ?? ''}</code></td>` : ''}
+                          </tr>`,
+                      )}
+                    </tbody>
+                  </table>`
+            }
+          </div>`,
+        { live: liveUrl(view, `/deliveries/${d.id}`, versions.delivery(found)) },
       ),
     );
   });

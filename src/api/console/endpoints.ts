@@ -8,6 +8,7 @@ import { successRate, type EndpointStats } from '../../outbound/endpoint-stats.j
 import { OPERATOR_DATE_HINT, parseOperatorDate } from '../../shared/operator-date.js';
 import { mayDo, PageError, requireAccess, type ConsoleContext, type ConsoleEnv } from './context.js';
 import { deliveryTable } from './delivery-table.js';
+import { copyable } from './format.js';
 import { age, csrfField, layout, notice, status, time, link, type View } from './html.js';
 import type { ConsoleServices } from './services.js';
 
@@ -59,6 +60,10 @@ async function detailPage(
           : ''
       }
       <dl>
+        <dt>Id</dt>
+        <dd>${copyable(e.id)}</dd>
+        <dt>Description</dt>
+        <dd>${e.description ?? html`<span class="muted">none</span>`}</dd>
         <dt>URL</dt>
         <dd class="mono">${e.url}</dd>
         <dt>Status</dt>
@@ -118,7 +123,7 @@ async function detailPage(
           : ''
       }
       <h2>Recent deliveries</h2>
-      ${deliveryTable(view, recent.slice(0, 20))}
+      ${deliveryTable(view, recent.slice(0, 20), await s.names(principal, recent.slice(0, 20)))}
       <p><a href="${view.base}/deliveries?endpoint_id=${e.id}">All deliveries of this endpoint →</a></p>`,
   );
 }
@@ -177,7 +182,7 @@ export function registerEndpointPages(app: Hono<ConsoleEnv>, s: ConsoleServices)
                     const h = stats.get(e.id);
                     const { streak, lastError } = health(e, h, now);
                     return html`<tr data-endpoint="${e.id}">
-                      <td>${link(view, '/endpoints', e.id)}</td>
+                      <td>${link(view, '/endpoints', e.id, e.description ?? e.id)}<br />${copyable(e.id)}</td>
                       <td class="mono">${e.url}</td>
                       ${view.surface === 'console' ? html`<td>${e.merchantAccount}</td>` : ''}
                       <td>${status(e.status)} <span class="muted">${e.disabledReason ?? ''}</span></td>

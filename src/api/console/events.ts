@@ -5,6 +5,7 @@ import { html } from 'hono/html';
 import { seesRawBodies } from '../../access/roles.js';
 import { PageError, requireAccess, type ConsoleEnv } from './context.js';
 import { deliveryTable } from './delivery-table.js';
+import { copyable } from './format.js';
 import { layout, time } from './html.js';
 import type { ConsoleServices } from './services.js';
 
@@ -31,6 +32,8 @@ export function registerEventPages(app: Hono<ConsoleEnv>, s: ConsoleServices): v
         view,
         `Event ${e.eventPublicId}`,
         html`<dl>
+            <dt>Id</dt>
+            <dd>${copyable(e.eventPublicId)}</dd>
             <dt>Type</dt>
             <dd>${e.type}</dd>
             <dt>Merchant</dt>
@@ -54,7 +57,7 @@ export function registerEventPages(app: Hono<ConsoleEnv>, s: ConsoleServices): v
                 : html`<p class="muted">Bodies are not shown to the viewer role.</p>`
           }
           <h2>Deliveries</h2>
-          ${deliveryTable(view, found.deliveries)}`,
+          ${deliveryTable(view, found.deliveries, await s.names(principal, found.deliveries))}`,
       ),
     );
   });

@@ -1,10 +1,12 @@
 // The page frame of the console and the portal (C1, C2) and the small formatting helpers every page shares. Pages
 // are built with hono/html's `html` template, which escapes every interpolated value; nothing here calls raw() on
-// data. No script, no external asset: the one stylesheet is served by the app itself (see STYLESHEET).
+// data. No inline script and no external asset: the stylesheet and the one small script (script.ts: copy buttons and
+// live regions, C14, C15) are served by the app itself; every page works without the script.
 import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import type { Principal } from '../../access/roles.js';
 import { minorToDecimal } from '../../inbound/csv.js';
+import { when } from './format.js';
 import type { Surface } from './session.js';
 
 export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
@@ -33,7 +35,8 @@ const NAV: Record<Surface, [string, string][]> = {
 
 export const csrfField = (view: View) => html`<input type="hidden" name="csrf" value="${view.csrf}" />`;
 
-export function layout(view: View, title: string, body: Html): Html {
+/** `live`: the page's change stream (C15); the script re-reads the page's live regions when it says so. */
+export function layout(view: View, title: string, body: Html, options: { live?: string } = {}): Html {
   const product = view.surface === 'console' ? 'ApiPay console' : 'ApiPay portal';
   const who = view.principal
     ? html`<span class="who"
@@ -52,6 +55,7 @@ export function layout(view: View, title: string, body: Html): Html {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${title} · ${product}</title>
         <link rel="stylesheet" href="${view.base}/assets/console.css" />
+        <script src="${view.base}/assets/console.js" defer></script>
       </head>
       <body>
         <header>
@@ -59,7 +63,7 @@ export function layout(view: View, title: string, body: Html): Html {
           <nav>${nav}</nav>
           ${who}
         </header>
-        <main>
+        <main ${options.live ? html`data-live="${options.live}"` : ''}>
           <h1>${title}</h1>
           ${body}
         </main>
@@ -78,8 +82,8 @@ export const temporalLink = (view: View, workflowId: string) =>
 export const link = (view: View, path: string, id: string, text: string = id) =>
   html`<a href="${view.base}${path}/${encodeURIComponent(id)}">${text}</a>`;
 
-export const time = (at: Date | null | undefined) =>
-  at ? html`<time datetime="${at.toISOString()}">${at.toISOString().replace('T', ' ').slice(0, 19)}</time>` : '—';
+/** C14: relative ("3 min ago"), the exact time on hover (format.ts). */
+export const time = (at: Date | null | undefined) => when(at);
 
 /** 95 s → "1 min 35 s", 3 h → "3 h 0 min": an operator's reading of an age. */
 export function age(ms: number): string {
@@ -135,4 +139,11 @@ dd { margin: 0; }
 .notice.ok { background: #d4f3dd; } .notice.error { background: #fbdada; }
 .muted { color: #6b7385; }
 a.temporal { font-size: .8rem; }
+.named .detail { color: #6b7385; font-size: .8rem; }
+code.id { font-size: .75rem; color: #6b7385; user-select: all; }
+button.copy { background: none; color: #2456c7; border: 1px solid #c9d3e6; font-size: .7rem; padding: 0 .3rem; margin-left: .25rem; }
+button.copy.copied { color: #145c2c; border-color: #145c2c; }
+time[title] { text-decoration: underline dotted #9aa3b5; }
+.live-status { font-size: .75rem; color: #6b7385; }
+form.bulk { display: flex; gap: .6rem; align-items: end; margin: .5rem 0; }
 `;

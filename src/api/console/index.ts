@@ -12,6 +12,9 @@ import { registerDeliveryPages } from './deliveries.js';
 import { registerEndpointPages } from './endpoints.js';
 import { registerEventPages } from './events.js';
 import { STYLESHEET } from './html.js';
+import { liveCounter, registerLiveStreams, type LiveOptions } from './live.js';
+import { SCRIPT } from './script.js';
+import { registerBulkActions } from './bulk.js';
 import { registerReviewPages } from './reviews.js';
 import { createConsoleServices } from './services.js';
 import { createSessionKeys, type Surface } from './session.js';
@@ -19,7 +22,13 @@ import { createSessionKeys, type Surface } from './session.js';
 /** A signed-in session lasts a working day at most; its row and the key behind it are re-checked on every request (A16). */
 export const SESSION_TTL_SECONDS = 8 * 3600;
 
-export function createConsoleApps(deps: ApiDeps, api: ApiServices, adminRules: AccessRules): Record<Surface, Hono<ConsoleEnv>> {
+export function createConsoleApps(
+  deps: ApiDeps,
+  api: ApiServices,
+  adminRules: AccessRules,
+  live: LiveOptions = {},
+): Record<Surface, Hono<ConsoleEnv>> {
+  const counter = liveCounter(live.maxOpen);
   let rules: ReturnType<AccessRules> | undefined;
   const services = createConsoleServices(deps, api, () => (rules ??= adminRules()));
   const sessions = createSessionKeys(deps.env.SECRETS_ENCRYPTION_KEY, deps.now);
@@ -47,6 +56,10 @@ export function createConsoleApps(deps: ApiDeps, api: ApiServices, adminRules: A
     app.get('/assets/console.css', (c) =>
       c.body(STYLESHEET, 200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'max-age=3600' }),
     );
+    // C14, C15: the one script (copy buttons, live regions); the CSP allows scripts from 'self' only, none inline.
+    app.get('/assets/console.js', (c) =>
+      c.body(SCRIPT, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'max-age=3600' }),
+    );
     // A page's form is a few fields: anything larger is refused before it is read, answered 413.
     app.use('*', bodyLimit({ maxSize: 64 * 1024, onError: (c) => c.text('form too large', 413) }));
     app.use('*', sessionMiddleware(options));
@@ -56,7 +69,9 @@ export function createConsoleApps(deps: ApiDeps, api: ApiServices, adminRules: A
       registerReviewPages(app, services);
       registerBacklogPage(app, services);
     }
+    registerBulkActions(app, services); // before /deliveries/:id, whose pattern would take /deliveries.csv's place
     registerDeliveryPages(app, services);
+    registerLiveStreams(app, services, { ...live, surface, counter });
     registerEndpointPages(app, services);
     registerEventPages(app, services);
     // A catch-all route, not notFound: a mounted app's notFound is not used by the parent (Hono's app.route).

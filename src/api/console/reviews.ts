@@ -8,7 +8,9 @@ import { actorOf } from '../../audit/record.js';
 import { resolutionRequestSchema, idParam } from '../admin/reconciliation-schemas.js';
 import { toOperatorResolution } from '../admin/reconciliations.js';
 import { mayDo, PageError, requireAccess, type ConsoleEnv } from './context.js';
+import { copyable } from './format.js';
 import { age, layout, link, money } from './html.js';
+import { liveUrl, versions } from './live.js';
 import { amountsDiffer, detailPage } from './review-detail.js';
 import type { ConsoleServices } from './services.js';
 
@@ -40,38 +42,42 @@ export function registerReviewPages(app: Hono<ConsoleEnv>, s: ConsoleServices): 
         html`<form method="get" action="${view.base}/reviews" class="search">
             <label>Provider<input name="provider" value="${provider ?? ''}" /></label><button type="submit">Filter</button>
           </form>
-          ${
-            shown.length === 0
-              ? html`<p class="muted">Nothing waits for review.</p>`
-              : html`<table>
-                  <thead>
-                    <tr>
-                      <th>Reconciliation</th>
-                      <th>Provider</th>
-                      <th>Payment reference</th>
-                      <th class="num">Webhook amount</th>
-                      <th class="num">Provider amount</th>
-                      <th>Waiting</th>
-                      <th>Reason</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${shown.map(
-                      (r) =>
-                        html`<tr data-reconciliation="${r.id}">
-                          <td>${link(view, '/reviews', r.id, 'Open')}</td>
-                          <td>${r.provider}</td>
-                          <td>${r.paymentReference}</td>
-                          <td class="num">${money(r.amountMinor, r.currency)}</td>
-                          <td class="num">${money(r.providerAmountMinor, r.providerCurrency)}</td>
-                          <td>${age(now - r.updatedAt.getTime())}</td>
-                          <td>${r.reason ?? ''}</td>
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>`
-          }
-          ${next ? html`<p><a href="${next}">Next page →</a></p>` : ''}`,
+          <div id="review-list" data-live-region>
+            ${
+              shown.length === 0
+                ? html`<p class="muted">Nothing waits for review.</p>`
+                : html`<table>
+                    <thead>
+                      <tr>
+                        <th>Reconciliation</th>
+                        <th>Provider</th>
+                        <th>Payment reference</th>
+                        <th class="num">Webhook amount</th>
+                        <th class="num">Provider amount</th>
+                        <th>Waiting</th>
+                        <th>Reason</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      ${shown.map(
+                        (r) =>
+                          html`<tr data-reconciliation="${r.id}">
+                            <td>${link(view, '/reviews', r.id, 'Open')} ${copyable(r.id)}</td>
+                            <td>${r.provider}</td>
+                            <td>${r.paymentReference}</td>
+                            <td class="num">${money(r.amountMinor, r.currency)}</td>
+                            <td class="num">${money(r.providerAmountMinor, r.providerCurrency)}</td>
+                            <td>${age(now - r.updatedAt.getTime())}</td>
+                            <td>${r.reason ?? ''}</td>
+                          </tr>`,
+                      )}
+                    </tbody>
+                  </table>`
+            }
+            ${next ? html`<p><a href="${next}">Next page →</a></p>` : ''}
+          </div>`,
+        // C15: the first page follows the queue as it changes.
+        after ? {} : { live: liveUrl(view, '/reviews', versions.reviews(rows), provider ? { provider } : {}) },
       ),
     );
   });

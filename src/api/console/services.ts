@@ -1,5 +1,6 @@
 // What the console and portal pages call (C1, C2): the same services the admin API uses, built with the same
 // options, and the admin routes' access rules. Pages never call the admin API over HTTP.
+import { actorOf, recordAuditEvent, type AuditEntry } from '../../audit/record.js';
 import { createApiKeyService, type ApiKeyService } from '../../access/api-keys.js';
 import { inboundBacklog, type InboundBacklog } from '../../inbound/backlog.js';
 import { createReconciliationAdmin, ResolutionConflictError } from '../../inbound/reconciliation-admin.js';
@@ -9,7 +10,8 @@ import { outboundBacklog, type OutboundBacklog } from '../../outbound/backlog.js
 import { endpointStats, type EndpointStats } from '../../outbound/endpoint-stats.js';
 import { createEndpointService, EndpointNotFoundError, type EndpointService } from '../../outbound/endpoints.js';
 import { keyringFromEnv } from '../../shared/keyring.js';
-import type { Principal } from '../../access/roles.js';
+import { seesRawBodies, type Principal } from '../../access/roles.js';
+import { deliveryNames, type DeliveryNames } from '../../outbound/delivery-names.js';
 import { sendTestEvent } from '../admin/endpoint-tests.js';
 import type { ApiDeps } from '../deps.js';
 import type { ApiServices } from '../services.js';
@@ -22,7 +24,11 @@ export interface ConsoleServices {
   endpointStats: (ids: string[]) => Promise<Map<string, EndpointStats>>;
   backlog: () => Promise<{ inbound: InboundBacklog; outbound: OutboundBacklog }>;
   keys: ApiKeyService;
+  /** C14: the names beside a page's delivery ids (the payment reference only for those who may read bodies). */
+  names: (principal: Principal, rows: readonly { endpointId: string; eventPublicId: string }[]) => Promise<DeliveryNames>;
   rules: AccessRules;
+  /** A3: an audit row for a console action no admin service records (the CSV export), as the signed-in person. */
+  audit: (principal: Principal, entry: Omit<AuditEntry, 'actor'>) => Promise<void>;
   logger: Logger;
   rotationGraceMs: number;
   /** M6: a signed ping to the endpoint now; answers the delivery it created. */
@@ -49,7 +55,9 @@ export function createConsoleServices(deps: ApiDeps, api: ApiServices, rules: Ac
     endpointStats: (ids) => endpointStats(deps.db, ids, now()),
     backlog: async () => ({ inbound: await inboundBacklog(deps.db), outbound: await outboundBacklog(deps.db) }),
     keys: createApiKeyService({ db: deps.db, ...(deps.now ? { now: deps.now } : {}) }),
+    names: (principal, rows) => deliveryNames(deps.db, rows, { paymentReferences: seesRawBodies(principal) }),
     rules,
+    audit: async (principal, entry) => void (await recordAuditEvent(deps.db, { ...entry, actor: actorOf(principal) })),
     logger: deps.logger.child({ surface: 'console' }),
     rotationGraceMs: deps.profile.outbound.secret_rotation_grace,
     sendTest: (principal, endpointId) => sendTestEvent(deps, principal, endpointId),
