@@ -12,6 +12,8 @@ cd "$ROOT"
 [ "${APIPAY_SKIP_DEPS:-}" = 1 ] || ensure_node_deps   # set by a copy that shares node_modules
 bash scripts/stack.sh up
 load_dev_env
+# C11: human log lines from every process it runs (JSON stays the default elsewhere, and production refuses pretty).
+export LOG_FORMAT="${LOG_FORMAT:-pretty}"
 export APIPAY_PROFILE="${APIPAY_PROFILE:-config/demo.yaml}"
 # A6: migrations (and the grants to the application role) as the owner; the processes as apipay_app.
 export MIGRATION_DATABASE_URL="${MIGRATION_DATABASE_URL:-postgres://postgres@127.0.0.1:${PGPORT:-5433}/apipay}"

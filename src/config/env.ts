@@ -21,9 +21,23 @@ export const ENV_READ_ELSEWHERE: Record<string, string> = {
   NODE_EXTRA_CA_CERTS: 'node',
 };
 
+/** C11: JSON lines (the default, and always in production) or human lines (`npm start` sets pretty). */
+const logFormat = z.enum(['json', 'pretty']).default('json');
+export type LogFormat = z.output<typeof logFormat>;
+
+/**
+ * LOG_FORMAT for the processes that do not parse the whole environment (the sandbox, the drill) and for the logger's
+ * default: the same rule as the schema's (pretty is refused in production: JSON is what log pipelines read).
+ */
+export function logFormatOf(source: Record<string, string | undefined>): LogFormat {
+  const parsed = logFormat.safeParse(source.LOG_FORMAT === '' ? undefined : source.LOG_FORMAT);
+  return parsed.success && !(parsed.data === 'pretty' && source.NODE_ENV === 'production') ? parsed.data : 'json';
+}
+
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_FORMAT: logFormat,
   /** A6: the processes connect as the application role; migrations use MIGRATION_DATABASE_URL (the owner). */
   DATABASE_URL: z.string().default('postgres://apipay_app@127.0.0.1:5433/apipay'),
   DATABASE_POOL_MAX: z.coerce.number().int().positive().default(20),
@@ -100,6 +114,8 @@ const envSchema = z.object({
     .regex(STEP_FAULT_SPEC, 'APIPAY_FAULT_AFTER_STEP must be <activity>[#n][@written|@journaled]')
     .optional(),
 }).superRefine((env, ctx) => {
+  if (env.NODE_ENV === 'production' && env.LOG_FORMAT === 'pretty')
+    ctx.addIssue({ code: 'custom', path: ['LOG_FORMAT'], message: 'pretty is for npm start; production logs JSON lines (unset it or set json)' });
   if (env.NODE_ENV === 'production' && env.APIPAY_FAULT_AFTER_STEP)
     ctx.addIssue({ code: 'custom', path: ['APIPAY_FAULT_AFTER_STEP'], message: 'is a test hook and is refused when NODE_ENV=production' });
   // Issue 22: settings that only make sense together are refused apart, naming the missing variable.

@@ -19,7 +19,7 @@ import { temporalConnection, kafkaSecurity } from '../config/connections.js';
 
 const PROCESS = 'api';
 const { env, profile } = loadSettings(PROCESS);
-const logger = createLogger(PROCESS, env.LOG_LEVEL);
+const logger = createLogger(PROCESS, env.LOG_LEVEL, undefined, env.LOG_FORMAT);
 const database = createDatabase(env.DATABASE_URL, databaseOptions(env));
 await checkDatabase(PROCESS, env.DATABASE_URL, () => database.sql`select 1`); // R9: one line, not a stack trace
 const temporal = lazyTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE, temporalConnection(env));

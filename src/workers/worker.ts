@@ -24,7 +24,7 @@ import { kafkaSecurity, temporalConnection } from '../config/connections.js';
 
 const PROCESS = 'worker';
 const { env, profile } = loadSettings(PROCESS);
-const logger = createLogger(PROCESS, env.LOG_LEVEL);
+const logger = createLogger(PROCESS, env.LOG_LEVEL, undefined, env.LOG_FORMAT);
 const database = createDatabase(env.DATABASE_URL, databaseOptions(env));
 await checkDatabase(PROCESS, env.DATABASE_URL, () => database.sql`select 1`); // R9: one line, not a stack trace
 const temporalAt = { name: 'Temporal', at: env.TEMPORAL_ADDRESS, variable: 'TEMPORAL_ADDRESS' };
