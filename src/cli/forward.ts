@@ -1,6 +1,7 @@
 // `apipay listen`'s local side (M7): re-sign one streamed event with the listener's own secret (the scheme of
 // src/signing, so the merchant's verifier runs unchanged), POST it to the local URL, and describe the outcome in
-// one line: time, type, event id, local status, latency.
+// one line: time, type, event id, local status, latency. C11: a failed local POST (no answer, a timeout, 408, 429 or
+// 5xx) is sent again with backoff, each retry said on stderr; a 4xx answer is the handler's verdict and is not.
 import { randomBytes } from 'node:crypto';
 import { SIGNATURE_HEADER, sign } from '../signing/index.js';
 
@@ -51,9 +52,73 @@ export async function forward(
   }
 }
 
-/** `2026-12-01T18:30:00Z  payment.succeeded  evt_…  [200]  12 ms` (or `[error ECONNREFUSED]`). */
-export function deliveryLine(at: Date, event: StreamedEvent, outcome: Forwarded): string {
+/** `2026-12-01T18:30:00Z  payment.succeeded  evt_…  [200]  12 ms` (or `[error ECONNREFUSED]`; `(attempt 3)` after retries). */
+export function deliveryLine(at: Date, event: StreamedEvent, outcome: Forwarded & { attempts?: number }): string {
   const time = at.toISOString().replace(/\.\d{3}Z$/, 'Z');
   const status = outcome.status === null ? `error ${outcome.error}` : String(outcome.status);
-  return `${time}  ${event.type}  ${event.id}  [${status}]  ${outcome.latencyMs} ms\n`;
+  const attempts = outcome.attempts !== undefined && outcome.attempts > 1 ? `  (attempt ${outcome.attempts})` : '';
+  return `${time}  ${event.type}  ${event.id}  [${status}]  ${outcome.latencyMs} ms${attempts}\n`;
+}
+
+/** Worth sending again: nothing answered (refused, reset, timed out), or the answer says "later" (408, 429, 5xx). */
+export const retryable = (outcome: Forwarded) =>
+  outcome.status === null || outcome.status === 408 || outcome.status === 429 || outcome.status >= 500;
+
+/** C11: the waits before each retry: `initialMs` doubling, at most `maxMs` each (0.5 s, 1 s, 2 s, 4 s by default). */
+export function retryDelays(retries = 4, initialMs = 500, maxMs = 8000): number[] {
+  return Array.from({ length: Math.max(0, retries) }, (_, i) => Math.min(maxMs, initialMs * 2 ** i));
+}
+
+const pause = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+
+const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
+
+/**
+ * forward(), and on a retryable outcome again after each of `delays`, saying so on `say` (stderr): the same body,
+ * signed afresh each time (a new timestamp), as a real delivery's retry. Stops at once when `signal` aborts.
+ */
+export async function forwardWithRetries(
+  fetchFn: typeof fetch,
+  url: string,
+  event: StreamedEvent,
+  secret: string,
+  options: {
+    signal?: AbortSignal;
+    delays?: number[];
+    say?: (line: string) => void;
+    sleep?: typeof pause;
+    timeoutMs?: number;
+  } = {},
+): Promise<Forwarded & { attempts: number }> {
+  const delays = options.delays ?? retryDelays();
+  const sleep = options.sleep ?? pause;
+  const once = () =>
+    forward(fetchFn, url, event, secret, {
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    });
+  let outcome = await once();
+  let attempts = 1;
+  for (const delay of delays) {
+    if (!retryable(outcome) || options.signal?.aborted) break;
+    const why = outcome.status === null ? `error ${outcome.error}` : `HTTP ${outcome.status}`;
+    options.say?.(`${event.id}: the local POST failed (${why}); retry ${attempts} of ${delays.length} in ${seconds(delay)}\n`);
+    await sleep(delay, options.signal);
+    if (options.signal?.aborted) break;
+    outcome = await once();
+    attempts += 1;
+  }
+  if (retryable(outcome) && attempts > 1 && !options.signal?.aborted)
+    options.say?.(`${event.id}: gave up after ${attempts} attempts; on to the next event\n`);
+  return { ...outcome, attempts };
 }

@@ -3,7 +3,7 @@
 // POSTs it to the local URL and prints one line per event. A dropped stream is reopened with Last-Event-ID, so no
 // event is lost or repeated; Ctrl-C (io.signal) ends it with exit code 0.
 import { parseArgs } from 'node:util';
-import { deliveryLine, forward, newListenSecret, type StreamedEvent } from './forward.js';
+import { deliveryLine, forwardWithRetries, newListenSecret, type StreamedEvent } from './forward.js';
 import { adminUrl, fail, tokenOf, type CliIo } from './io.js';
 import { readSse } from './sse.js';
 
@@ -118,7 +118,11 @@ export async function runListen(args: string[], io: CliIo): Promise<number> {
             announced = true;
           } else if (message.event === 'event') {
             const event = JSON.parse(message.data) as StreamedEvent;
-            const outcome = await forward(io.fetch, settings.forwardTo, event, settings.secret, signal ? { signal } : {});
+            // C11: a failed local POST is retried with backoff, said on stderr; the stream's watchdog waits meanwhile.
+            const outcome = await forwardWithRetries(io.fetch, settings.forwardTo, event, settings.secret, {
+              ...(signal ? { signal } : {}),
+              say: (line) => (alive(), io.stderr.write(line)),
+            });
             if (signal?.aborted) break; // this event was not handled: not printed, and its id not taken
             io.stdout.write(deliveryLine(new Date(), event, outcome));
           } else if (message.event === 'error') {
