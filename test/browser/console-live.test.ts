@@ -34,15 +34,13 @@ describe('C15 live pages', () => {
     await page.goto(`${world.url}/console/deliveries/${deliveryId}`);
     expect(await page.locator('main').getAttribute('data-live')).toContain(`/console/live/deliveries/${deliveryId}?v=`);
     await expect(page.locator('#attempts').textContent()).resolves.toContain('No attempt yet');
-    await page.waitForFunction('document.getElementById("live-status")?.textContent === "live"');
+    await page.locator('#live-status:text-is("live")').waitFor();
     await mark(page);
     // Someone else retries it (the admin API): the workflow attempts, the receiver answers 200.
     expect((await callAs(world.app, TEST_ADMIN_TOKEN, 'POST', `/webhook-deliveries/${deliveryId}/retry`)).status).toBe(202);
     await page.locator('#attempts tr[data-attempt]').waitFor({ timeout: 45_000 });
     await expect(page.locator('#attempts tr[data-attempt]').textContent()).resolves.toContain('200');
-    await page.waitForFunction('document.querySelector("#delivery-facts .status")?.textContent === "DELIVERED"', undefined, {
-      timeout: 30_000,
-    });
+    await page.locator('#delivery-facts .status:text-is("DELIVERED")').waitFor({ timeout: 30_000 });
     expect(await stillMarked(page)).toBe(true);
     await pages.shoot(page, 'delivery-live');
   });
@@ -50,7 +48,7 @@ describe('C15 live pages', () => {
   it('C15 the backlog and the review queue follow changes without a reload', async () => {
     const page = await pages.signIn('console', world.keys.operator.token);
     await page.goto(`${world.url}/console/backlog`);
-    await page.waitForFunction('document.getElementById("live-status")?.textContent === "live"');
+    await page.locator('#live-status:text-is("live")').waitFor();
     const pending = async () => Number(await page.locator('tr[data-backlog="PENDING"] td.num').first().textContent());
     const before = await pending();
     await mark(page);
@@ -59,10 +57,10 @@ describe('C15 live pages', () => {
     await insertDelivery(world.database.db, { endpointId: endpoint, merchantAccount: world.merchant });
     await waitFor(async () => (await pending()) > before, 20_000, 'the backlog page to count the new PENDING delivery');
     expect(await stillMarked(page)).toBe(true);
-    await pages.shoot(page, 'backlog');
+    await pages.shoot(page, 'backlog-live');
 
     await page.goto(`${world.url}/console/reviews?provider=${world.provider}`);
-    await page.waitForFunction('document.getElementById("live-status")?.textContent === "live"');
+    await page.locator('#live-status:text-is("live")').waitFor();
     await mark(page);
     const parked = await world.parked('7000');
     await page.locator(`tr[data-reconciliation="${parked.id}"]`).waitFor({ timeout: 20_000 });
@@ -70,7 +68,7 @@ describe('C15 live pages', () => {
       parked.paymentReference,
     );
     expect(await stillMarked(page)).toBe(true);
-    await pages.shoot(page, 'reviews');
+    await pages.shoot(page, 'reviews-live');
   });
 
   it('C15 A18 a session holds at most 6 change streams; the 7th is refused (429) and the stream carries no data', async () => {

@@ -1,5 +1,6 @@
 // One reconciliation as the console shows it (C1, I11): its amounts, resolution or resolve form (which amount to
 // post when the webhook's and the provider's differ), the requests the workflow refused (C6) and its trail.
+import { copyable } from './format.js';
 import { html } from 'hono/html';
 import type { ReconciliationRow } from '../../inbound/reconciliation-admin.js';
 import type { ReconciliationProgress } from '../../shared/inbound.js';
@@ -85,21 +86,23 @@ export function detailPage(view: View, found: Found, { canResolve, refusals, mes
   const res = found.resolution;
   return layout(
     view,
-    `Reconciliation ${r.id}`,
+    `Reconciliation ${r.paymentReference} · ${r.provider}`,
     html`${notice(message?.text, message?.kind)}
       <dl>
+        <dt>Id</dt>
+        <dd>${copyable(r.id)}</dd>
         <dt>State</dt>
         <dd>${status(r.state)} <span class="muted">${r.reason ?? ''}</span></dd>
         <dt>Provider</dt>
-        <dd>${r.provider} · event ${r.providerEventId} · ${r.eventType}</dd>
+        <dd>${r.provider} · ${r.eventType} · event ${copyable(r.providerEventId)}</dd>
         <dt>Payment reference</dt>
-        <dd>${r.paymentReference}</dd>
+        <dd>${copyable(r.paymentReference)}</dd>
         <dt>Webhook amount</dt>
         <dd>${money(r.amountMinor, r.currency)}</dd>
         <dt>Provider amount</dt>
         <dd>${money(r.providerAmountMinor, r.providerCurrency)}</dd>
         <dt>Ledger transaction</dt>
-        <dd>${r.ledgerTransactionId ?? '—'}</dd>
+        <dd>${r.ledgerTransactionId ? copyable(r.ledgerTransactionId) : '—'}</dd>
         <dt>Acknowledged</dt>
         <dd>${time(r.acknowledgedAt)}</dd>
         <dt>Workflow</dt>
