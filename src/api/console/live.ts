@@ -23,6 +23,8 @@ export interface LiveOptions {
   maxPerSession?: number;
   /** A18: streams open at once in this process (both surfaces); another answers 503. */
   maxOpen?: number;
+  /** How long one read of the backlog's figures serves every backlog stream. */
+  backlogMs?: number;
 }
 
 const hash = (value: unknown) =>
@@ -44,6 +46,20 @@ export const liveUrl = (view: View, path: string, version: string, query: Record
   `${view.base}/live${path}?${new URLSearchParams({ ...query, v: version })}`;
 
 const VERSION = /^[A-Za-z0-9_-]{1,64}$/;
+const BACKLOG_MS = 5000;
+
+/** One read at a time, reused for `ttlMs`, whoever asks: the streams of many pages cost the database one query. */
+function shared<T>(read: () => Promise<T>, ttlMs: number): () => Promise<T> {
+  let last: { at: number; value: Promise<T> } | undefined;
+  return () => {
+    if (!last || Date.now() - last.at >= ttlMs) {
+      const value = read();
+      last = { at: Date.now(), value };
+      value.catch(() => (last = undefined)); // a failed read is not reused
+    }
+    return last.value;
+  };
+}
 
 export function registerLiveStreams(
   app: Hono<ConsoleEnv>,
@@ -89,9 +105,11 @@ export function registerLiveStreams(
   };
 
   if (options.surface === 'console') {
+    // The backlog's counts scan a day of deliveries: one read every BACKLOG_MS serves every open backlog page.
+    const backlog = shared(async () => versions.backlog(await s.backlog()), options.backlogMs ?? BACKLOG_MS);
     app.get('/live/backlog', (c) => {
       requireAccess(c, s.rules, 'GET /reconciliations');
-      return stream(c, async () => versions.backlog(await s.backlog()));
+      return stream(c, backlog);
     });
     app.get('/live/reviews', (c) => {
       requireAccess(c, s.rules, 'GET /reconciliations');
