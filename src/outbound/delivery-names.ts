@@ -23,10 +23,14 @@ export interface DeliveryNames {
 
 export const NO_NAMES: DeliveryNames = { endpoints: new Map(), events: new Map() };
 
+/** The largest body read for its payment reference (an envelope is a few hundred bytes to a few KiB). */
+const MAX_BODY = 64 * 1024;
+
 /** At most this many ids of each kind are looked up at once (a page holds 50). */
 const MAX_IDS = 1000;
 
 function referenceIn(body: Buffer): string | null {
+  if (!Buffer.isBuffer(body)) return null;
   try {
     const object = (JSON.parse(body.toString('utf8')) as { data?: { object?: unknown } }).data?.object;
     return object && typeof object === 'object' ? (paymentReferenceOf(object as Record<string, unknown>) ?? null) : null;
@@ -55,7 +59,10 @@ export async function deliveryNames(
             id: events.eventPublicId,
             type: events.type,
             // Read only to find the payment it is about (paymentReferenceOf, O20); the body itself goes no further.
-            body: options.paymentReferences ? events.body : sql<null>`null`,
+            // At most MAX_BODY bytes each (a page or an export chunk stays small); a longer body gets no reference.
+            body: options.paymentReferences
+              ? sql<Buffer | null>`case when octet_length(${events.body}) <= ${MAX_BODY} then ${events.body} end`
+              : sql<null>`null`,
           })
           .from(events)
           .where(inArray(events.eventPublicId, eventIds))
