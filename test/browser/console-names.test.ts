@@ -76,6 +76,19 @@ describe('C14 names before ids', () => {
     expect(await page.locator('script:not([src])').count()).toBe(0);
   });
 
+  it('C14 relative times move on while the page stays open (the page script, every 15 s)', async () => {
+    const { deliveryId } = await world.failedDelivery();
+    const page = await pages.signIn('console', world.keys.operator.token);
+    await page.clock.install(); // the page's timers and Date from here on are the test's
+    await page.goto(`${world.url}/console/deliveries?merchant_account=${world.merchant}&status=FAILED`);
+    const created = page.locator(`tr[data-delivery="${deliveryId}"] time`).first();
+    await expect(created.textContent()).resolves.toMatch(/^(just now|\d+ s ago)$/);
+    const title = await created.getAttribute('title');
+    await page.clock.fastForward('10:00');
+    await expect(created.textContent()).resolves.toBe('10 min ago');
+    await expect(created.getAttribute('title')).resolves.toBe(title); // the exact time stays
+  });
+
   it('C14 the pager keeps the search’s filters on the next page and offers the first page back', async () => {
     const endpoint = await insertEndpoint(world.database.db, {
       merchantAccount: world.otherMerchant,

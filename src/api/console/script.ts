@@ -1,6 +1,6 @@
 // The console's and portal's one script (C14, C15), served at <base>/assets/console.js under the CSP's
 // `script-src 'self'` (no inline script anywhere, no eval). It only adds to pages that work without it: it shows the
-// copy buttons beside ids (hidden otherwise) and, on a page whose <main> names a change stream (data-live), listens
+// copy buttons beside ids (hidden otherwise), keeps relative times current, and, on a page whose <main> names a change stream (data-live), listens
 // to it and, on `change`, re-reads the page with fetch and swaps in its live regions ([data-live-region] by id, or the
 // whole <main>). The stream carries no data, only that something changed: what is shown comes from the page itself,
 // through the same session and role checks as a reload.
@@ -35,6 +35,29 @@ export const SCRIPT = `'use strict';
     });
   }
   bind(document);
+
+  // Relative times (format.ts's relative(), the same words) move on while the page is open.
+  var UNITS = [[86400, 'd'], [3600, 'h'], [60, 'min'], [1, 's']];
+  function relative(at, now) {
+    var seconds = Math.round((now - at) / 1000);
+    var abs = Math.abs(seconds);
+    if (abs < 5) return 'just now';
+    if (abs >= 30 * 86400) return new Date(at).toISOString().slice(0, 10);
+    for (var i = 0; i < UNITS.length; i += 1) {
+      if (abs >= UNITS[i][0]) {
+        var count = Math.floor(abs / UNITS[i][0]) + ' ' + UNITS[i][1];
+        return seconds > 0 ? count + ' ago' : 'in ' + count;
+      }
+    }
+    return 'just now';
+  }
+  setInterval(function () {
+    var now = Date.now();
+    document.querySelectorAll('time[datetime][title]').forEach(function (t) {
+      var at = Date.parse(t.getAttribute('datetime'));
+      if (!isNaN(at)) t.textContent = relative(at, now);
+    });
+  }, 15000);
 
   var main = document.querySelector('main[data-live]');
   if (!main || !window.EventSource || !window.fetch || !window.DOMParser) return;
