@@ -23,11 +23,11 @@ describe('C11 pretty log lines', () => {
     logger.warn('plain');
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(
-      /^\d\d:\d\d:\d\d\.\d{3} INFO  api  webhook accepted  provider=stripe status=202 token=\[redacted\] headers=\{"authorization":"\[redacted\]"\} note="two words"\n$/,
+      /^\d\d:\d\d:\d\d\.\d{3} INFO {2}api {2}webhook accepted {2}provider=stripe status=202 token=\[redacted\] headers=\{"authorization":"\[redacted\]"\} note="two words"\n$/,
     );
     expect(lines.join('')).not.toContain('apk_secret_value');
     expect(lines.join('')).not.toContain('Bearer abc');
-    expect(lines[1]).toMatch(/ WARN  api  plain\n$/);
+    expect(lines[1]).toMatch(/ WARN {2}api {2}plain\n$/);
   });
 
   it('C11 shows an error as type, code and message on the line; passes a line that is not JSON through', () => {
