@@ -5,12 +5,16 @@ import { html } from 'hono/html';
 import { requireAccess, type ConsoleEnv } from './context.js';
 import { age, layout } from './html.js';
 import type { ConsoleServices } from './services.js';
+import { parseRange } from '../../shared/chart-window.js';
+import { outboundBacklogCharts, rangeNav } from './charts/views.js';
 
 export function registerBacklogPage(app: Hono<ConsoleEnv>, s: ConsoleServices): void {
   app.get('/backlog', async (c) => {
     requireAccess(c, s.rules, 'GET /reconciliations');
     const view = c.get('view');
     const { inbound: i, outbound: o } = await s.backlog();
+    const range = parseRange(c.req.query('range'), ['1h', '24h', '7d'] as const, '1h'); // C12
+    const history = await s.charts.backlog(range);
     const row = (label: string, w: { acked: number; started: number; posted: number }) =>
       html`<tr>
         <td>${label}</td>
@@ -58,6 +62,7 @@ export function registerBacklogPage(app: Hono<ConsoleEnv>, s: ConsoleServices): 
             </tbody>
           </table>
           <h2>Outbound: merchant deliveries</h2>
+          ${rangeNav(view, '/backlog', range, ['1h', '24h', '7d'])} ${outboundBacklogCharts(history.window, history.samples)}
           <table>
             <thead>
               <tr>

@@ -13,6 +13,7 @@ import type { Principal } from '../../access/roles.js';
 import { sendTestEvent } from '../admin/endpoint-tests.js';
 import type { ApiDeps } from '../deps.js';
 import type { ApiServices } from '../services.js';
+import { createChartServices, type ChartServices } from './charts/services.js';
 import { PageError, type AccessRules } from './context.js';
 
 export interface ConsoleServices {
@@ -21,6 +22,8 @@ export interface ConsoleServices {
   endpoints: EndpointService;
   endpointStats: (ids: string[]) => Promise<Map<string, EndpointStats>>;
   backlog: () => Promise<{ inbound: InboundBacklog; outbound: OutboundBacklog }>;
+  /** C12, C13: the charts' queries behind the per-minute cache. */
+  charts: ChartServices;
   keys: ApiKeyService;
   rules: AccessRules;
   logger: Logger;
@@ -48,6 +51,7 @@ export function createConsoleServices(deps: ApiDeps, api: ApiServices, rules: Ac
     }),
     endpointStats: (ids) => endpointStats(deps.db, ids, now()),
     backlog: async () => ({ inbound: await inboundBacklog(deps.db), outbound: await outboundBacklog(deps.db) }),
+    charts: createChartServices(deps.db, now),
     keys: createApiKeyService({ db: deps.db, ...(deps.now ? { now: deps.now } : {}) }),
     rules,
     logger: deps.logger.child({ surface: 'console' }),
