@@ -128,6 +128,8 @@ describe('C12 SVG charts', () => {
     expect(formatValue(2e15)).toBe('2000.0T');
     expect(formatValue(12_345)).toBe('12.3k');
     expect(formatValue(1.234, 's')).toBe('1.23 s');
+    expect(formatValue(390, 's')).toBe('6.5 min');
+    expect(formatValue(3 * 86_400, 's')).toBe('3.0 d');
   });
 
   it('C12 niceMax is the next 1-2-5 step at or above the maximum', () => {
@@ -149,7 +151,11 @@ describe('C12 SVG charts', () => {
     expect(String(sparkline([100, 95], 't'))).toContain(`stroke="${PALETTE.clientError}"`);
     expect(String(sparkline([50, 100], 't'))).toContain(`stroke="${PALETTE.ok}"`);
     expect(String(sparkline([null, null], 't'))).toContain('no attempts');
-    expect(String(sparkline([0], 't'))).toContain(`fill="${PALETTE.serverError}"`); // one point: a dot
+    // One bucket at 0 %: a full-height red column, visible at a glance.
+    expect(String(sparkline([0], 't'))).toMatch(
+      new RegExp(`<rect\\s+x="2"\\s+y="2"\\s+width="[^"]+"\\s+height="24"\\s+fill="${PALETTE.serverError}"`),
+    );
+    expect(String(sparkline([null, 100], 't'))).toMatch(new RegExp(`<rect\\s[^>]*fill="${PALETTE.ok}"`));
     fc.assert(
       fc.property(fc.array(value, { maxLength: 100 }), fc.string(), (values, title) => {
         const out = String(sparkline(values, title));

@@ -68,6 +68,14 @@ export function niceMax(max: number): number {
 export function formatValue(v: number | null, unit = ''): string {
   if (v === null || Number.isNaN(v)) return '—';
   if (!Number.isFinite(v)) return v > 0 ? '∞' : '−∞'; // a sum past Number.MAX_VALUE
+  if (unit === 's' && Math.abs(v) >= 120) {
+    const a = Math.abs(v);
+    return a >= 172_800
+      ? `${(v / 86_400).toFixed(1)} d`
+      : a >= 7200
+        ? `${(v / 3600).toFixed(1)} h`
+        : `${(v / 60).toFixed(1)} min`;
+  }
   const a = Math.abs(v);
   const s =
     a >= 1e12
@@ -251,29 +259,44 @@ export function renderChart(spec: ChartSpec): Html {
   </figure>`;
 }
 
-/** A 120 × 28 line of percentages (0–100), red when the latest is under 90 %, amber under 99 %, green otherwise. */
+/** The colour of a success rate: red under 90 %, amber under 99 %, green otherwise, grey for no attempts. */
+export const rateColor = (v: number | null) =>
+  v === null ? PALETTE.grey : v < 90 ? PALETTE.serverError : v < 99 ? PALETTE.clientError : PALETTE.ok;
+
+/**
+ * A 192 × 28 success-rate strip (percentages, 0–100): one column per bucket, its height the rate, coloured by its
+ * own rate (a bucket at 0 % is a full red column: nothing succeeded), and the line of the rates over it.
+ */
 export function sparkline(values: (number | null)[], title: string): Html {
-  const w = 120;
+  const w = 192;
   const h = 28;
-  const n = values.length;
-  const points = values
-    .map((raw, i) => {
-      const v = clean(raw);
-      return v === null
-        ? null
-        : `${px(n <= 1 ? w / 2 : (i / (n - 1)) * (w - 4) + 2)},${px(h - 2 - (Math.min(100, Math.max(0, v)) / 100) * (h - 4))}`;
-    })
+  const n = Math.max(1, values.length);
+  const step = (w - 4) / n;
+  const y = (v: number) => px(h - 2 - (Math.min(100, Math.max(0, v)) / 100) * (h - 4));
+  const cleaned = values.map(clean);
+  const columns = cleaned.map((v, i) => {
+    if (v === null) return '';
+    const top = v < 1 ? 2 : y(v); // 0 %: the whole height, in red
+    return html`<rect
+      x="${px(2 + i * step)}"
+      y="${top}"
+      width="${px(Math.max(2, step - 0.5))}"
+      height="${px(h - 2 - top)}"
+      fill="${rateColor(v)}"
+      fill-opacity="${v < 1 ? 0.9 : 0.35}"
+    />`;
+  });
+  const points = cleaned
+    .map((v, i) => (v === null ? null : `${px(2 + i * step + step / 2)},${y(v)}`))
     .filter((p): p is string => p !== null);
-  const latest = clean([...values].reverse().find((v) => clean(v) !== null) ?? null);
-  const color =
-    latest === null ? PALETTE.grey : latest < 90 ? PALETTE.serverError : latest < 99 ? PALETTE.clientError : PALETTE.ok;
-  const last = points.at(-1);
+  const latest = [...cleaned].reverse().find((v) => v !== null) ?? null;
+  const color = rateColor(latest);
   return html`<svg class="sparkline" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}" role="img" data-latest="${latest ?? ''}">
-    <title>${title}: ${latest === null ? 'no attempts' : `${latest.toFixed(1)} % latest`}</title>
+    <title>${title}: ${latest === null ? 'no attempts' : `${latest.toFixed(1)} % in the latest bucket`}</title>
     <line x1="2" x2="${w - 2}" y1="${h - 2}" y2="${h - 2}" stroke="#e3e6eb" />
-    ${
+    ${columns}${
       points.length > 1 ? html`<polyline points="${points.join(' ')}" fill="none" stroke="${color}" stroke-width="1.5" />` : ''
-    }${last ? html`<circle cx="${last.split(',')[0]}" cy="${last.split(',')[1]}" r="2.5" fill="${color}" />` : ''}
+    }
   </svg>`;
 }
 
