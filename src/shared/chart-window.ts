@@ -49,3 +49,9 @@ export function bucketLabel(w: ChartWindow, at: Date): string {
   if (w.range === '7d') return `${iso.slice(5, 10)} ${iso.slice(11, 16)}`;
   return iso.slice(11, 16);
 }
+
+/** The part of a window from `from` (a bucket start) to `to`: the same buckets, fewer of them. */
+export function subWindow(w: ChartWindow, from: Date, to: Date): ChartWindow {
+  const buckets = w.buckets.filter((b) => b.getTime() >= from.getTime() && b.getTime() < to.getTime());
+  return { range: w.range, from, to, bucketSeconds: w.bucketSeconds, buckets };
+}

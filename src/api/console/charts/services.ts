@@ -14,7 +14,7 @@ import {
   type FailureGroup,
   type WaitingDelivery,
 } from '../../../outbound/charts.js';
-import { chartWindow, type ChartRange, type ChartWindow } from '../../../shared/chart-window.js';
+import { chartWindow, subWindow, type ChartRange, type ChartWindow } from '../../../shared/chart-window.js';
 import { createMinuteCache, type MinuteCache } from './cache.js';
 
 export interface ChartServices {
@@ -36,6 +36,7 @@ export function createChartServices(db: Db, now: () => Date = () => new Date()):
   const cache = createMinuteCache(now);
   const window = (range: ChartRange) => chartWindow(range, now());
   const ids = (list: string[]) => [...new Set(list)].sort().join(',');
+  const closedDays = new Map<number, Map<string, number>>();
   return {
     window,
     cache,
@@ -67,7 +68,42 @@ export function createChartServices(db: Db, now: () => Date = () => new Date()):
     postings: (range) =>
       cache.get(`postings|${range}|all`, async () => {
         const w = window(range);
-        return { window: w, series: await postingsByKind(db, w) };
+        return { window: w, series: await postingsWithClosedDays(db, w, now(), closedDays) };
       }),
   };
+}
+
+/** A day is closed (its postings can no longer change: the ledger is append-only, posted_at the insert's time) this long after it ended. */
+const SETTLE_MS = 5 * 60_000;
+const MAX_CLOSED_DAYS = 400;
+
+/**
+ * Postings per day, each closed day read once per process and kept (they cannot change), so a cache miss reads only
+ * the days not yet kept and the open ones (today, or yesterday in its first minutes) from PostgreSQL.
+ */
+async function postingsWithClosedDays(db: Db, w: ChartWindow, now: Date, closed: Map<number, Map<string, number>>) {
+  const step = w.bucketSeconds * 1000;
+  const settled = now.getTime() - SETTLE_MS;
+  const isClosed = (b: Date) => b.getTime() + step <= settled;
+  const missing = w.buckets.filter((b) => isClosed(b) && !closed.has(b.getTime()));
+  if (missing.length) {
+    const sub = subWindow(w, missing[0]!, new Date(missing.at(-1)!.getTime() + step));
+    const got = await postingsByKind(db, sub);
+    sub.buckets.forEach((b, i) => closed.set(b.getTime(), new Map([...got].map(([k, v]) => [k, v[i] ?? 0]))));
+    for (const k of closed.keys()) if (closed.size > MAX_CLOSED_DAYS) closed.delete(k);
+  }
+  const open = w.buckets.filter((b) => !isClosed(b));
+  const fresh = open.length ? await postingsByKind(db, subWindow(w, open[0]!, w.to)) : new Map<string, number[]>();
+  const series = new Map<string, number[]>();
+  const put = (key: string, i: number, n: number) => {
+    if (!n) return;
+    const s = series.get(key) ?? w.buckets.map(() => 0);
+    s[i] = n;
+    series.set(key, s);
+  };
+  w.buckets.forEach((b, i) => {
+    for (const [k, n] of closed.get(b.getTime()) ?? []) put(k, i, n);
+  });
+  for (const [k, v] of fresh) v.forEach((n, j) => put(k, w.buckets.length - open.length + j, n));
+  return new Map([...series.entries()].sort(([a], [b]) => a.localeCompare(b)));
 }
