@@ -26,8 +26,13 @@ export function parseRange<R extends ChartRange>(raw: string | undefined, allowe
   return allowed.includes(raw as R) ? (raw as R) : fallback;
 }
 
-export function chartWindow(range: ChartRange, now: Date): ChartWindow {
-  const { seconds, bucketSeconds } = CHART_RANGES[range];
+/** `bucketSeconds` overrides the range's own (a sparkline's coarser buckets); it should divide the range. */
+export function chartWindow(
+  range: ChartRange,
+  now: Date,
+  bucketSeconds: number = CHART_RANGES[range].bucketSeconds,
+): ChartWindow {
+  const { seconds } = CHART_RANGES[range];
   const step = bucketSeconds * 1000;
   const to = Math.floor(now.getTime() / step) * step + step;
   const from = to - seconds * 1000;

@@ -199,7 +199,11 @@ describe('C13 the portal home in Chromium', () => {
     await expect(page.locator('h1').textContent()).resolves.toBe('Health');
     const dead = page.locator(`table[data-home="endpoints"] tr[data-endpoint="${failing.id}"]`);
     expect(await dead.locator('svg.sparkline').getAttribute('data-latest')).toBe('0');
-    expect(await dead.locator(`svg.sparkline [fill="${RED}"], svg.sparkline [stroke="${RED}"]`).count()).toBeGreaterThan(0);
+    // At a glance: this hour's column of the 24-column strip is red and full height (nothing succeeded).
+    const column = dead.locator(`svg.sparkline rect[fill="${RED}"]`);
+    expect(await column.count()).toBe(1);
+    expect((await column.boundingBox())!.height).toBeGreaterThanOrEqual(20);
+    expect((await column.boundingBox())!.width).toBeGreaterThanOrEqual(6);
     await expect(dead.textContent()).resolves.toContain('0.0 %');
     const shop = page.locator(`table[data-home="endpoints"] tr[data-endpoint="${healthy.id}"]`);
     expect(await shop.locator('svg.sparkline').getAttribute('data-latest')).toBe('100');

@@ -186,6 +186,12 @@ describe('C12 chart windows', () => {
     );
   });
 
+  it('C13 a sparkline window may take coarser buckets: 24 h in hours', () => {
+    const w = chartWindow('24h', new Date('2026-12-02T12:34:56Z'), 3600);
+    expect(w.buckets).toHaveLength(24);
+    expect(w.to.toISOString()).toBe('2026-12-02T13:00:00.000Z');
+  });
+
   it('C12 an unknown range falls back', () => {
     expect(parseRange('7d', ['1h', '24h', '7d'], '1h')).toBe('7d');
     expect(parseRange('30d', ['1h', '24h', '7d'], '1h')).toBe('1h');

@@ -48,7 +48,10 @@ export function registerPortalHome(app: Hono<ConsoleEnv>, s: ConsoleServices): v
               ${endpoints.map((e) => {
                 const h = stats.get(e.id);
                 return html`<tr data-endpoint="${e.id}">
-                  <td>${link(view, '/endpoints', e.id, name(e, e.id))}<br /><span class="mono muted">${e.url}</span></td>
+                  <td>
+                    ${link(view, '/endpoints', e.id, name(e, e.id))}
+                    ${e.description ? html`<br /><span class="mono muted">${e.url}</span>` : ''}
+                  </td>
                   <td>${status(e.status)}</td>
                   <td>${sparkline(spark.series.get(e.id) ?? [], `success rate of ${e.url}, last 24 h`)}</td>
                   <td class="num">${h ? successRate(h.lastDay) : '—'}</td>

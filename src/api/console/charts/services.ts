@@ -47,7 +47,7 @@ export function createChartServices(db: Db, now: () => Date = () => new Date()):
       }),
     sparklines: (endpointIds, range) =>
       cache.get(`sparklines|${range}|${ids(endpointIds)}`, async () => {
-        const w = window(range);
+        const w = chartWindow(range, now(), range === '24h' ? 3600 : undefined); // one column an hour
         return { window: w, series: await successSparklines(db, endpointIds, w) };
       }),
     failures: (endpointIds, scope) =>

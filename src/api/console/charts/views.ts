@@ -118,7 +118,7 @@ export function lagCharts(w: ChartWindow, buckets: LagBucket[]): Html {
   return html`<div class="charts-grid">
     ${renderChart({
       id: 'ack-ledger-lag',
-      title: `Inbound ack → ledger posting, by the hour of the ack, ${CHART_RANGES[w.range].label}`,
+      title: `Inbound ack → ledger posting, by the time of the ack, ${CHART_RANGES[w.range].label}`,
       kind: 'lines',
       unit: 's',
       labels: labels(w),
