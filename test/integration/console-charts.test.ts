@@ -16,13 +16,13 @@ import {
   reconciliations,
 } from '../../src/db/schema/index.js';
 import { createChartServices } from '../../src/api/console/charts/services.js';
-import { backlogHistory, sampleBacklog } from '../../src/inbound/backlog-history.js';
+import { backlogHistory, sampleBacklog, startBacklogSampler } from '../../src/inbound/backlog-history.js';
 import { ackToLedgerLag } from '../../src/inbound/charts.js';
 import { postingsByKind } from '../../src/ledger/charts.js';
 import { attemptSeries, failureGroups, successSparklines, waitingDeliveries } from '../../src/outbound/charts.js';
 import { chartWindow } from '../../src/shared/chart-window.js';
 import { TEST_DATABASE_URL } from '../helpers/env.js';
-import { insertDelivery, insertEndpoint, uniqueMerchant } from '../helpers/outbound.js';
+import { insertDelivery, insertEndpoint, uniqueMerchant, waitFor } from '../helpers/outbound.js';
 
 let database: Database;
 beforeAll(() => {
@@ -163,6 +163,29 @@ describe('C12 backlog history', () => {
       .from(backlogSamples)
       .where(sql`minute < now() - interval '8 days'`);
     expect(old).toEqual([]);
+  });
+
+  it('C12 the API process’s sampler loop writes this minute’s sample and stops when told', async () => {
+    const minute = new Date(Math.floor(Date.now() / 60_000) * 60_000);
+    await database.db.delete(backlogSamples).where(sql`minute >= ${minute.toISOString()}::timestamptz`);
+    const errors: unknown[] = [];
+    const stop = startBacklogSampler(database.db, (e) => errors.push(e), 50);
+    try {
+      await waitFor(
+        async () =>
+          (
+            await database.db
+              .select()
+              .from(backlogSamples)
+              .where(sql`minute >= ${minute.toISOString()}::timestamptz`)
+          ).length > 0,
+        10_000,
+        'a sample',
+      );
+    } finally {
+      stop();
+    }
+    expect(errors).toEqual([]);
   });
 });
 
