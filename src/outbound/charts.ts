@@ -3,10 +3,12 @@
 // answer, and the deliveries waiting for their next attempt. Every query is bounded by endpoint ids (which the caller
 // found for its principal: the endpoint service scopes them) or by one merchant account, and by a time window, and
 // runs on an index of migration 0028 (delivery_attempts (endpoint_id, started_at) with the figures it aggregates;
-// the open deliveries by merchant and next attempt). Measured in docs/benchmarks.md.
+// the open deliveries by merchant and next attempt). An attempt still in flight (its reservation row, O7) is not
+// counted until it has an outcome. Measured in docs/benchmarks.md.
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { bucketIndex, type ChartWindow } from '../shared/chart-window.js';
+import { IN_FLIGHT } from './attempt-store.js';
 
 export interface AttemptBucket {
   ok: number;
@@ -57,6 +59,7 @@ export async function attemptSeries(db: Db, endpointId: string, w: ChartWindow):
            percentile_cont(0.99) within group (order by latency_ms) as p99
       from delivery_attempts
      where endpoint_id = ${endpointId} and started_at >= ${w.from.toISOString()}::timestamptz and started_at < ${w.to.toISOString()}::timestamptz
+       and error_kind is distinct from ${IN_FLIGHT}
      group by 1`);
   for (const r of rows) {
     const i = bucketIndex(w, new Date(Number(r.b) * 1000));
@@ -83,6 +86,7 @@ export async function successSparklines(db: Db, endpointIds: string[], w: ChartW
     select endpoint_id, extract(epoch from ${bucketOf(w)})::bigint as b, count(*) as n, count(*) filter (where succeeded) as ok
       from delivery_attempts
      where endpoint_id in (${idList(endpointIds)}) and started_at >= ${w.from.toISOString()}::timestamptz and started_at < ${w.to.toISOString()}::timestamptz
+       and error_kind is distinct from ${IN_FLIGHT}
      group by 1, 2`);
   for (const r of rows) {
     const series = out.get(r.endpoint_id);
@@ -114,6 +118,7 @@ export async function failureGroups(db: Db, endpointIds: string[], since: Date, 
     select endpoint_id, response_status, error_kind, count(*) as n, max(started_at) as last
       from delivery_attempts
      where endpoint_id in (${idList(endpointIds)}) and started_at >= ${since.toISOString()}::timestamptz and not succeeded
+       and error_kind is distinct from ${IN_FLIGHT}
      group by 1, 2, 3
      order by n desc, last desc
      limit ${limit}`);

@@ -70,6 +70,7 @@ describe('C12 endpoint charts', () => {
     await attempt(deliveryId, 7, at, { kind: 'connection' });
     await attempt(deliveryId, 8, minutesAgo(now, 90), { status: 500, kind: 'server_error' }); // outside the hour
     await attempt(theirs, 1, at, { status: 500, kind: 'server_error' });
+    await attempt(deliveryId, 9, at, { kind: 'in_flight' }); // O7's reservation: no outcome yet, not counted
 
     const [row] = await database.db
       .select({ e: deliveryAttempts.endpointId })
