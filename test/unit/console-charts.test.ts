@@ -77,9 +77,9 @@ describe('C12 SVG charts', () => {
         const body = out.slice(out.indexOf('<tbody>'));
         expect((body.match(/<tr>/g) ?? []).length).toBe(s.labels.length);
       }),
-      { numRuns: 300 },
+      { numRuns: 200 },
     );
-  });
+  }, 30_000); // fast-check over markup: seconds on a loaded machine
 
   it('C12 empty data shows the empty message and no svg; one point is drawn', () => {
     const empty = String(renderChart({ id: 'x', title: 'T', kind: 'lines', labels: [], series: [], empty: 'nothing here' }));
