@@ -39,6 +39,7 @@ export const TABLE_GRANTS: Record<string, string> = {
   smoke_runs: READ_WRITE,
   outbox_events: `${READ_APPEND}, UPDATE (published_at)`, // M1: only the relay's mark after Kafka's ack
   workflow_step_results: `${READ_APPEND}, DELETE`, // R13: the first durable answer of a step, pruned after a week
+  backlog_samples: `SELECT, INSERT, DELETE`, // C12: one sample a minute, never edited, pruned after 8 days
 };
 
 /** The tables test/integration/db-roles.test.ts proves refuse UPDATE, DELETE and TRUNCATE by the application role. */

@@ -11,6 +11,7 @@ import { loadSettings } from '../lib/settings.js';
 import { onShutdown } from '../lib/shutdown.js';
 import { bindPort, checkDatabase, listening } from '../lib/startup.js';
 import { lazyTemporal } from '../lib/temporal.js';
+import { startBacklogSampler } from '../inbound/backlog-history.js';
 import { lazyProducer } from '../kafka/lazy-producer.js';
 import { setGaugeRefreshInterval } from '../metrics/inbound-ledger.js';
 import { serveMetrics } from '../metrics/server.js';
@@ -38,6 +39,8 @@ const app = createApp({
   producer,
   metricsOnPublicListener: env.API_METRICS_PUBLIC, // A18: off the public listener unless asked for
 });
+// C12: one sample a minute of the open queues, the history of the console's backlog and review-queue charts.
+const stopSampler = startBacklogSampler(database.db, (err) => logger.warn({ err }, 'backlog sample failed (C12)'));
 const metrics =
   env.API_METRICS_PORT === undefined
     ? undefined
@@ -50,6 +53,7 @@ const server = serve({ fetch: app.fetch, hostname: env.API_HOST, port: env.API_P
 await listening(PROCESS, server as Server, 'API_PORT', env.API_PORT); // R9: EADDRINUSE is one line
 
 onShutdown(logger, [
+  async () => stopSampler(),
   // Open event streams (M7) would hold the close: after a grace they are cut; `apipay listen` resumes by Last-Event-ID.
   () => new Promise((resolve) => (server.close(resolve), setTimeout(() => (server as HttpServer).closeAllConnections(), 3_000).unref())),
   () => new Promise((resolve) => (metrics ? metrics.close(resolve) : resolve(undefined))),

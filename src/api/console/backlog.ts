@@ -6,6 +6,8 @@ import { requireAccess, type ConsoleEnv } from './context.js';
 import { age, layout } from './html.js';
 import { liveUrl, versions } from './live.js';
 import type { ConsoleServices } from './services.js';
+import { parseRange } from '../../shared/chart-window.js';
+import { outboundBacklogCharts, rangeNav } from './charts/views.js';
 
 export function registerBacklogPage(app: Hono<ConsoleEnv>, s: ConsoleServices): void {
   app.get('/backlog', async (c) => {
@@ -13,6 +15,8 @@ export function registerBacklogPage(app: Hono<ConsoleEnv>, s: ConsoleServices): 
     const view = c.get('view');
     const backlog = await s.backlog();
     const { inbound: i, outbound: o } = backlog;
+    const range = parseRange(c.req.query('range'), ['1h', '24h', '7d'] as const, '1h'); // C12
+    const history = await s.charts.backlog(range);
     const row = (label: string, w: { acked: number; started: number; posted: number }) =>
       html`<tr>
         <td>${label}</td>
@@ -60,6 +64,7 @@ export function registerBacklogPage(app: Hono<ConsoleEnv>, s: ConsoleServices): 
             </tbody>
           </table>
           <h2>Outbound: merchant deliveries</h2>
+          ${rangeNav(view, '/backlog', range, ['1h', '24h', '7d'])} ${outboundBacklogCharts(history.window, history.samples)}
           <table>
             <thead>
               <tr>

@@ -11,6 +11,8 @@ import { deliveryTable } from './delivery-table.js';
 import { copyable } from './format.js';
 import { age, csrfField, layout, notice, status, time, link, type View } from './html.js';
 import type { ConsoleServices } from './services.js';
+import { parseRange } from '../../shared/chart-window.js';
+import { attemptCharts, rangeNav } from './charts/views.js';
 
 const RECOVER = 'POST /webhook-endpoints/:id/recover';
 const ROTATE = 'POST /webhook-endpoints/:id/secret/rotate';
@@ -47,6 +49,8 @@ async function detailPage(
   const h = (await s.endpointStats([e.id])).get(e.id);
   const { streak, lastError } = health(e, h, Date.now());
   const recent = await s.deliveries.list(principal, { endpointId: e.id, order: 'desc', limit: 20 });
+  const range = parseRange(c.req.query('range'), ['1h', '24h', '7d'] as const, '1h'); // C12
+  const chart = await s.charts.attempts(e.id, range);
   return layout(
     view,
     `Endpoint ${e.id}`,
@@ -89,6 +93,8 @@ async function detailPage(
         <dt>Last error</dt>
         <dd>${lastError}</dd>
       </dl>
+      <h2>Attempts</h2>
+      ${rangeNav(view, `/endpoints/${e.id}`, range, ['1h', '24h', '7d'])} ${attemptCharts(chart.window, chart.buckets)}
       ${
         mayDo(c, s.rules, RECOVER)
           ? html`<form method="post" action="${view.base}/endpoints/${e.id}/recover" class="panel">

@@ -26,8 +26,10 @@ const NAV: Record<Surface, [string, string][]> = {
     ['/deliveries', 'Deliveries'],
     ['/endpoints', 'Endpoints'],
     ['/backlog', 'Backlog'],
+    ['/ledger', 'Ledger'],
   ],
   portal: [
+    ['', 'Health'],
     ['/deliveries', 'Deliveries'],
     ['/endpoints', 'Endpoints'],
   ],

@@ -8,6 +8,9 @@ import type { ApiServices } from '../services.js';
 import { registerSignIn, sessionMiddleware, type AuthOptions } from './auth.js';
 import { PageError, renderError, type AccessRules, type ConsoleEnv } from './context.js';
 import { registerBacklogPage } from './backlog.js';
+import { registerLedgerPage } from './charts/ledger-page.js';
+import { registerPortalHome } from './charts/portal-home.js';
+import { CHART_STYLESHEET } from './charts/svg.js';
 import { registerDeliveryPages } from './deliveries.js';
 import { registerEndpointPages } from './endpoints.js';
 import { registerEventPages } from './events.js';
@@ -54,7 +57,7 @@ export function createConsoleApps(
     };
     const app = new Hono<ConsoleEnv>();
     app.get('/assets/console.css', (c) =>
-      c.body(STYLESHEET, 200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'max-age=3600' }),
+      c.body(STYLESHEET + CHART_STYLESHEET, 200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'max-age=3600' }),
     );
     // C14, C15: the one script (copy buttons, live regions); the CSP allows scripts from 'self' only, none inline.
     app.get('/assets/console.js', (c) =>
@@ -64,10 +67,12 @@ export function createConsoleApps(
     app.use('*', bodyLimit({ maxSize: 64 * 1024, onError: (c) => c.text('form too large', 413) }));
     app.use('*', sessionMiddleware(options));
     registerSignIn(app, options);
-    app.get('/', (c) => c.redirect(`${base}${surface === 'console' ? '/reviews' : '/deliveries'}`, 303));
+    if (surface === 'console') app.get('/', (c) => c.redirect(`${base}/reviews`, 303));
+    else registerPortalHome(app, services); // C13: the portal opens on the merchant's health
     if (surface === 'console') {
       registerReviewPages(app, services);
       registerBacklogPage(app, services);
+      registerLedgerPage(app, services);
     }
     registerBulkActions(app, services); // before /deliveries/:id, whose pattern would take /deliveries.csv's place
     registerDeliveryPages(app, services);

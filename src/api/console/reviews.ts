@@ -13,6 +13,8 @@ import { age, layout, link, money } from './html.js';
 import { liveUrl, versions } from './live.js';
 import { amountsDiffer, detailPage } from './review-detail.js';
 import type { ConsoleServices } from './services.js';
+import { parseRange } from '../../shared/chart-window.js';
+import { rangeNav, reviewQueueCharts } from './charts/views.js';
 
 const RESOLVE = 'POST /reconciliations/:id/resolution';
 const PAGE = 50;
@@ -35,11 +37,14 @@ export function registerReviewPages(app: Hono<ConsoleEnv>, s: ConsoleServices): 
         ? `${view.base}/reviews?${new URLSearchParams({ ...(provider ? { provider } : {}), after: timeCursor(shown.at(-1)!.createdAt, shown.at(-1)!.id) })}`
         : undefined;
     const now = Date.now();
+    const range = parseRange(c.req.query('range'), ['1h', '24h', '7d'] as const, '24h'); // C12
+    const history = await s.charts.backlog(range);
     return c.html(
       layout(
         view,
         'Manual review',
-        html`<form method="get" action="${view.base}/reviews" class="search">
+        html`${rangeNav(view, '/reviews', range, ['1h', '24h', '7d'])} ${reviewQueueCharts(history.window, history.samples)}
+          <form method="get" action="${view.base}/reviews" class="search">
             <label>Provider<input name="provider" value="${provider ?? ''}" /></label><button type="submit">Filter</button>
           </form>
           <div id="review-list" data-live-region>

@@ -15,6 +15,7 @@ import { deliveryNames, type DeliveryNames } from '../../outbound/delivery-names
 import { sendTestEvent } from '../admin/endpoint-tests.js';
 import type { ApiDeps } from '../deps.js';
 import type { ApiServices } from '../services.js';
+import { createChartServices, type ChartServices } from './charts/services.js';
 import { PageError, type AccessRules } from './context.js';
 
 export interface ConsoleServices {
@@ -23,6 +24,8 @@ export interface ConsoleServices {
   endpoints: EndpointService;
   endpointStats: (ids: string[]) => Promise<Map<string, EndpointStats>>;
   backlog: () => Promise<{ inbound: InboundBacklog; outbound: OutboundBacklog }>;
+  /** C12, C13: the charts' queries behind the per-minute cache. */
+  charts: ChartServices;
   keys: ApiKeyService;
   /** C14: the names beside a page's delivery ids (the payment reference only for those who may read bodies). */
   names: (principal: Principal, rows: readonly { endpointId: string; eventPublicId: string }[]) => Promise<DeliveryNames>;
@@ -54,6 +57,7 @@ export function createConsoleServices(deps: ApiDeps, api: ApiServices, rules: Ac
     }),
     endpointStats: (ids) => endpointStats(deps.db, ids, now()),
     backlog: async () => ({ inbound: await inboundBacklog(deps.db), outbound: await outboundBacklog(deps.db) }),
+    charts: createChartServices(deps.db, now),
     keys: createApiKeyService({ db: deps.db, ...(deps.now ? { now: deps.now } : {}) }),
     names: (principal, rows) => deliveryNames(deps.db, rows, { paymentReferences: seesRawBodies(principal) }),
     rules,

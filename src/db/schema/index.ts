@@ -7,3 +7,4 @@ export * from './dual-control.js';
 export * from './audit.js';
 export * from './outbox.js';
 export * from './workflow-steps.js';
+export * from './charts.js';

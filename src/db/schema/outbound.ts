@@ -160,9 +160,14 @@ export const deliveryAttempts = pgTable(
     responseExcerpt: text('response_excerpt'),
     /** O18: what a 429/503's Retry-After asked for (ms from the answer); null when it sent none. */
     retryAfterMs: integer('retry_after_ms'),
+    /** C12: the delivery's endpoint, filled by a trigger on insert (migration 0028) for the charts' index. */
+    endpointId: text('endpoint_id'),
   },
   // O7: an attempt number is recorded once, even when the activity that made it is retried.
-  (t) => [uniqueIndex('delivery_attempts_number_uq').on(t.deliveryId, t.attemptNumber)],
+  (t) => [
+    uniqueIndex('delivery_attempts_number_uq').on(t.deliveryId, t.attemptNumber),
+    index('delivery_attempts_endpoint_time_idx').on(t.endpointId, t.startedAt),
+  ],
 );
 
 export const quarantinedMessages = pgTable(

@@ -1,0 +1,316 @@
+// C12, C13: the console's and portal's charts as server-rendered SVG: stacked bars, lines (or areas) and sparklines
+// with axes, a legend, a <title> on every mark and, under each chart, the same figures as a <table> for screen
+// readers and tests. Pure (no I/O, no clock): series in, markup out. Built with hono/html's `html`, which escapes
+// every interpolated string, and only presentation attributes (no style attribute, no script), so the pages' strict
+// CSP (style-src 'self', no script) holds. Non-finite values are drawn as gaps, never as NaN in a coordinate.
+import { html } from 'hono/html';
+import type { Html } from '../html.js';
+
+export interface Series {
+  name: string;
+  /** A fill/stroke colour from PALETTE (anything else is replaced by grey: the value lands in an attribute). */
+  color: string;
+  /** One value per label; null (or NaN, ±Infinity) is a gap. */
+  values: (number | null)[];
+}
+
+export interface ChartSpec {
+  /** Names the chart in the page (data-chart, element ids): [a-z0-9-]. */
+  id: string;
+  title: string;
+  kind: 'bars' | 'lines' | 'area';
+  /** The x axis: one label per bucket, oldest first. */
+  labels: string[];
+  series: Series[];
+  /** How a value reads: '' for counts, 'ms', 's', '%'. */
+  unit?: string;
+  /** Shown when every value is a gap or zero-length data. */
+  empty?: string;
+}
+
+/** The colours charts may use; failures are the reds. */
+export const PALETTE = {
+  ok: '#2e9e5b',
+  clientError: '#e0a100',
+  serverError: '#d12c2c',
+  timeout: '#8a1616',
+  other: '#8c6d9e',
+  blue: '#2456c7',
+  orange: '#e8710a',
+  teal: '#138a8a',
+  grey: '#8a93a5',
+  pink: '#c2185b',
+} as const;
+const COLORS = new Set<string>(Object.values(PALETTE));
+const colorOf = (c: string) => (COLORS.has(c) ? c : PALETTE.grey);
+
+const W = 720;
+const H = 220;
+const M = { left: 56, right: 12, top: 12, bottom: 30 };
+const PW = W - M.left - M.right;
+const PH = H - M.top - M.bottom;
+
+/** A finite value or null. */
+const clean = (v: number | null | undefined): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+/** A coordinate: finite, two decimals. */
+const px = (v: number) => (Number.isFinite(v) ? Math.round(v * 100) / 100 : 0);
+
+/** The smallest 1, 2 or 5 × 10^k at or above `max` (1 for nothing). */
+export function niceMax(max: number): number {
+  if (max === Number.POSITIVE_INFINITY) return Number.MAX_VALUE;
+  if (!Number.isFinite(max) || max <= 0) return 1;
+  const exp = Math.pow(10, Math.floor(Math.log10(max)));
+  for (const m of [1, 2, 5, 10]) if (m * exp >= max && Number.isFinite(m * exp)) return m * exp;
+  return Number.MAX_VALUE; // beyond the last step that a double holds
+}
+
+/** 1234 → "1.2k", 5_300_000 → "5.3M"; with the unit after it. */
+export function formatValue(v: number | null, unit = ''): string {
+  if (v === null || Number.isNaN(v)) return '—';
+  if (!Number.isFinite(v)) return v > 0 ? '∞' : '−∞'; // a sum past Number.MAX_VALUE
+  if (unit === 's' && Math.abs(v) >= 120) {
+    const a = Math.abs(v);
+    return a >= 172_800
+      ? `${(v / 86_400).toFixed(1)} d`
+      : a >= 7200
+        ? `${(v / 3600).toFixed(1)} h`
+        : `${(v / 60).toFixed(1)} min`;
+  }
+  const a = Math.abs(v);
+  const s =
+    a >= 1e12
+      ? `${(v / 1e12).toFixed(1)}T`
+      : a >= 1e9
+        ? `${(v / 1e9).toFixed(1)}G`
+        : a >= 1e6
+          ? `${(v / 1e6).toFixed(1)}M`
+          : a >= 1e4
+            ? `${(v / 1e3).toFixed(1)}k`
+            : Number.isInteger(v)
+              ? String(v)
+              : v.toFixed(a < 10 ? 2 : 1);
+  return unit ? `${s} ${unit}` : s;
+}
+
+const safeId = (id: string) =>
+  id
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, '-')
+    .slice(0, 60) || 'chart';
+
+function scaleMax(spec: ChartSpec): number {
+  let max = 0;
+  if (spec.kind === 'bars') {
+    for (let i = 0; i < spec.labels.length; i++) {
+      let sum = 0;
+      for (const s of spec.series) sum += Math.max(0, clean(s.values[i]) ?? 0);
+      max = Math.max(max, sum);
+    }
+  } else for (const s of spec.series) for (const v of s.values) max = Math.max(max, clean(v) ?? 0);
+  return niceMax(max);
+}
+
+function axes(spec: ChartSpec, top: number) {
+  const n = spec.labels.length;
+  const ticks = [0, 0.25, 0.5, 0.75, 1];
+  const every = Math.max(1, Math.ceil(n / 6));
+  const step = n > 0 ? PW / n : PW;
+  return html`<g class="axes" font-size="10" fill="#6b7385">
+    ${ticks.map((t) => {
+      const y = px(M.top + PH - t * PH);
+      return html`<line x1="${M.left}" x2="${W - M.right}" y1="${y}" y2="${y}" stroke="#e3e6eb" />
+        <text x="${M.left - 6}" y="${px(y + 3)}" text-anchor="end">${formatValue(top * t, spec.unit)}</text>`;
+    })}
+    ${spec.labels.map((label, i) =>
+      i % every === 0
+        ? html`<text x="${px(M.left + i * step + step / 2)}" y="${H - 10}" text-anchor="middle">${label}</text>`
+        : '',
+    )}
+  </g>`;
+}
+
+function bars(spec: ChartSpec, top: number) {
+  const n = spec.labels.length;
+  const step = PW / Math.max(1, n);
+  const width = px(Math.max(1, step * 0.8));
+  return spec.labels.map((label, i) => {
+    let base = 0;
+    return spec.series.map((s) => {
+      const v = clean(s.values[i]);
+      if (v === null || v <= 0) return '';
+      // Heights are clamped to the plot: sums past Number.MAX_VALUE would otherwise leave it.
+      const y = M.top + PH - Math.min(1, (base + v) / top) * PH;
+      const h = Math.min(M.top + PH - y, (v / top) * PH);
+      base += v;
+      return html`<rect
+        x="${px(M.left + i * step + step * 0.1)}"
+        y="${px(y)}"
+        width="${width}"
+        height="${px(h)}"
+        fill="${colorOf(s.color)}"
+        ><title>${label} · ${s.name}: ${formatValue(v, spec.unit)}</title></rect
+      >`;
+    });
+  });
+}
+
+function lines(spec: ChartSpec, top: number) {
+  const n = spec.labels.length;
+  const step = PW / Math.max(1, n);
+  const x = (i: number) => px(M.left + i * step + step / 2);
+  const y = (v: number) => px(M.top + PH - (Math.max(0, v) / top) * PH);
+  return spec.series.map((s) => {
+    const color = colorOf(s.color);
+    // Runs of consecutive values: a gap (null) breaks the line.
+    const runs: [number, number][][] = [];
+    let run: [number, number][] = [];
+    s.values.slice(0, n).forEach((raw, i) => {
+      const v = clean(raw);
+      if (v === null) {
+        if (run.length) runs.push(run);
+        run = [];
+      } else run.push([x(i), y(v)]);
+    });
+    if (run.length) runs.push(run);
+    const paths = runs.map((r) => {
+      const points = r.map(([a, b]) => `${a},${b}`).join(' ');
+      if (spec.kind === 'area' && r.length > 1) {
+        const floor = px(M.top + PH);
+        return html`<polygon
+            points="${r[0]![0]},${floor} ${points} ${r.at(-1)![0]},${floor}"
+            fill="${color}"
+            fill-opacity="0.18"
+          />
+          <polyline points="${points}" fill="none" stroke="${color}" stroke-width="2" />`;
+      }
+      return html`<polyline points="${points}" fill="none" stroke="${color}" stroke-width="2" />`;
+    });
+    const dots = s.values.slice(0, n).map((raw, i) => {
+      const v = clean(raw);
+      return v === null
+        ? ''
+        : html`<circle cx="${x(i)}" cy="${y(v)}" r="${n > 120 ? 1.5 : 2.5}" fill="${color}"
+            ><title>${spec.labels[i]} · ${s.name}: ${formatValue(v, spec.unit)}</title></circle
+          >`;
+    });
+    return html`<g data-series="${s.name}">${paths}${dots}</g>`;
+  });
+}
+
+const swatch = (color: string) =>
+  html`<svg width="12" height="12" aria-hidden="true" focusable="false">
+    <rect width="12" height="12" rx="2" fill="${colorOf(color)}" />
+  </svg>`;
+
+/** The chart, its legend and the table of its figures. */
+export function renderChart(spec: ChartSpec): Html {
+  const id = safeId(spec.id);
+  const labels = spec.labels;
+  const hasData = labels.length > 0 && spec.series.some((s) => s.values.slice(0, labels.length).some((v) => clean(v) !== null));
+  const top = scaleMax(spec);
+  const total = (s: Series) => s.values.slice(0, labels.length).reduce<number>((a, v) => a + (clean(v) ?? 0), 0);
+  const summary = spec.series
+    .map((s) =>
+      spec.kind === 'bars'
+        ? `${s.name} ${formatValue(total(s), spec.unit)}`
+        : `${s.name} latest ${formatValue(clean([...s.values.slice(0, labels.length)].reverse().find((v) => clean(v) !== null) ?? null), spec.unit)}`,
+    )
+    .join(', ');
+  const svg = hasData
+    ? html`<svg
+        class="chart"
+        viewBox="0 0 ${W} ${H}"
+        width="100%"
+        role="img"
+        aria-labelledby="${id}-title ${id}-desc"
+        preserveAspectRatio="xMidYMid meet"
+      >
+        <title id="${id}-title">${spec.title}</title>
+        <desc id="${id}-desc">${summary}</desc>
+        ${axes(spec, top)} ${spec.kind === 'bars' ? bars(spec, top) : lines(spec, top)}
+      </svg>`
+    : html`<p class="muted chart-empty">${spec.empty ?? 'No data in this range.'}</p>`;
+  return html`<figure class="chart" data-chart="${id}">
+    <figcaption>${spec.title}</figcaption>
+    ${svg}
+    <ul class="legend">
+      ${spec.series.map((s) => html`<li data-legend="${s.name}">${swatch(s.color)} ${s.name}</li>`)}
+    </ul>
+    <details>
+      <summary>Figures</summary>
+      <table data-chart-table="${id}">
+        <thead>
+          <tr>
+            <th>Time</th>
+            ${spec.series.map((s) => html`<th class="num">${s.name}</th>`)}
+          </tr>
+        </thead>
+        <tbody>
+          ${labels.map(
+            (label, i) =>
+              html`<tr>
+                <td>${label}</td>
+                ${spec.series.map((s) => html`<td class="num">${formatValue(clean(s.values[i]), spec.unit)}</td>`)}
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+    </details>
+  </figure>`;
+}
+
+/** The colour of a success rate: red under 90 %, amber under 99 %, green otherwise, grey for no attempts. */
+export const rateColor = (v: number | null) =>
+  v === null ? PALETTE.grey : v < 90 ? PALETTE.serverError : v < 99 ? PALETTE.clientError : PALETTE.ok;
+
+/**
+ * A 192 × 28 success-rate strip (percentages, 0–100): one column per bucket, its height the rate, coloured by its
+ * own rate (a bucket at 0 % is a full red column: nothing succeeded), and the line of the rates over it.
+ */
+export function sparkline(values: (number | null)[], title: string): Html {
+  const w = 192;
+  const h = 28;
+  const n = Math.max(1, values.length);
+  const step = (w - 4) / n;
+  const y = (v: number) => px(h - 2 - (Math.min(100, Math.max(0, v)) / 100) * (h - 4));
+  const cleaned = values.map(clean);
+  const columns = cleaned.map((v, i) => {
+    if (v === null) return '';
+    const top = v < 1 ? 2 : y(v); // 0 %: the whole height, in red
+    return html`<rect
+      x="${px(2 + i * step)}"
+      y="${top}"
+      width="${px(Math.max(2, step - 0.5))}"
+      height="${px(h - 2 - top)}"
+      fill="${rateColor(v)}"
+      fill-opacity="${v < 1 ? 0.9 : 0.35}"
+    />`;
+  });
+  const points = cleaned
+    .map((v, i) => (v === null ? null : `${px(2 + i * step + step / 2)},${y(v)}`))
+    .filter((p): p is string => p !== null);
+  const latest = [...cleaned].reverse().find((v) => v !== null) ?? null;
+  const color = rateColor(latest);
+  return html`<svg class="sparkline" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}" role="img" data-latest="${latest ?? ''}">
+    <title>${title}: ${latest === null ? 'no attempts' : `${latest.toFixed(1)} % in the latest bucket`}</title>
+    <line x1="2" x2="${w - 2}" y1="${h - 2}" y2="${h - 2}" stroke="#e3e6eb" />
+    ${columns}${
+      points.length > 1 ? html`<polyline points="${points.join(' ')}" fill="none" stroke="${color}" stroke-width="1.5" />` : ''
+    }
+  </svg>`;
+}
+
+/** The CSS the charts need, appended to the console's one stylesheet (the CSP allows no inline style). */
+export const CHART_STYLESHEET = `
+figure.chart { background: #fff; border: 1px solid #e3e6eb; margin: .8rem 0; padding: .6rem .8rem; }
+figure.chart figcaption { font-weight: 600; font-size: .9rem; margin-bottom: .3rem; }
+figure.chart svg.chart { max-width: 720px; display: block; }
+ul.legend { list-style: none; display: flex; flex-wrap: wrap; gap: .9rem; padding: 0; margin: .3rem 0; font-size: .8rem; }
+ul.legend li { display: flex; gap: .3rem; align-items: center; }
+figure.chart details summary { font-size: .8rem; color: #6b7385; cursor: pointer; }
+figure.chart details table { margin-top: .4rem; }
+nav.ranges { display: flex; gap: .6rem; font-size: .85rem; margin: .4rem 0; }
+nav.ranges a[aria-current=page] { font-weight: 700; color: #1d2330; text-decoration: none; }
+.charts-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); gap: 0 1rem; }
+svg.sparkline { vertical-align: middle; }
+`;
