@@ -75,14 +75,33 @@ describe('C15 live pages', () => {
     const page = await pages.signIn('console', world.keys.operator.token);
     await page.goto('about:blank'); // the sign-in's review page let go of its stream
     await new Promise((r) => setTimeout(r, 500));
-    const request = page.context().request;
-    const open = Array.from({ length: 6 }, () => request.get(`${world.url}/console/live/backlog?max_seconds=3`));
-    await new Promise((r) => setTimeout(r, 800));
-    const seventh = await request.get(`${world.url}/console/live/backlog?max_seconds=3`);
-    expect(seventh.status()).toBe(429);
-    const answers = await Promise.all(open);
-    expect(answers.map((a) => a.status())).toEqual([200, 200, 200, 200, 200, 200]);
-    const body = await answers[0]!.text();
+    // Six streams held open until each has said `ready` (so the server counts them), read over plain HTTP with the
+    // session's cookie: a timed wait raced the streams' start under load.
+    const cookie = (await page.context().cookies(`${world.url}/console/live/backlog`))
+      .map((k) => `${k.name}=${k.value}`)
+      .join('; ');
+    const aborts = Array.from({ length: 6 }, () => new AbortController());
+    const firstChunks = await Promise.all(
+      aborts.map(async (abort) => {
+        const res = await fetch(`${world.url}/console/live/backlog?max_seconds=60`, {
+          headers: { cookie },
+          signal: abort.signal,
+        });
+        const reader = res.body!.getReader();
+        let text = '';
+        while (!text.includes('event: ready')) {
+          const chunk = await reader.read();
+          if (chunk.done) break;
+          text += new TextDecoder().decode(chunk.value);
+        }
+        return { status: res.status, text };
+      }),
+    );
+    const seventh = await fetch(`${world.url}/console/live/backlog?max_seconds=3`, { headers: { cookie } });
+    aborts.forEach((a) => a.abort());
+    expect(seventh.status).toBe(429);
+    expect(firstChunks.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    const body = firstChunks[0]!.text;
     expect(body).toContain('event: ready');
     expect(body.split('\n').filter((l) => l.startsWith('data:') && l !== 'data: {}')).toEqual([]); // no figures, no ids
   });
