@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The local stack without Docker: PostgreSQL 15, Temporal dev server + UI, Kafka 4.1.1 (KRaft), and the Java
 # time-skipping test server. Usage: scripts/stack.sh up|down|status|logs [service]
+# R18: APIPAY_JAEGER=1 also runs Jaeger (in-memory, UI 16686, OTLP/HTTP 4318; scripts/stack/jaeger.sh); npm start sets it.
 # APIPAY_TEMPORAL=server runs the Temporal server on this PostgreSQL instead of the dev server, with the UI beside
 # it on the same ports (scripts/stack/temporal-server.sh); APIPAY_TEMPORAL=dev (the default) the CLI's dev server.
 #
@@ -100,6 +101,7 @@ healthy() {
     postgresql) pg_healthy ;;
     temporal) temporal_healthy ;;
     kafka) kafka_healthy ;;
+    jaeger) jaeger_healthy ;;
     *) port_open "$TEMPORAL_UI_PORT" ;; # temporal-ui (server mode): its HTTP port
   esac
 }
@@ -342,6 +344,8 @@ wait_external() {
 
 # shellcheck source=stack/temporal-server.sh
 . "$ROOT/scripts/stack/temporal-server.sh"
+# shellcheck source=stack/jaeger.sh
+. "$ROOT/scripts/stack/jaeger.sh"
 
 cmd="${1:-status}"
 mkdir -p "$LOGS" "$PIDS"
@@ -361,11 +365,13 @@ case "$cmd" in
     ensure_topic
     install_test_server
     say "temporal-test-server: $TEST_SERVER_WRAPPER"
+    [ "${APIPAY_JAEGER:-0}" = 1 ] && start_jaeger
     ;;
   down)
-    for s in kafka temporal-ui temporal postgresql; do stop_one "$s"; done ;;
+    for s in jaeger kafka temporal-ui temporal postgresql; do stop_one "$s"; done ;;
   status)
     rc=0; svcs=(postgresql temporal kafka); [ "$TEMPORAL_MODE" = server ] && svcs=(postgresql temporal temporal-ui kafka)
+    { [ "${APIPAY_JAEGER:-0}" = 1 ] || pid_alive jaeger; } && svcs+=(jaeger)
     for s in "${svcs[@]}"; do status_one "$s" || rc=1; done
     printf '%-12s %-5s %s\n' test-server "$([ -x "$TEST_SERVER_WRAPPER" ] && echo ready || echo absent)" "$TEST_SERVER_WRAPPER"
     exit $rc ;;

@@ -8,6 +8,7 @@ import { OPERATOR_DATE_HINT, parseOperatorDate } from '../../shared/operator-dat
 import { DELIVERY_STATUSES } from '../../shared/outbound.js';
 import { mayDo, PageError, principalOf, requireAccess, type ConsoleEnv } from './context.js';
 import { csrfField, layout, link, money, notice, status, temporalLink, time, type View } from './html.js';
+import { traceRow } from './trace-link.js';
 import { deliveryTable } from './delivery-table.js';
 import type { ConsoleServices } from './services.js';
 
@@ -178,7 +179,8 @@ export function registerDeliveryPages(app: Hono<ConsoleEnv>, s: ConsoleServices)
             ${
               view.surface === 'console'
                 ? html`<dt>Workflow</dt>
-                    <dd>${temporalLink(view, d.id)}</dd>`
+                    <dd>${temporalLink(view, d.id)}</dd>
+                    ${traceRow(s.traces.url, () => s.traces.delivery(d.eventPublicId))}`
                 : ''
             }
           </dl>
