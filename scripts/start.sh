@@ -16,7 +16,9 @@ bash scripts/stack.sh up
 load_dev_env
 if [ "$APIPAY_JAEGER" = 1 ]; then
   export OTEL_EXPORTER_OTLP_ENDPOINT="${OTEL_EXPORTER_OTLP_ENDPOINT:-http://127.0.0.1:${JAEGER_OTLP_HTTP_PORT:-4318}}"
-  export APIPAY_TRACE_URL="${APIPAY_TRACE_URL:-http://127.0.0.1:${JAEGER_UI_PORT:-16686}/trace}"
+  # Jaeger built from source (ensure_jaeger) serves a placeholder page instead of its UI (the UI's assets are a
+  # separate npm build), so the console links to the query API's JSON of the trace; a Jaeger with its UI: …/trace.
+  export APIPAY_TRACE_URL="${APIPAY_TRACE_URL:-http://127.0.0.1:${JAEGER_UI_PORT:-16686}/api/traces}"
 fi
 export APIPAY_PROFILE="${APIPAY_PROFILE:-config/demo.yaml}"
 # A6: migrations (and the grants to the application role) as the owner; the processes as apipay_app.
@@ -85,7 +87,7 @@ wait_ready dispatcher "$DISPATCHER_METRICS"
 portal_link="$(APIPAY_API_URL="$API" npx tsx src/cli/index.ts portal-link acct_demo_shop --ttl 1h 2>/dev/null | head -n 1 || echo "(failed: npm run apipay -- portal-link acct_demo_shop)")"
 
 traces="off (APIPAY_JAEGER=0)"
-[ -n "${APIPAY_TRACE_URL:-}" ] && traces="${APIPAY_TRACE_URL%/trace}   (Jaeger UI: one trace per payment, linked from the console)"
+[ -n "${APIPAY_TRACE_URL:-}" ] && traces="Jaeger http://127.0.0.1:${JAEGER_UI_PORT:-16686}   one trace per payment, linked from the console: $APIPAY_TRACE_URL/<trace id>"
 cat <<INFO
 
   ApiPay is running (profile $APIPAY_PROFILE)
