@@ -34,6 +34,12 @@ export function tracingEnabled(env: TracingEnv): boolean {
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
 }
 
+/** Where spans go: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as is, else OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces (the spec's rule). */
+export function tracesUrl(env: TracingEnv): string {
+  if (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  return `${env.OTEL_EXPORTER_OTLP_ENDPOINT!.replace(/\/+$/, '')}/v1/traces`;
+}
+
 /** The service name this process reports: OTEL_SERVICE_NAME, else apipay-<process>. */
 export function serviceName(env: TracingEnv, processName: string): string {
   return env.OTEL_SERVICE_NAME ?? `apipay-${processName}`;
@@ -54,15 +60,16 @@ export function activeTracing(): Tracing {
 }
 
 /**
- * Call first in a process, before any client is built. The exporter reads its endpoint, headers and timeout from
- * the OTEL_EXPORTER_OTLP_* variables itself; the sampler from OTEL_TRACES_SAMPLER (default parentbased_always_on).
+ * Call first in a process, before any client is built. The endpoint is the parsed one (tracesUrl); the exporter reads
+ * OTEL_EXPORTER_OTLP_HEADERS and its timeout itself, the SDK OTEL_TRACES_SAMPLER (default parentbased_always_on)
+ * and OTEL_RESOURCE_ATTRIBUTES.
  */
 export function startTracing(processName: string, env: TracingEnv): Tracing {
   if (started) return started;
   if (!tracingEnabled(env)) return (started = TRACING_OFF);
   const resource = new SdkResource({ [ATTR_SERVICE_NAME]: serviceName(env, processName) });
   // Short batches: a payment's spans reach the collector within a second of its POST (the demo's Jaeger, the test).
-  const spanProcessor = new BatchSpanProcessor(new OTLPTraceExporter(), { scheduledDelayMillis: 500 });
+  const spanProcessor = new BatchSpanProcessor(new OTLPTraceExporter({ url: tracesUrl(env) }), { scheduledDelayMillis: 500 });
   const sdk = new NodeSDK({ resource, autoDetectResources: false, spanProcessors: [spanProcessor], instrumentations: [] });
   sdk.start();
   return (started = { enabled: true, resource, spanProcessor, shutdown: () => sdk.shutdown() });

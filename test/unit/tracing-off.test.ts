@@ -4,7 +4,7 @@ import { trace } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
 import { parseEnv } from '../../src/config/env.js';
 import { contextFrom, currentTraceparent, openSpan, traceIdOf } from '../../src/tracing/context.js';
-import { serviceName, startTracing, TRACING_OFF, tracingEnabled } from '../../src/tracing/sdk.js';
+import { serviceName, startTracing, TRACING_OFF, tracesUrl, tracingEnabled } from '../../src/tracing/sdk.js';
 import { tracingActivityInterceptors, tracingClientInterceptors } from '../../src/tracing/temporal.js';
 
 const base = { ADMIN_TOKEN: 'x'.repeat(24), SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') };
@@ -45,6 +45,19 @@ describe('R18 tracing off by default', () => {
     expect(() => parseEnv({ ...base, OTEL_TRACES_SAMPLER: 'sometimes' })).toThrow(/OTEL_TRACES_SAMPLER/);
     expect(() => parseEnv({ ...base, OTEL_TRACES_SAMPLER_ARG: '2' })).toThrow(/OTEL_TRACES_SAMPLER_ARG/);
     expect(() => parseEnv({ ...base, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL/);
+  });
+
+  it('the traces URL: the traces endpoint as is, else the generic one with /v1/traces', () => {
+    expect(tracesUrl(parseEnv({ ...base, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318/' }))).toBe('http://c:4318/v1/traces');
+    expect(
+      tracesUrl(
+        parseEnv({
+          ...base,
+          OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318',
+          OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://t:4318/x',
+        }),
+      ),
+    ).toBe('http://t:4318/x');
   });
 
   it('service names: OTEL_SERVICE_NAME, else apipay-<process>', () => {
