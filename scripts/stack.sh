@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The local stack without Docker: PostgreSQL 15, Temporal dev server + UI, Kafka 4.1.1 (KRaft), and the Java
 # time-skipping test server. Usage: scripts/stack.sh up|down|status|logs [service]
+# R18: APIPAY_JAEGER=1 also runs Jaeger (in-memory, UI 16686, OTLP/HTTP 4318; scripts/stack/jaeger.sh); npm start sets
+# it. `up jaeger` / `down jaeger` start or stop Jaeger alone.
 # APIPAY_TEMPORAL=server runs the Temporal server on this PostgreSQL instead of the dev server, with the UI beside
 # it on the same ports (scripts/stack/temporal-server.sh); APIPAY_TEMPORAL=dev (the default) the CLI's dev server.
 #
@@ -100,6 +102,7 @@ healthy() {
     postgresql) pg_healthy ;;
     temporal) temporal_healthy ;;
     kafka) kafka_healthy ;;
+    jaeger) jaeger_healthy ;;
     *) port_open "$TEMPORAL_UI_PORT" ;; # temporal-ui (server mode): its HTTP port
   esac
 }
@@ -342,6 +345,8 @@ wait_external() {
 
 # shellcheck source=stack/temporal-server.sh
 . "$ROOT/scripts/stack/temporal-server.sh"
+# shellcheck source=stack/jaeger.sh
+. "$ROOT/scripts/stack/jaeger.sh"
 
 cmd="${1:-status}"
 mkdir -p "$LOGS" "$PIDS"
@@ -350,6 +355,8 @@ if [ "${APIPAY_STACK:-native}" = external ] && [ "$cmd" = up ]; then
 fi
 case "$cmd" in
   up)
+    # R18: `up jaeger` starts Jaeger alone (beside a stack that is already up).
+    if [ "${2:-}" = jaeger ]; then start_jaeger; exit 0; fi
     start_postgres
     # A Temporal left running in the other mode would answer on the same port: say so rather than mix them.
     if pid_alive temporal && [ "$(cat "$PIDS/temporal.mode" 2>/dev/null || echo dev)" != "$TEMPORAL_MODE" ]; then
@@ -361,11 +368,14 @@ case "$cmd" in
     ensure_topic
     install_test_server
     say "temporal-test-server: $TEST_SERVER_WRAPPER"
+    [ "${APIPAY_JAEGER:-0}" = 1 ] && start_jaeger
     ;;
   down)
-    for s in kafka temporal-ui temporal postgresql; do stop_one "$s"; done ;;
+    if [ "${2:-}" = jaeger ]; then stop_one jaeger; exit 0; fi
+    for s in jaeger kafka temporal-ui temporal postgresql; do stop_one "$s"; done ;;
   status)
     rc=0; svcs=(postgresql temporal kafka); [ "$TEMPORAL_MODE" = server ] && svcs=(postgresql temporal temporal-ui kafka)
+    { [ "${APIPAY_JAEGER:-0}" = 1 ] || pid_alive jaeger; } && svcs+=(jaeger)
     for s in "${svcs[@]}"; do status_one "$s" || rc=1; done
     printf '%-12s %-5s %s\n' test-server "$([ -x "$TEST_SERVER_WRAPPER" ] && echo ready || echo absent)" "$TEST_SERVER_WRAPPER"
     exit $rc ;;

@@ -10,10 +10,18 @@ set -euo pipefail
 cd "$ROOT"
 
 [ "${APIPAY_SKIP_DEPS:-}" = 1 ] || ensure_node_deps   # set by a copy that shares node_modules
+# R18: Jaeger with the stack (APIPAY_JAEGER=0 to go without); the processes export their spans to it.
+export APIPAY_JAEGER="${APIPAY_JAEGER:-1}"
 bash scripts/stack.sh up
 load_dev_env
 # C11: human log lines from every process it runs (JSON stays the default elsewhere, and production refuses pretty).
 export LOG_FORMAT="${LOG_FORMAT:-pretty}"
+if [ "$APIPAY_JAEGER" = 1 ]; then
+  export OTEL_EXPORTER_OTLP_ENDPOINT="${OTEL_EXPORTER_OTLP_ENDPOINT:-http://127.0.0.1:${JAEGER_OTLP_HTTP_PORT:-4318}}"
+  # Jaeger built from source (ensure_jaeger) serves a placeholder page instead of its UI (the UI's assets are a
+  # separate npm build), so the console links to the query API's JSON of the trace; a Jaeger with its UI: …/trace.
+  export APIPAY_TRACE_URL="${APIPAY_TRACE_URL:-http://127.0.0.1:${JAEGER_UI_PORT:-16686}/api/traces}"
+fi
 export APIPAY_PROFILE="${APIPAY_PROFILE:-config/demo.yaml}"
 # A6: migrations (and the grants to the application role) as the owner; the processes as apipay_app.
 export MIGRATION_DATABASE_URL="${MIGRATION_DATABASE_URL:-postgres://postgres@127.0.0.1:${PGPORT:-5433}/apipay}"
@@ -80,6 +88,8 @@ wait_ready dispatcher "$DISPATCHER_METRICS"
 # makes another).
 portal_link="$(APIPAY_API_URL="$API" npx tsx src/cli/index.ts portal-link acct_demo_shop --ttl 1h 2>/dev/null | head -n 1 || echo "(failed: npm run apipay -- portal-link acct_demo_shop)")"
 
+traces="off (APIPAY_JAEGER=0)"
+[ -n "${APIPAY_TRACE_URL:-}" ] && traces="Jaeger http://127.0.0.1:${JAEGER_UI_PORT:-16686}   one trace per payment, linked from the console: $APIPAY_TRACE_URL/<trace id>"
 cat <<INFO
 
   ApiPay is running (profile $APIPAY_PROFILE)
@@ -89,6 +99,7 @@ cat <<INFO
     Console       $API/console   sign in with ADMIN_TOKEN (in $DATA/dev.env) or an operator key
     Portal        $API/portal    demo merchant acct_demo_shop: $portal_link
     Temporal UI   $TEMPORAL_UI_URL
+    Traces        $traces
     Metrics       api $API_METRICS/metrics   worker $WORKER_METRICS/metrics   dispatcher $DISPATCHER_METRICS/metrics
     Processes     ${started[*]}
     Logs          $DATA/logs/   (stack: npm run stack -- logs)

@@ -79,3 +79,24 @@ ensure_helm() {
     || { tail -n 20 "$log" >&2; echo "[deps] FAILED go install helm; log: $log" >&2; return 1; }
   mv "$cache/gobin-helm/helm" "$HELM_BIN"
 }
+
+# R18: Jaeger (all-in-one, in-memory) for `npm start`'s traces and APIPAY_JAEGER=1 stacks, pinned and cached like
+# helm. `go install github.com/jaegertracing/jaeger/cmd/jaeger@v1.76.0` refuses this module (its go.mod has a
+# replace directive), so the same pinned module is fetched through the Go module proxy (checked against go.sum)
+# and built as the main module. Prints nothing when present.
+JAEGER_VERSION="v1.76.0"
+JAEGER_BIN="${APIPAY_CACHE:-$HOME/.cache/apipay}/bin/jaeger-$JAEGER_VERSION"
+ensure_jaeger() {
+  [ -x "$JAEGER_BIN" ] && return 0
+  local cache="${APIPAY_CACHE:-$HOME/.cache/apipay}" log="$DATA/logs/install-jaeger.log" dir src
+  command -v go >/dev/null 2>&1 || { echo "[deps] jaeger: 'go' not found on PATH (jaeger $JAEGER_VERSION is built with go)" >&2; return 1; }
+  echo "[deps] jaeger: building jaeger $JAEGER_VERSION with go (several minutes, once)"
+  mkdir -p "$cache/bin" "$cache/src"
+  src="$cache/src/jaeger-$JAEGER_VERSION"
+  {
+    dir="$(cd /tmp && go mod download -json "github.com/jaegertracing/jaeger@$JAEGER_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')" \
+      && [ -n "$dir" ] && rm -rf "$src" && cp -r "$dir" "$src" && chmod -R u+w "$src" \
+      && (cd "$src" && CGO_ENABLED=0 go build -o "$JAEGER_BIN.tmp" ./cmd/jaeger) \
+      && mv "$JAEGER_BIN.tmp" "$JAEGER_BIN" && rm -rf "$src"
+  } >"$log" 2>&1 || { tail -n 20 "$log" >&2; echo "[deps] FAILED to build jaeger; log: $log" >&2; rm -f "$JAEGER_BIN.tmp"; return 1; }
+}

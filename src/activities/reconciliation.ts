@@ -1,5 +1,6 @@
 // Activities of the reconciliation workflow: query the provider, post to the ledger, record the projection and
-// its transitions, write the operator-resolution audit row. Each is safe to retry.
+// its transitions, write the operator-resolution audit row. Each is safe to retry. R18: the provider query and the
+// ledger posting have spans of their own (children of the activity's), and the posting's outbox row keeps its context.
 import { eq } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import type { Profile } from '../config/profile.js';
@@ -18,6 +19,7 @@ import {
   terminalRejected,
 } from '../metrics/inbound-ledger.js';
 import { newId } from '../shared/ids.js';
+import { inSpan, SpanKind } from '../tracing/context.js';
 import { recordAuditEvent } from '../audit/record.js';
 import { actorOfResolution } from '../inbound/resolution-store.js';
 import type {
@@ -82,7 +84,7 @@ export interface ResolutionRecord {
 export function createReconciliationActivities(deps: ReconciliationActivityDeps) {
   const { db, profile, logger } = deps;
 
-  return {
+  const activities = {
     /**
      * I8: the authoritative state. A provider error is an answer ("unknown"), not an activity failure: the
      * workflow retries it with the profile's backoff, and a provider outage does not flood the worker log.
@@ -244,6 +246,12 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
       return { auditId: existing!.id };
     },
   };
+  const { queryProviderPayment, postLedgerTransaction } = activities;
+  activities.queryProviderPayment = (request) =>
+    inSpan('provider.query', { kind: SpanKind.CLIENT, attributes: { 'apipay.provider': request.provider } }, () => queryProviderPayment(request));
+  activities.postLedgerTransaction = (request) =>
+    inSpan('ledger.post', { attributes: { 'apipay.provider': request.provider, 'apipay.posting_kind': request.kind, 'apipay.reconciliation_id': request.reconciliationId } }, () => postLedgerTransaction(request));
+  return activities;
 }
 
 export type ReconciliationActivities = ReturnType<typeof createReconciliationActivities>;

@@ -1,5 +1,5 @@
 // The HTTP surface of the API process: health, metrics (unless on their own listener, R6), the provider ingress and
-// the admin API, the operator console and the merchant portal (C1, C2), in one Hono app.
+// the admin API, the operator console and the merchant portal (C1, C2), in one Hono app; R18: a span per request.
 import { Hono } from 'hono';
 import { accessRules } from './admin/access.js';
 import { createAdminApp } from './admin/index.js';
@@ -10,10 +10,12 @@ import { registerHealth } from './health.js';
 import { registerIngress } from './ingress/index.js';
 import { registerMetrics } from './metrics.js';
 import { requestId } from './middleware/request-id.js';
+import { traceRequests } from './middleware/trace.js';
 import { createApiServices } from './services.js';
 
 export function createApp(deps: ApiDeps): Hono {
   const app = new Hono();
+  app.use('*', traceRequests()); // R18: the request's server span
   app.use('*', requestId());
   app.use('*', async (c, next) => {
     c.set('logger' as never, deps.logger as never);

@@ -1,4 +1,5 @@
 // Connection settings and process secrets from the environment, parsed once; defaults match scripts/stack.sh.
+// R18: the standard OTEL_* variables of tracing (off unless an OTLP endpoint is set; src/tracing/sdk.ts).
 import { z } from 'zod';
 
 /** R13: the test hook's value, <activity>[#n][@written|@journaled] (src/activities/step-fault.ts). */
@@ -108,6 +109,30 @@ const envSchema = z.object({
   SECRETS_ENCRYPTION_KEY_ID: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'SECRETS_ENCRYPTION_KEY_ID must be 1–32 letters, digits, _ or -').default('k1'),
   /** A8: earlier master keys, decrypt only, as id:base64,… — kept until `apipay secrets reencrypt` has run. */
   SECRETS_ENCRYPTION_PREVIOUS_KEYS: z.string().optional(),
+  /**
+   * R18: tracing is on when one of these OTLP/HTTP endpoints is set (the SDK's standard variables; the generic one gets
+   * `/v1/traces` appended, the traces one is used as is). Unset: no SDK, no exporter, no span leaves the process.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
+  /** `key=value,…` sent with every export (e.g. a collector's API key); read by the exporter itself. */
+  OTEL_EXPORTER_OTLP_HEADERS: z.string().optional(),
+  /** Only `http/json` and `http/protobuf` are OTLP over HTTP; this build sends JSON (exporter-trace-otlp-http). */
+  OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(['http/json', 'http/protobuf']).optional(),
+  /** `none` turns tracing off even with an endpoint; `otlp` (the default) is the only exporter built in. */
+  OTEL_TRACES_EXPORTER: z.enum(['otlp', 'none']).optional(),
+  OTEL_SDK_DISABLED: bool,
+  /** The resource's service.name; default `apipay-<process>` (api, worker, dispatcher). */
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
+  /** Extra resource attributes, `key=value,…` (e.g. deployment.environment=prod); read by the SDK. */
+  OTEL_RESOURCE_ATTRIBUTES: z.string().optional(),
+  /** The SDK's samplers; default parentbased_always_on (every payment traced, a provider's sampled flag honoured). */
+  OTEL_TRACES_SAMPLER: z
+    .enum(['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'])
+    .optional(),
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
+  /** R18: the console links each reconciliation and delivery to `<APIPAY_TRACE_URL>/<trace id>` (Jaeger: …/trace). */
+  APIPAY_TRACE_URL: z.url().optional(),
   /** R13 test hook: kill the worker right after a workflow step (src/activities/step-fault.ts); refused in production. */
   APIPAY_FAULT_AFTER_STEP: z
     .string()

@@ -1,6 +1,6 @@
 // One transaction of the dispatcher (O2–O4): quarantine rows for bad envelopes, then the events (deduplicated on
 // their evt_ id) and one PENDING delivery per subscribed endpoint. The handler calls it for a whole batch and, when
-// the database refuses the data, for parts of it (R1).
+// the database refuses the data, for parts of it (R1). R18: the event row keeps the trace of its message.
 import { and, eq, inArray, isNotNull, isNull, or } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { deliveries, events, quarantinedMessages, webhookEndpoints } from '../db/schema/index.js';
@@ -35,9 +35,12 @@ export interface FanOutOptions {
   handoff?: boolean;
   /** With handoff: endpoints that need their workflow from attempt 1 (M2 slow lane, M3 ordering, M5 throttle). */
   lanes?: LaneSettings;
+  /** R18: the traceparent the event row keeps and its deliveries start under; default the message's header. */
+  traceparentOf?: (message: RawMessage) => string | null;
 }
 
 export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<ValidEvent>[], options: FanOutOptions = {}): Promise<FanOutOutcome> {
+  const traceparentOf = options.traceparentOf ?? ((message: RawMessage) => message.headers.traceparent ?? null);
   return db.transaction(async (tx) => {
     const quarantined = bad.length
       ? await tx
@@ -74,6 +77,7 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
           sourceTopic: message.topic,
           sourcePartition: message.partition,
           sourceOffset: message.offset,
+          traceparent: traceparentOf(message), // R18: the trace its deliveries (and the console's link) belong to
         })),
       )
       .onConflictDoNothing({ target: events.eventPublicId })
@@ -86,6 +90,7 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
     const rows: (typeof deliveries.$inferInsert)[] = [];
     const typeOf = new Map(candidates.map((c) => [c.value.eventPublicId, c.value.type]));
     const referenceOf = new Map(candidates.map((c) => [c.value.eventPublicId, c.value.paymentReference])); // O20
+    const traceOf = new Map(candidates.map((c) => [c.value.eventPublicId, traceparentOf(c.message)])); // R18
     const now = new Date();
     const sent = new Map<string, Handoff>(); // P1: by delivery id, what its first attempt sends (batched mode)
     if (fresh.length) {
@@ -131,6 +136,7 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
       eventType: typeOf.get(row.eventPublicId)!,
       ...(referenceOf.get(row.eventPublicId) ? { paymentReference: referenceOf.get(row.eventPublicId)! } : {}),
       ...(sent.has(row.id!) ? { handoff: sent.get(row.id!)! } : {}),
+      traceparent: traceOf.get(row.eventPublicId) ?? null,
     }));
     if (duplicateIds.length) {
       // O3: a duplicate still ensures its workflows exist. Only PENDING ones can lack one (any other status was
@@ -148,6 +154,7 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
           body: events.body,
           url: webhookEndpoints.url,
           endpointStatus: webhookEndpoints.status,
+          traceparent: events.traceparent,
         })
         .from(deliveries)
         .innerJoin(events, eq(events.eventPublicId, deliveries.eventPublicId))
@@ -155,10 +162,10 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
         .where(and(inArray(deliveries.eventPublicId, duplicateIds), or(eq(deliveries.status, 'PENDING'), isNotNull(deliveries.handoffSince))));
       for (const row of existing) {
         if (row.status === 'DELIVERED') continue;
-        const { id: deliveryId, endpointId, merchantAccount, type: eventType } = row;
+        const { id: deliveryId, endpointId, merchantAccount, type: eventType, traceparent } = row;
         // O19: a body expunged meanwhile is no hand-off: the workflow's attempt finds it gone and fails with why.
         const handoff = row.handoffSince && row.body ? { handoff: { ...row, body: row.body } } : {};
-        toStart.push({ deliveryId, endpointId, merchantAccount, eventType, ...handoff });
+        toStart.push({ deliveryId, endpointId, merchantAccount, eventType, traceparent, ...handoff });
       }
     }
     return { quarantined, toStart, fresh: fresh.length, duplicates: duplicateIds.length, created: rows.length };

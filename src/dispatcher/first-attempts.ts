@@ -16,6 +16,7 @@ import type { SecretKeys } from '../shared/keyring.js';
 import { outboundAgents, type PinnedAgents } from '../outbound/pinned-agents.js';
 import { createSender } from '../outbound/sender.js';
 import type { LookupAll } from '../outbound/url-safety.js';
+import { contextFrom } from '../tracing/context.js';
 import { fromRow, handOff, type DeliveryToStart, type StartOptions } from './start-deliveries.js';
 
 export type Stage = 'sign' | 'reserve' | 'post' | 'record' | 'handoff';
@@ -129,11 +130,14 @@ export function createFirstAttempts(deps: FirstAttemptDeps) {
     const outcomes = await timed('post', mine.length, () =>
       Promise.all(
         mine.map((d) =>
-          sender.send(d.handoff.url, d.handoff.body, signers.get(d.endpointId)!(d.handoff.body)).catch((error: Error) => {
-            // Not an answer (the activity would throw and be retried): the workflow records this attempt `interrupted`.
-            logger.warn({ deliveryId: d.deliveryId, error: error.name }, 'batched first attempt threw; handed to its workflow');
-            return null;
-          }),
+          // R18: the POST joins the trace of the Kafka message its event came in (contextFrom the kept traceparent).
+          sender
+            .send(d.handoff.url, d.handoff.body, signers.get(d.endpointId)!(d.handoff.body), contextFrom(d.traceparent))
+            .catch((error: Error) => {
+              // Not an answer (the activity would throw and be retried): the workflow records this attempt `interrupted`.
+              logger.warn({ deliveryId: d.deliveryId, error: error.name }, 'batched first attempt threw; handed to its workflow');
+              return null;
+            }),
         ),
       ),
     );

@@ -5,12 +5,14 @@
 // the offsets (./pipeline.ts): the fan-out commit already made the hand-off sweep responsible for them.
 // R1: when the database refuses the data of a batch, the batch is split until the refused message stands alone; it
 // is quarantined with the SQLSTATE as its reason and the rest is committed. Any other database failure (connection,
-// timeout) fails the batch, which the consumer retries without committing its offsets.
+// timeout) fails the batch, which the consumer retries without committing its offsets. R18: every message gets a
+// consumer span, child of the `traceparent` in its headers; the event row keeps it and its deliveries start under it.
 import type { Client } from '@temporalio/client';
 import type { Profile } from '../config/profile.js';
 import type { Db } from '../db/client.js';
 import { describeDbError, isDataError, safeError } from '../db/errors.js';
-import type { BatchHandler } from '../kafka/types.js';
+import type { BatchHandler, RawMessage } from '../kafka/types.js';
+import { contextFrom, openSpan, SpanKind, type OpenSpan } from '../tracing/context.js';
 import type { Logger } from '../lib/logger.js';
 import { deliveriesCreated, eventsDispatched, messagesQuarantined } from '../metrics/outbound.js';
 import type { SecretKeys } from '../shared/keyring.js';
@@ -73,6 +75,27 @@ export function createOutboundBatchHandler(deps: OutboundHandlerDeps): OutboundB
   }
 
   const handler: BatchHandler = async (batch) => {
+    const spans = new Map<RawMessage, OpenSpan>();
+    for (const message of batch.messages)
+      spans.set(
+        message,
+        openSpan(`${batch.topic} process`, {
+          kind: SpanKind.CONSUMER,
+          parent: contextFrom(message.headers),
+          attributes: { 'messaging.system': 'kafka', 'messaging.operation.type': 'process', 'messaging.destination.name': batch.topic, 'messaging.destination.partition.id': String(batch.partition), 'messaging.kafka.offset': Number(message.offset) },
+        }),
+      );
+    const traceparentOf = (message: RawMessage) => spans.get(message)?.traceparent ?? null;
+    try {
+      await handle(batch, { ...fanOutOptions, traceparentOf });
+      for (const span of spans.values()) span.end();
+    } catch (error) {
+      for (const span of spans.values()) span.end(error);
+      throw error;
+    }
+  };
+
+  const handle = async (batch: Parameters<BatchHandler>[0], fanOutOptions: FanOutOptions) => {
     const fetched = performance.now();
     const bad: Positioned<Refusal>[] = [];
     const good = new Map<string, Positioned<ValidEvent>>(); // first occurrence of an evt_ id in the batch wins

@@ -1,5 +1,6 @@
 // Starts delivery workflows idempotently (O5, O6): workflow id = delivery id, and an existing or closed workflow
-// with that id is the success case, not an error.
+// with that id is the success case, not an error. R18: each start runs under its event's kept traceparent, so the
+// delivery workflow joins the payment's trace.
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import type { Profile } from '../config/profile.js';
 import type { Db } from '../db/client.js';
@@ -8,6 +9,7 @@ import { deliveryWorkflowId } from '../shared/ids.js';
 import { DELIVERY_WORKFLOW, type DeliveryStatus, type DeliveryWorkflowInput, type EndpointStatus } from '../shared/outbound.js';
 import { SA } from '../shared/search-attributes.js';
 import { deliverySummary } from '../shared/workflow-summary.js';
+import { context, contextFrom } from '../tracing/context.js';
 
 export interface DeliveryToStart {
   deliveryId: string;
@@ -24,6 +26,8 @@ export interface DeliveryToStart {
   resume?: DeliveryWorkflowInput['resume'];
   /** P1: set by a batched fan-out — the dispatcher owns this delivery until it is DELIVERED or has a workflow. */
   handoff?: Handoff;
+  /** R18: the event's traceparent (the dispatcher's consumer span), null when tracing was off. */
+  traceparent?: string | null;
 }
 
 /** What the batched dispatcher knows of a delivery it owns: its row, and what its first attempt would send. */
@@ -82,7 +86,7 @@ export async function startDeliveryWorkflows(options: StartOptions, deliveries: 
     while (next < deliveries.length) {
       const delivery = deliveries[next++]!;
       try {
-        await options.temporal.workflow.start(DELIVERY_WORKFLOW, {
+        await context.with(contextFrom(delivery.traceparent), () => options.temporal.workflow.start(DELIVERY_WORKFLOW, {
           taskQueue: options.taskQueue,
           workflowId: deliveryWorkflowId(delivery.deliveryId),
           args: [deliveryInput(options.profile, delivery.deliveryId, options.firstAttempt, delivery)],
@@ -99,7 +103,7 @@ export async function startDeliveryWorkflows(options: StartOptions, deliveries: 
             ...(delivery.paymentReference ? [{ key: SA.paymentReference, value: delivery.paymentReference }] : []),
           ],
           requestEagerStart: options.eager,
-        });
+        }));
         started++;
       } catch (error) {
         if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;

@@ -9,6 +9,8 @@ export interface ReceiptToWrite {
   rawBody: Buffer;
   headers: Record<string, string>;
   receivedAt: Date;
+  /** R18: the ingress span's W3C traceparent (null when tracing is off). */
+  traceparent?: string | null;
 }
 
 export const keyOf = (provider: string, id: string) => `${provider}\u0000${id}`;
@@ -26,16 +28,17 @@ export async function commitBatch(db: Db, receipts: ReceiptToWrite[]): Promise<M
         ${receipts.map((r) => r.providerEventId)}::text[],
         ${receipts.map((r) => r.rawBody.toString('base64'))}::text[],
         ${receipts.map((r) => JSON.stringify(r.headers))}::text[],
-        ${receipts.map((r) => r.receivedAt.toISOString())}::text[]
-      ) as t(provider, provider_event_id, raw_body, headers, received_at)
+        ${receipts.map((r) => r.receivedAt.toISOString())}::text[],
+        ${receipts.map((r) => r.traceparent ?? null)}::text[]
+      ) as t(provider, provider_event_id, raw_body, headers, received_at, traceparent)
     ), registered as (
       insert into provider_event_registry (provider, provider_event_id)
       select provider, provider_event_id from input
       on conflict do nothing
       returning provider, provider_event_id
     )
-    insert into webhook_receipts (provider, provider_event_id, raw_body, headers, received_at)
-    select i.provider, i.provider_event_id, decode(i.raw_body, 'base64'), i.headers::jsonb, i.received_at::timestamptz
+    insert into webhook_receipts (provider, provider_event_id, raw_body, headers, received_at, traceparent)
+    select i.provider, i.provider_event_id, decode(i.raw_body, 'base64'), i.headers::jsonb, i.received_at::timestamptz, i.traceparent
       from input i join registered r using (provider, provider_event_id)
     -- A receipt without its registry row cannot come from this writer; never fail a whole batch over one.
     on conflict do nothing

@@ -1,6 +1,7 @@
 // I6: starts the reconciliation workflow of a committed receipt and records workflow_started_at. The ingress hands
 // receipts over after its 200 and does not wait: the receipt is already durable, and the sweep starts whatever
-// this process did not (crash, Temporal unavailable, queue full).
+// this process did not (crash, Temporal unavailable, queue full). R18: each start runs in the context of the request
+// that enqueued it, so the workflow joins the request's trace.
 import type { Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { and, inArray, isNull } from 'drizzle-orm';
@@ -8,6 +9,7 @@ import type { Profile } from '../config/profile.js';
 import type { Db } from '../db/client.js';
 import { webhookReceipts } from '../db/schema/index.js';
 import type { Logger } from '../lib/logger.js';
+import { context, type Context } from '../tracing/context.js';
 import { ingressMetrics } from '../metrics/inbound-ingress.js';
 import { RECONCILIATION_WORKFLOW, type ReconciliationInput } from '../shared/inbound.js';
 import { buildReconciliationStart } from './start.js';
@@ -75,7 +77,7 @@ export function createReconciliationStarter(options: StarterOptions): Reconcilia
   const concurrency = options.concurrency ?? 32;
   const maxQueue = options.maxQueue ?? 50_000;
   const maxWaitMs = options.maxWaitMs ?? Infinity;
-  const queue: { receiptId: number; input: ReconciliationInput; at: number }[] = [];
+  const queue: { receiptId: number; input: ReconciliationInput; at: number; trace: Context }[] = [];
   const toMark: number[] = [];
   let active = 0;
   let marking: Promise<void> | null = null;
@@ -111,7 +113,11 @@ export function createReconciliationStarter(options: StarterOptions): Reconcilia
       Promise.resolve(options.rate?.acquire())
         .then(() => options.gate?.acquire())
         // P3: the budget and the gate can hold a start for seconds; past the bound it is the sweep's after all.
-        .then(() => (performance.now() - job.at > maxWaitMs ? 'deferred' : startReconciliation(options.temporal, options.profile, options.taskQueue, job.input)))
+        .then(() =>
+          performance.now() - job.at > maxWaitMs
+            ? 'deferred'
+            : context.with(job.trace, () => startReconciliation(options.temporal, options.profile, options.taskQueue, job.input)),
+        )
         .then((result) => {
           ingressMetrics.workflowStarts.inc({ via: 'ingress', result });
           if (result !== 'deferred') toMark.push(job.receiptId);
@@ -131,7 +137,7 @@ export function createReconciliationStarter(options: StarterOptions): Reconcilia
   return {
     enqueue(receiptId, input) {
       if (queue.length >= maxQueue) return false;
-      queue.push({ receiptId, input, at: performance.now() });
+      queue.push({ receiptId, input, at: performance.now(), trace: context.active() });
       next();
       return true;
     },

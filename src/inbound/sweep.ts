@@ -2,7 +2,8 @@
 // (the process died between the 200 and the start, Temporal was down, or the ingress's starter left a backlog to it),
 // re-extracts the event from the stored raw bytes (I2) and starts it idempotently. Runs periodically in the worker
 // process. P3: each sweep claims its batch with FOR UPDATE SKIP LOCKED, so several sweeps (worker replicas, or the
-// loop's own parallel claimers) never pick the same receipt, and starts the batch at bounded concurrency.
+// loop's own parallel claimers) never pick the same receipt, and starts the batch at bounded concurrency. R18: a start
+// continues the trace kept in the receipt (its traceparent).
 import type { Client } from '@temporalio/client';
 import { and, asc, inArray, isNull, lt } from 'drizzle-orm';
 import pLimit from 'p-limit';
@@ -11,6 +12,7 @@ import type { Db } from '../db/client.js';
 import { webhookReceipts } from '../db/schema/index.js';
 import type { Logger } from '../lib/logger.js';
 import { ingressMetrics } from '../metrics/inbound-ingress.js';
+import { context, contextFrom } from '../tracing/context.js';
 import { createProviderRegistry, type ProviderRegistry } from '../providers/index.js';
 import { markStarted, startReconciliation } from './reconciliation-starter.js';
 import { backlogGate, type BacklogGate } from './backlog-gate.js';
@@ -58,6 +60,7 @@ export async function sweepUnstartedReceipts(options: SweepOptions): Promise<Swe
         provider: webhookReceipts.provider,
         rawBody: webhookReceipts.rawBody,
         receivedAt: webhookReceipts.receivedAt,
+        traceparent: webhookReceipts.traceparent,
       })
       .from(webhookReceipts)
       .where(
@@ -77,13 +80,16 @@ export async function sweepUnstartedReceipts(options: SweepOptions): Promise<Swe
         const event = options.providers.get(row.provider)!.extract(row.rawBody);
         await options.rate?.acquire();
         await options.gate?.acquire();
-        const outcome = await startReconciliation(options.temporal, options.profile, options.taskQueue, {
-          provider: row.provider,
-          receiptId: row.id,
-          event,
-          // The 200 went out right after this receipt committed; the receipt time is the closest durable record.
-          acknowledgedAt: row.receivedAt.toISOString(),
-        });
+        // R18: the start joins the trace of the request that wrote the receipt.
+        const outcome = await context.with(contextFrom(row.traceparent), () =>
+          startReconciliation(options.temporal, options.profile, options.taskQueue, {
+            provider: row.provider,
+            receiptId: row.id,
+            event,
+            // The 200 went out right after this receipt committed; the receipt time is the closest durable record.
+            acknowledgedAt: row.receivedAt.toISOString(),
+          }),
+        );
         if (outcome === 'started') result.started += 1;
         else result.alreadyStarted += 1;
         ingressMetrics.workflowStarts.inc({ via: 'sweep', result: outcome });

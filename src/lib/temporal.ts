@@ -1,5 +1,13 @@
-// Temporal client connection for the API, dispatcher, CLI and benchmarks (workers use NativeConnection).
-import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
+// Temporal client connection for the API, dispatcher, CLI and benchmarks (workers use NativeConnection). R18: every
+// client carries the OpenTelemetry client interceptor when the process traces (src/tracing).
+import { Client, Connection, type ClientOptions, type ConnectionOptions } from '@temporalio/client';
+import { activeTracing } from '../tracing/sdk.js';
+import { tracingClientInterceptors } from '../tracing/temporal.js';
+
+/** A client over `connection` with this process's tracing interceptors (none when tracing is off). */
+export function temporalClient(connection: ClientOptions['connection'], namespace: string): Client {
+  return new Client({ connection, namespace, interceptors: tracingClientInterceptors(activeTracing()) });
+}
 
 /** `options`: TLS to an external frontend (src/config/connections.ts temporalConnection). */
 export async function connectTemporal(
@@ -8,7 +16,7 @@ export async function connectTemporal(
   options: Pick<ConnectionOptions, 'tls'> = {},
 ): Promise<{ client: Client; connection: Connection }> {
   const connection = await Connection.connect({ address, ...options });
-  return { client: new Client({ connection, namespace }), connection };
+  return { client: temporalClient(connection, namespace), connection };
 }
 
 /**
@@ -21,7 +29,7 @@ export function lazyTemporal(
   options: Pick<ConnectionOptions, 'tls'> = {},
 ): { client: Client; connection: Connection } {
   const connection = Connection.lazy({ address, ...options });
-  return { client: new Client({ connection, namespace }), connection };
+  return { client: temporalClient(connection, namespace), connection };
 }
 
 /** Readiness probe: the frontend answers a cheap RPC. */

@@ -114,9 +114,10 @@ export function createFirstAttemptStore(db: Db) {
           status: DeliveryStatus;
           attempt_count: number;
           next_attempt_at: string | Date | null;
+          traceparent: string | null;
         }[]
       >`
-        select d.id, d.endpoint_id, d.merchant_account, e.type, d.status, d.attempt_count, d.next_attempt_at
+        select d.id, d.endpoint_id, d.merchant_account, e.type, d.status, d.attempt_count, d.next_attempt_at, e.traceparent
           from deliveries d join events e on e.event_public_id = d.event_public_id
          where d.handoff_since is not null and d.handoff_since < ${iso(cutoff)}::timestamptz
            and not exists (select 1 from delivery_attempts a
@@ -131,6 +132,7 @@ export function createFirstAttemptStore(db: Db) {
         status: r.status,
         attemptCount: Number(r.attempt_count),
         nextAttemptAt: r.next_attempt_at === null ? null : new Date(r.next_attempt_at),
+        traceparent: r.traceparent, // R18: the hand-off sweep's start joins the event's trace
       }));
     },
   };

@@ -1,10 +1,13 @@
 // What an attempt sends and how (O7, O8, O9, O15, O16): the stored bytes signed with the endpoint's active secrets
 // in the endpoint's scheme (read at each attempt, so a switch applies from the next one), the URL vetted again at
-// send time, one POST to the vetted addresses. The merchant's answer is a value, never thrown.
+// send time, one POST to the vetted addresses. The merchant's answer is a value, never thrown. R18: each POST is a
+// client span (child of the active one: the attempt's activity, or the batched dispatcher's message); our trace
+// context is not sent to the merchant.
 import type { Db } from '../db/client.js';
 import { exchange } from './exchange.js';
 import { unsent, type AttemptOutcome } from './attempt-record.js';
 import type { SecretKeys } from '../shared/keyring.js';
+import { openSpan, SpanKind, type Context } from '../tracing/context.js';
 import type { PinnedAgents } from './pinned-agents.js';
 import { signingMaterialFor, signatureHeaders, type SignedHeaders } from './signature-headers.js';
 import { UnsafeUrlError, vetEndpointUrl, type LookupAll, type VettedAddress } from './url-safety.js';
@@ -29,7 +32,7 @@ export interface SenderDeps {
 }
 
 export function createSender(deps: SenderDeps) {
-  return {
+  const sender = {
     /** The signature headers for `body` at `at`; throws MissingSigningSecretError without an active secret. */
     async sign(endpointId: string, body: Buffer, at: Date): Promise<SignedHeaders> {
       return (await this.signer(endpointId, at))(body);
@@ -45,26 +48,54 @@ export function createSender(deps: SenderDeps) {
     },
 
     /** O15: checked again at send time, since DNS may now point somewhere it did not at registration. */
-    async send(url: string, body: Buffer, signature: SignedHeaders): Promise<AttemptOutcome> {
-      let addresses: VettedAddress[] | null;
+    async send(url: string, body: Buffer, signature: SignedHeaders, parent?: Context): Promise<AttemptOutcome> {
+      const span = openSpan('POST', {
+        kind: SpanKind.CLIENT,
+        ...(parent ? { parent } : {}),
+        attributes: { 'http.request.method': 'POST', 'server.address': safeHost(url), 'apipay.delivery': 'merchant' },
+      });
       try {
-        addresses = await vetEndpointUrl(url, { allowInsecure: deps.allowInsecureUrls, lookup: deps.lookup });
+        const outcome = await post(url, body, signature);
+        if (outcome.responseStatus !== null) span.span.setAttribute('http.response.status_code', outcome.responseStatus);
+        if (outcome.errorKind) span.span.setAttribute('error.type', outcome.errorKind);
+        span.end();
+        return outcome;
       } catch (error) {
-        if (!(error instanceof UnsafeUrlError)) throw error;
-        return unsent('unsafe_url', error.message);
+        span.end(error);
+        throw error;
       }
-      return exchange(
-        {
-          url,
-          body,
-          // Connect to the addresses just vetted, not to whatever a second DNS answer says.
-          dispatcher: deps.agents.dispatcherFor(url, addresses),
-          headers: { 'content-type': 'application/json', 'user-agent': 'ApiPay-Webhooks/1.0', ...signature },
-        },
-        { fetch: deps.fetch, timeoutMs: deps.timeoutMs, excerptBytes: deps.excerptBytes },
-      );
     },
   };
+
+  async function post(url: string, body: Buffer, signature: SignedHeaders): Promise<AttemptOutcome> {
+    let addresses: VettedAddress[] | null;
+    try {
+      addresses = await vetEndpointUrl(url, { allowInsecure: deps.allowInsecureUrls, lookup: deps.lookup });
+    } catch (error) {
+      if (!(error instanceof UnsafeUrlError)) throw error;
+      return unsent('unsafe_url', error.message);
+    }
+    return exchange(
+      {
+        url,
+        body,
+        // Connect to the addresses just vetted, not to whatever a second DNS answer says.
+        dispatcher: deps.agents.dispatcherFor(url, addresses),
+        headers: { 'content-type': 'application/json', 'user-agent': 'ApiPay-Webhooks/1.0', ...signature },
+      },
+      { fetch: deps.fetch, timeoutMs: deps.timeoutMs, excerptBytes: deps.excerptBytes },
+    );
+  }
+  return sender;
+}
+
+/** The host of an endpoint URL (never its path or query, which may carry a merchant's token). */
+function safeHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'invalid';
+  }
 }
 
 export type Sender = ReturnType<typeof createSender>;

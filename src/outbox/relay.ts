@@ -3,12 +3,14 @@
 // and marks them published only after Kafka acknowledged them, in the claim's transaction. A crash between the ack
 // and the mark re-publishes the same envelopes (same evt_ ids) on the next claim: the dispatcher's dedupe (O3)
 // makes that one event, so events are exactly once and deliveries stay at-least-once. Kafka or PostgreSQL down:
-// the cycle fails, nothing is marked, the relay backs off (up to maxBackoffMs) and reconnects.
+// the cycle fails, nothing is marked, the relay backs off (up to maxBackoffMs) and reconnects. R18: each message gets
+// a producer span, child of its row's kept traceparent, and carries it in its `traceparent` header.
 import type { Db } from '../db/client.js';
 import { safeError } from '../db/errors.js';
 import type { Producer } from '../kafka/types.js';
 import type { Logger } from '../lib/logger.js';
 import { outboxOldestAge, outboxPublished, outboxPublishFailures, outboxUnpublished } from '../metrics/outbox.js';
+import { contextFrom, openSpan, SpanKind } from '../tracing/context.js';
 import { outboxEnvelope, type LedgerAccount } from './envelope.js';
 import { outboxBacklog, relayBatch, type OutboxRow, type RelayScope } from './store.js';
 
@@ -55,11 +57,30 @@ export function startOutboxRelay(options: RelayOptions): Relay {
     });
 
   async function publish(rows: OutboxRow[]): Promise<void> {
-    const messages = rows.map((row) => {
+    const spans = rows.map((row) =>
+      openSpan(`${options.topic} publish`, {
+        kind: SpanKind.PRODUCER,
+        parent: contextFrom(row.traceparent),
+        attributes: {
+          'messaging.system': 'kafka',
+          'messaging.operation.type': 'send',
+          'messaging.destination.name': options.topic,
+          'apipay.event_id': row.eventPublicId,
+          'apipay.event_type': row.type,
+        },
+      }),
+    );
+    const messages = rows.map((row, i) => {
       const { key, envelope } = outboxEnvelope(row, options.accountOf);
-      return { key, value: JSON.stringify(envelope) };
+      return { key, value: JSON.stringify(envelope), headers: spans[i]!.headers };
     });
-    await producer!.send(options.topic, messages); // resolves once the broker acknowledged (acks = all)
+    try {
+      await producer!.send(options.topic, messages); // resolves once the broker acknowledged (acks = all)
+    } catch (error) {
+      for (const span of spans) span.end(error);
+      throw error;
+    }
+    for (const span of spans) span.end();
     if (options.afterPublish) await options.afterPublish(rows);
   }
 

@@ -1,9 +1,11 @@
 // M1: writing an outbox row inside the caller's transaction, and the relay's claim → publish → mark cycle. A row is
 // claimed with FOR UPDATE SKIP LOCKED, so N relays share the table without publishing one row at the same time; the
-// lock is held until the row is marked, and a relay that dies before the mark releases it for the next claim.
+// lock is held until the row is marked, and a relay that dies before the mark releases it for the next claim. R18: a
+// row keeps its writer's traceparent.
 import { and, asc, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { outboxEvents } from '../db/schema/index.js';
+import { currentTraceparent } from '../tracing/context.js';
 
 /** A drizzle database or transaction. */
 export type Executor = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
@@ -30,6 +32,7 @@ export async function writeOutbox(tx: Executor, entry: OutboxEntry): Promise<voi
       merchantAccount: entry.merchantAccount ?? null,
       provider: entry.provider ?? null,
       livemode: entry.livemode ?? null,
+      traceparent: currentTraceparent(), // R18: the relay's Kafka message continues the writer's trace
     })
     .onConflictDoNothing({ target: outboxEvents.eventPublicId });
 }

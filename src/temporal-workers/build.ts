@@ -1,10 +1,13 @@
 // Builds the Temporal workers of this service (one per task queue) for the worker process and for tests; a release
 // build's worker loads the workflow bundle `npm run build` wrote (dist/workflow-bundle.js) instead of bundling at start.
+// R18: every bundle carries the OpenTelemetry workflow interceptor, every worker its sink and activity interceptors.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { safeError } from '../db/errors.js';
 import type { Logger } from '../lib/logger.js';
+import { activeTracing } from '../tracing/sdk.js';
+import { tracingActivityInterceptors, tracingSinks, WORKFLOW_TRACING_MODULE } from '../tracing/temporal.js';
 import { slowLaneQueue, type TaskQueues } from '../shared/task-queues.js';
 import type { Activities } from '../activities/index.js';
 
@@ -27,7 +30,7 @@ const quietBundlerLogger = {
 
 /** Bundles src/workflows the way a worker does at start (tests, `npm start`, and the build's prebuilt bundle). */
 export async function bundleWorkflows(workflowsPath = WORKFLOWS_PATH): Promise<string> {
-  return (await bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger })).code;
+  return (await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules: [WORKFLOW_TRACING_MODULE], logger: quietBundlerLogger })).code;
 }
 
 /**
@@ -125,6 +128,8 @@ const safeDbErrors = {
 };
 
 export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
+  const tracing = activeTracing();
+  const interceptors = { activity: [...tracingActivityInterceptors(tracing), () => safeDbErrors] };
   const queues = [...new Set(Object.values(setup.taskQueues))];
   // Bundle once and share it: each task queue's worker would otherwise build its own copy.
   const workflowBundle = setup.workflowBundle ?? prebuiltWorkflowBundle() ?? { code: await bundleWorkflows() };
@@ -135,7 +140,7 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
     namespace: setup.namespace ?? 'default',
     taskQueue: slowLaneQueue(setup.taskQueues.delivery),
     activities: setup.activities,
-    interceptors: { activity: [() => safeDbErrors] },
+    interceptors,
     maxConcurrentActivityTaskExecutions: setup.slowLaneActivities ?? 10,
   });
   return Promise.all([
@@ -147,7 +152,8 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
         taskQueue,
         activities: setup.activities,
         workflowBundle,
-        interceptors: { activity: [() => safeDbErrors] },
+        interceptors,
+        sinks: tracingSinks(tracing),
         ...setup.tuning,
         ...(taskQueue === setup.taskQueues.reconciliation && taskQueue !== setup.taskQueues.delivery ? setup.reconciliationTuning : {}),
       }),

@@ -15,11 +15,13 @@ import { startBacklogSampler } from '../inbound/backlog-history.js';
 import { lazyProducer } from '../kafka/lazy-producer.js';
 import { setGaugeRefreshInterval } from '../metrics/inbound-ledger.js';
 import { serveMetrics } from '../metrics/server.js';
+import { startTracing } from '../tracing/sdk.js';
 import { TASK_QUEUES } from '../shared/task-queues.js';
 import { temporalConnection, kafkaSecurity } from '../config/connections.js';
 
 const PROCESS = 'api';
 const { env, profile } = loadSettings(PROCESS);
+const tracing = startTracing(PROCESS, env); // R18: before any client; off unless OTEL_* say where to send spans
 const logger = createLogger(PROCESS, env.LOG_LEVEL, undefined, env.LOG_FORMAT);
 const database = createDatabase(env.DATABASE_URL, databaseOptions(env));
 await checkDatabase(PROCESS, env.DATABASE_URL, () => database.sql`select 1`); // R9: one line, not a stack trace
@@ -60,4 +62,5 @@ onShutdown(logger, [
   () => temporal.connection.close(),
   () => producer.close(),
   () => database.close(),
+  () => tracing.shutdown(), // R18: the last spans are flushed
 ]);

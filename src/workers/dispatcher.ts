@@ -1,7 +1,6 @@
 // Kafka dispatcher process (O1–O5): consumes outbound events, fans out deliveries, starts their workflows; /metrics.
 // By default it also runs a delivery worker on the same NativeConnection, which makes its workflow starts eager:
 // the server hands the first workflow task back in the start response (docs/benchmarks.md).
-import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
 import { keyringFromEnv } from '../shared/keyring.js';
@@ -14,16 +13,18 @@ import { createLogger } from '../lib/logger.js';
 import { loadSettings } from '../lib/settings.js';
 import { onShutdown } from '../lib/shutdown.js';
 import { bindPort, checkDatabase, EXIT_CONFIG, failStartup, reach } from '../lib/startup.js';
-import { pingTemporal } from '../lib/temporal.js';
+import { pingTemporal, temporalClient } from '../lib/temporal.js';
 import { createWorkers, installWorkerRuntime, runWorkers, workerTuning } from '../temporal-workers/build.js';
 import '../metrics/outbound.js';
 import { serveMetrics } from '../metrics/server.js';
 import { outboundAgents } from '../outbound/pinned-agents.js';
+import { startTracing } from '../tracing/sdk.js';
 import { TASK_QUEUES } from '../shared/task-queues.js';
 import { kafkaSecurity, temporalConnection } from '../config/connections.js';
 
 const PROCESS = 'dispatcher';
 const { env, profile } = loadSettings(PROCESS);
+const tracing = startTracing(PROCESS, env); // R18: before any client; off unless OTEL_* say where to send spans
 const logger = createLogger(PROCESS, env.LOG_LEVEL, undefined, env.LOG_FORMAT);
 const database = createDatabase(env.DATABASE_URL, databaseOptions(env));
 await checkDatabase(PROCESS, env.DATABASE_URL, () => database.sql`select 1`); // R9: one line, not a stack trace
@@ -31,7 +32,7 @@ installWorkerRuntime(logger);
 const connection = await reach(PROCESS, { name: 'Temporal', at: env.TEMPORAL_ADDRESS, variable: 'TEMPORAL_ADDRESS' }, () =>
   NativeConnection.connect({ address: env.TEMPORAL_ADDRESS, ...temporalConnection(env) }),
 );
-const temporal = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE });
+const temporal = temporalClient(connection, env.TEMPORAL_NAMESPACE);
 
 const delivery = TASK_QUEUES.delivery;
 const secretsKey = keyringFromEnv(env);
@@ -99,6 +100,7 @@ onShutdown(logger, [
   () => kafka.close(),
   () => connection.close(),
   () => database.close(),
+  () => tracing.shutdown(), // R18: the last spans are flushed
 ]);
 await working.catch((error) => {
   logger.fatal({ err: error }, 'delivery worker failed');

@@ -18,12 +18,14 @@ import { createWorkers, installWorkerRuntime, reconciliationTuning, runWorkers, 
 import { setGaugeRefreshInterval } from '../metrics/inbound-ledger.js';
 import { serveMetrics } from '../metrics/server.js';
 import { outboundAgents } from '../outbound/pinned-agents.js';
+import { startTracing } from '../tracing/sdk.js';
 import { slowLaneQueue, TASK_QUEUES } from '../shared/task-queues.js';
 import { watchTaskQueueBacklog } from '../metrics/task-queue-backlog.js';
 import { kafkaSecurity, temporalConnection } from '../config/connections.js';
 
 const PROCESS = 'worker';
 const { env, profile } = loadSettings(PROCESS);
+const tracing = startTracing(PROCESS, env); // R18: before any client; off unless OTEL_* say where to send spans
 const logger = createLogger(PROCESS, env.LOG_LEVEL, undefined, env.LOG_FORMAT);
 const database = createDatabase(env.DATABASE_URL, databaseOptions(env));
 await checkDatabase(PROCESS, env.DATABASE_URL, () => database.sql`select 1`); // R9: one line, not a stack trace
@@ -95,6 +97,7 @@ onShutdown(logger, [
   () => connection.close(),
   () => temporal.connection.close(),
   () => database.close(),
+  () => tracing.shutdown(), // R18: the last spans are flushed
 ]);
 await running.catch((error) => {
   logger.fatal({ err: error }, 'worker failed');

@@ -2,10 +2,9 @@
 // note the run's start for the after-file transition-path check (test/helpers/setup-runtime.ts).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
 import { runMigrations } from '../../src/db/migrate.js';
-import { WORKFLOWS_PATH } from '../../src/temporal-workers/build.js';
+import { bundleWorkflows } from '../../src/temporal-workers/build.js';
 import { TEST_DATABASE_URL, WORKFLOW_BUNDLE_PATH } from './env.js';
 
 declare module 'vitest' {
@@ -18,7 +17,8 @@ declare module 'vitest' {
 export default async function setup(project: TestProject): Promise<void> {
   project.provide('testRunStartedAt', new Date(Date.now() - 1000).toISOString());
   await runMigrations(TEST_DATABASE_URL);
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never });
+  // R18: the processes' bundle (the OpenTelemetry workflow interceptor included), so the replay tests replay it.
+  const code = await bundleWorkflows();
   mkdirSync(dirname(WORKFLOW_BUNDLE_PATH), { recursive: true });
   writeFileSync(WORKFLOW_BUNDLE_PATH, code);
 }

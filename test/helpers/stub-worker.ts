@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { WORKFLOW_BUNDLE_PATH } from './env.js';
+import { tracingSinks } from '../../src/tracing/temporal.js';
 
 type Stub = (...args: never[]) => Promise<unknown>;
 
@@ -37,6 +38,7 @@ export async function startStubWorker(
     taskQueue,
     workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH },
     activities,
+    sinks: tracingSinks(), // R18: the bundle's OpenTelemetry workflow interceptor exports through it (dropped here)
   });
   const running = worker.run();
   return {

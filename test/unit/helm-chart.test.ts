@@ -8,7 +8,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { ENV_READ_ELSEWHERE, ENV_VARIABLES } from '../../src/config/env.js';
+import { ENV_READ_ELSEWHERE, ENV_VARIABLES, parseEnv } from '../../src/config/env.js';
+import { tracingEnabled } from '../../src/tracing/sdk.js';
 import { parseProfile } from '../../src/config/profile.js';
 import { lastOf, parseDockerfile } from '../helpers/dockerfile.js';
 import { ROOT } from '../helpers/import-graph.js';
@@ -30,7 +31,7 @@ const render = (...sets: string[]): Manifest[] =>
     .map((d) => d.toJS() as Manifest)
     .filter(Boolean);
 
-/** Everything external switched on: TLS to Temporal (mTLS + CA), Kafka TLS + SASL, a private CA, monitoring. */
+/** Everything external switched on: TLS to Temporal (mTLS + CA), Kafka TLS + SASL, a private CA, monitoring, tracing. */
 const ALL_ON = [
   'temporal.tls.enabled=true',
   'temporal.tls.secretName=temporal-client',
@@ -43,6 +44,13 @@ const ALL_ON = [
   'monitoring.serviceMonitor.enabled=true',
   'monitoring.prometheusRule.enabled=true',
   'secrets.keys.SECRETS_ENCRYPTION_PREVIOUS_KEYS=previous-keys',
+  // R18: traces to a collector with a vendor header, a sampled share, the console's trace links.
+  'tracing.endpoint=http://otel-collector.observability.svc:4318',
+  'tracing.sampler=parentbased_traceidratio',
+  'tracing.samplerArg=0.25',
+  'tracing.resourceAttributes=deployment.environment=production',
+  'tracing.headersSecret.name=otlp',
+  'tracing.traceUrl=https://jaeger.example.com/trace',
 ];
 const COMPONENTS = ['api', 'worker', 'dispatcher'] as const;
 
@@ -95,6 +103,31 @@ describe.skipIf(!existsSync(HELM))('helm chart deploy/helm/apipay', () => {
     for (const [name, reader] of Object.entries(ENV_READ_ELSEWHERE))
       if (reader.startsWith('src/'))
         expect(readFileSync(join(ROOT, reader), 'utf8'), `${reader} reads ${name}`).toContain(`process.env.${name}`);
+  });
+
+  it('R18 tracing: off unless an endpoint is given; then the OTEL_* settings are ones env.ts accepts and turn it on', () => {
+    expect(Object.keys(envOf(plain)).filter((n) => n.startsWith('OTEL_') || n === 'APIPAY_TRACE_URL')).toEqual([]);
+    const settings = envOf(all);
+    // The secrets come by reference, not in the ConfigMap: stand-ins for them.
+    const parsed = parseEnv({
+      ...settings,
+      ADMIN_TOKEN: 'x'.repeat(24),
+      SECRETS_ENCRYPTION_KEY: Buffer.alloc(32).toString('base64'),
+      KAFKA_SASL_PASSWORD: 'p',
+    });
+    expect(tracingEnabled(parsed)).toBe(true);
+    expect(parsed).toMatchObject({
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: 0.25,
+      APIPAY_TRACE_URL: 'https://jaeger.example.com/trace',
+    });
+    for (const c of COMPONENTS) {
+      const env = deployment(all, c).spec.template.spec.containers[0].env as { name: string; valueFrom?: any }[];
+      expect(env.find((e) => e.name === 'OTEL_EXPORTER_OTLP_HEADERS')?.valueFrom.secretKeyRef).toEqual({
+        name: 'otlp',
+        key: 'otlp-headers',
+      });
+    }
   });
 
   it('the profile ConfigMap is config/example.yaml and src/config/profile.ts accepts it', () => {

@@ -18,6 +18,7 @@ const row = (patch: Partial<OutboxRow> = {}): OutboxRow => ({
   data: { id: 'ltx_01abc', object: 'ledger_transaction', amount_minor: '1999', currency: 'EUR' },
   createdAt: new Date('2026-12-01T10:00:00Z'),
   publishedAt: null,
+  traceparent: null,
   ...patch,
 });
 

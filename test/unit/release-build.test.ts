@@ -29,4 +29,11 @@ describe('release build: the prebuilt workflow bundle', () => {
       expect(config).toContain(setting);
     expect(readFileSync(join(ROOT, 'scripts/build-workflow-bundle.ts'), 'utf8')).toContain("'../dist/workflow-bundle.js'");
   });
+
+  it('the package export apipay-webhooks/signing is the built module with its declarations, not a TypeScript source', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
+    expect(pkg.exports['./signing']).toEqual({ types: './dist/signing/index.d.ts', default: './dist/signing/index.js' });
+    expect(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')).toContain('"declaration": true');
+    expect(JSON.stringify(pkg.exports)).not.toContain('src/');
+  });
 });

@@ -9,6 +9,7 @@ import { DELIVERY_STATUSES } from '../../shared/outbound.js';
 import { mayDo, PageError, principalOf, requireAccess, type ConsoleEnv } from './context.js';
 import { csrfField, layout, link, money, notice, status, temporalLink, time, type View } from './html.js';
 import { BULK_FORM, bulkControls, pager } from './bulk-form.js';
+import { traceRow } from './trace-link.js';
 import { deliveryTable } from './delivery-table.js';
 import { copyable, endpointNamed, eventNamed } from './format.js';
 import { liveUrl, versions } from './live.js';
@@ -188,7 +189,8 @@ export function registerDeliveryPages(app: Hono<ConsoleEnv>, s: ConsoleServices)
             ${
               view.surface === 'console'
                 ? html`<dt>Workflow</dt>
-                    <dd>${temporalLink(view, d.id)}</dd>`
+                    <dd>${temporalLink(view, d.id)}</dd>
+                    ${traceRow(s.traces.url, () => s.traces.delivery(d.eventPublicId))}`
                 : ''
             }
           </dl>

@@ -4,7 +4,7 @@ import { copyable } from './format.js';
 import { html } from 'hono/html';
 import type { ReconciliationRow } from '../../inbound/reconciliation-admin.js';
 import type { ReconciliationProgress } from '../../shared/inbound.js';
-import { csrfField, layout, money, notice, status, temporalLink, time, type View } from './html.js';
+import { csrfField, layout, money, notice, status, temporalLink, time, type Html, type View } from './html.js';
 import type { ConsoleServices } from './services.js';
 
 type Found = NonNullable<Awaited<ReturnType<ConsoleServices['reconciliations']['get']>>>;
@@ -79,9 +79,11 @@ export interface DetailOptions {
   refusals?: Refusal[] | undefined;
   message?: { text: string; kind: 'ok' | 'error' };
   form?: Record<string, string>;
+  /** R18: the Trace row (./trace-link.ts). */
+  trace?: Html;
 }
 
-export function detailPage(view: View, found: Found, { canResolve, refusals, message, form }: DetailOptions) {
+export function detailPage(view: View, found: Found, { canResolve, refusals, message, form, trace }: DetailOptions) {
   const r = found.reconciliation;
   const res = found.resolution;
   return layout(
@@ -107,6 +109,7 @@ export function detailPage(view: View, found: Found, { canResolve, refusals, mes
         <dd>${time(r.acknowledgedAt)}</dd>
         <dt>Workflow</dt>
         <dd>${temporalLink(view, r.id)}</dd>
+        ${trace ?? ''}
       </dl>
       ${
         res

@@ -12,6 +12,7 @@ import { copyable } from './format.js';
 import { age, layout, link, money } from './html.js';
 import { liveUrl, versions } from './live.js';
 import { amountsDiffer, detailPage } from './review-detail.js';
+import { traceRow } from './trace-link.js';
 import type { ConsoleServices } from './services.js';
 import { parseRange } from '../../shared/chart-window.js';
 import { rangeNav, reviewQueueCharts } from './charts/views.js';
@@ -19,6 +20,9 @@ import { rangeNav, reviewQueueCharts } from './charts/views.js';
 const RESOLVE = 'POST /reconciliations/:id/resolution';
 const PAGE = 50;
 export function registerReviewPages(app: Hono<ConsoleEnv>, s: ConsoleServices): void {
+  // R18: the reconciliation's trace, from its receipt.
+  const traceOf = (found: { reconciliation: { provider: string; providerEventId: string } }) =>
+    traceRow(s.traces.url, () => s.traces.reconciliation(found.reconciliation.provider, found.reconciliation.providerEventId));
   app.get('/reviews', async (c) => {
     requireAccess(c, s.rules, 'GET /reconciliations');
     const view = c.get('view');
@@ -101,7 +105,12 @@ export function registerReviewPages(app: Hono<ConsoleEnv>, s: ConsoleServices): 
     const refusals =
       found.reconciliation.state === 'manual_review' ? await s.reconciliations.refusals(found.reconciliation.id) : undefined;
     return c.html(
-      detailPage(c.get('view'), found, { canResolve: mayDo(c, s.rules, RESOLVE), refusals, ...(done ? { message: done } : {}) }),
+      detailPage(c.get('view'), found, {
+        canResolve: mayDo(c, s.rules, RESOLVE),
+        refusals,
+        trace: traceOf(found),
+        ...(done ? { message: done } : {}),
+      }),
     );
   });
 
@@ -127,7 +136,10 @@ export function registerReviewPages(app: Hono<ConsoleEnv>, s: ConsoleServices): 
     });
     if (!parsed.success) {
       const problem = parsed.error.issues.map((i) => `${i.path.join('.') || 'form'}: ${i.message}`).join('; ');
-      return c.html(detailPage(view, found, { canResolve: true, message: { text: problem, kind: 'error' }, form }), 400);
+      return c.html(
+        detailPage(view, found, { canResolve: true, message: { text: problem, kind: 'error' }, form, trace: traceOf(found) }),
+        400,
+      );
     }
     // A2, A3: the operator is the signed-in key, audited like an admin API resolution.
     const resolution = { ...toOperatorResolution(parsed.data, principal.name), actor: actorOf(principal) };

@@ -17,6 +17,9 @@ import type { ApiDeps } from '../deps.js';
 import type { ApiServices } from '../services.js';
 import { createChartServices, type ChartServices } from './charts/services.js';
 import { PageError, type AccessRules } from './context.js';
+import type { TraceLinks } from './trace-link.js';
+import { reconciliationTraceId } from '../../inbound/trace-id.js';
+import { deliveryTraceId } from '../../outbound/trace-id.js';
 
 export interface ConsoleServices {
   deliveries: DeliveryAdmin;
@@ -38,6 +41,8 @@ export interface ConsoleServices {
   sendTest: (principal: Principal, endpointId: string) => Promise<{ deliveryId: string }>;
   /** Maps the services' refusals to a page: conflicts are 409, a missing endpoint 404; anything else goes on. */
   conflict: (error: unknown) => never;
+  /** R18: where a reconciliation's or a delivery's trace is (APIPAY_TRACE_URL). */
+  traces: TraceLinks;
 }
 
 export function createConsoleServices(deps: ApiDeps, api: ApiServices, rules: AccessRules): ConsoleServices {
@@ -65,6 +70,11 @@ export function createConsoleServices(deps: ApiDeps, api: ApiServices, rules: Ac
     logger: deps.logger.child({ surface: 'console' }),
     rotationGraceMs: deps.profile.outbound.secret_rotation_grace,
     sendTest: (principal, endpointId) => sendTestEvent(deps, principal, endpointId),
+    traces: {
+      ...(deps.env.APIPAY_TRACE_URL ? { url: deps.env.APIPAY_TRACE_URL.replace(/\/+$/, '') } : {}),
+      reconciliation: (provider, providerEventId) => reconciliationTraceId(deps.db, provider, providerEventId),
+      delivery: (eventPublicId) => deliveryTraceId(deps.db, eventPublicId),
+    },
     conflict: (error) => {
       if (error instanceof DeliveryConflictError || error instanceof ResolutionConflictError)
         throw new PageError(409, error.message);

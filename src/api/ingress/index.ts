@@ -3,9 +3,10 @@
 // many requests that failed verification (A17), 415 not JSON, 413 too large, 401 bad signature (nothing stored; it
 // counts against the address), 429 that provider's rate limit (A7, its own token bucket, spent only by verified
 // requests, A17: unsigned junk cannot starve the real provider), 400 unreadable payload (nothing stored).
-// Duplicates answer 200 and change nothing.
+// Duplicates answer 200 and change nothing. R18: the receipt keeps the request span's traceparent.
 import type { Hono } from 'hono';
 import { createRateLimiter } from '../../lib/token-bucket.js';
+import { currentTraceparent } from '../../tracing/context.js';
 import { ingressMetrics as metrics } from '../../metrics/inbound-ingress.js';
 import { ReceiptWriterOverloadedError } from '../../inbound/receipt-writer.js';
 import { PayloadError, SignatureError } from '../../providers/index.js';
@@ -107,6 +108,7 @@ export function registerIngress(app: Hono, deps: ApiDeps): IngressServices {
         rawBody,
         headers: receiptHeaders,
         receivedAt: now(),
+        traceparent: currentTraceparent(), // R18: the sweep's start of this receipt joins the request's trace
       });
     } catch (error) {
       // R5: nothing was acknowledged; the provider retries after Retry-After (a late commit answers as a duplicate).

@@ -42,6 +42,8 @@ export const webhookReceipts = pgTable(
     receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
     /** I6: set once the reconciliation workflow is known to exist; the sweep starts rows where it is null. */
     workflowStartedAt: timestamp('workflow_started_at', { withTimezone: true }),
+    /** R18: the ingress request's W3C traceparent, so a reconciliation the sweep starts joins its trace. */
+    traceparent: text('traceparent'),
   },
   (t) => [
     uniqueIndex('webhook_receipts_event_uq').on(t.provider, t.providerEventId),

@@ -104,6 +104,8 @@ export const events = pgTable(
     /** O19: when the body was removed (retention sweep or an admin's expunge), and why. */
     expungedAt: timestamp('expunged_at', { withTimezone: true }),
     expungeReason: text('expunge_reason'),
+    /** R18: the Kafka message's W3C traceparent: the trace its deliveries belong to (the console links to it). */
+    traceparent: text('traceparent'),
   },
   (t) => [
     index('events_merchant_idx').on(t.merchantAccount, t.receivedAt),

@@ -20,6 +20,8 @@ export const outboxEvents = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     /** Set only after Kafka acknowledged the envelope. */
     publishedAt: timestamp('published_at', { withTimezone: true }),
+    /** R18: the writer's W3C traceparent (the ledger posting's span); the relay's Kafka message continues it. */
+    traceparent: text('traceparent'),
   },
   (t) => [
     index('outbox_events_unpublished_idx')

@@ -42,6 +42,13 @@ app.kubernetes.io/component: {{ .component }}
       name: {{ .Values.kafka.sasl.passwordSecret.name | default .Values.secrets.name }}
       key: {{ .Values.kafka.sasl.passwordSecret.key }}
 {{- end }}
+{{- if and .Values.tracing.endpoint .Values.tracing.headersSecret.name }}
+- name: OTEL_EXPORTER_OTLP_HEADERS
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.tracing.headersSecret.name }}
+      key: {{ .Values.tracing.headersSecret.key }}
+{{- end }}
 {{- end -}}
 
 {{- define "apipay.envFrom" -}}
