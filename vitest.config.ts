@@ -42,6 +42,7 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
+          isolate: stack.isolate,
           maxWorkers: WORKERS,
           sequence: { groupOrder: 0 },
         },

@@ -63,11 +63,23 @@ export const lazyTemporal = () => new Client({ connection: Connection.lazy({ add
 export const handleAs = (connection: Connection, identity: string, workflowId: string) =>
   new Client({ connection, identity }).workflow.getHandle(workflowId);
 
-/** The Java test server with time skipping, with our search attributes registered. */
+/**
+ * The Java test server with time skipping, with our search attributes registered. The SDK gives the JVM 5 s to
+ * answer (fixed in its native core); on a loaded machine (files running side by side, P11) it sometimes needs more,
+ * so a start that timed out is tried again, up to three times.
+ */
 export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
-  const env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: TEST_SERVER_PATH } },
-  });
+  let env: TestWorkflowEnvironment | undefined;
+  for (let attempt = 1; !env; attempt += 1) {
+    try {
+      env = await TestWorkflowEnvironment.createTimeSkipping({
+        server: { executable: { type: 'existing-path', path: TEST_SERVER_PATH } },
+      });
+    } catch (error) {
+      if (attempt >= 3 || !/did not start within/.test(String(error))) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1_000 * attempt));
+    }
+  }
   await env.connection.operatorService.addSearchAttributes({
     namespace: 'default',
     searchAttributes: Object.fromEntries(Object.values(SA).map((key) => [key.name, 2])), // 2 = KEYWORD
