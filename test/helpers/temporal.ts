@@ -75,6 +75,9 @@ export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> 
   const port = await freePort();
   const server = spawn(TEST_SERVER_PATH, [String(port)], { stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
+  const orphan = () => server.kill('SIGKILL'); // the test process ends without a teardown: do not leave the JVM
+  process.once('exit', orphan);
+  void exited.then(() => process.off('exit', orphan));
   let env: TestWorkflowEnvironment;
   try {
     await untilListening(port, server, 60_000);
