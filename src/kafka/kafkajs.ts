@@ -37,11 +37,13 @@ function client(settings: KafkaSettings, retries = 8) {
 }
 
 export function createBatchConsumer(
-  settings: KafkaSettings & { topic: string; groupId: string; fromBeginning?: boolean; commitIntervalMs?: number },
+  settings: KafkaSettings & { topic: string; groupId: string; fromBeginning?: boolean; commitIntervalMs?: number; sessionTimeoutMs?: number },
 ): BatchConsumer {
   const consumer = client(settings).consumer({
     groupId: settings.groupId,
-    sessionTimeout: 30_000,
+    // How long a member that stopped heartbeating (a killed process) keeps its partitions: 30 s; the kill tests
+    // set less (P11), the broker's floor is 6 s (group.min.session.timeout.ms).
+    sessionTimeout: settings.sessionTimeoutMs ?? 30_000,
     heartbeatInterval: HEARTBEAT_MS,
     maxWaitTimeInMs: 100,
     allowAutoTopicCreation: false,

@@ -38,7 +38,9 @@ if (role === 'worker') {
 } else if (role === 'dispatcher') {
   const [topic, group, taskQueue] = args as [string, string, string];
   const temporal = await connectTemporal(TEMPORAL_ADDRESS, 'default');
-  const consumer = createBatchConsumer({ brokers: KAFKA_BROKERS, clientId: `replica-${process.pid}`, topic, groupId: group });
+  // P11: a killed replica's partitions move to the survivors after 10 s instead of the 30 s default; the kill tests
+  // wait for that, and nothing in them depends on its length.
+  const consumer = createBatchConsumer({ brokers: KAFKA_BROKERS, clientId: `replica-${process.pid}`, topic, groupId: group, sessionTimeoutMs: 10_000 });
   // R14: APIPAY_FAULT_AFTER_STEP=batchedRecord kills this dispatcher right after the batched first attempts of a chunk
   // are recorded, before their hand-off to workflows and before the offsets (the dangerous instant of P1).
   const fault = process.env.APIPAY_FAULT_AFTER_STEP === 'batchedRecord';

@@ -1,5 +1,7 @@
 // Temporal for tests: workers on the real dev server with a unique task queue, and the Java time-skipping server.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { NativeConnection } from '@temporalio/worker';
@@ -63,14 +65,66 @@ export const lazyTemporal = () => new Client({ connection: Connection.lazy({ add
 export const handleAs = (connection: Connection, identity: string, workflowId: string) =>
   new Client({ connection, identity }).workflow.getHandle(workflowId);
 
-/** The Java test server with time skipping, with our search attributes registered. */
+/**
+ * The Java test server with time skipping, with our search attributes registered. The SDK's own start gives the JVM
+ * 5 s to answer (fixed in its native core) and failed whole files on a loaded machine (P11), so this starts the
+ * server itself on a free port, waits up to a minute for it, and connects the SDK's environment to it; teardown
+ * stops it.
+ */
 export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
-  const env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: TEST_SERVER_PATH } },
-  });
+  const port = await freePort();
+  const server = spawn(TEST_SERVER_PATH, [String(port)], { stdio: 'ignore' });
+  const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
+  const orphan = () => server.kill('SIGKILL'); // the test process ends without a teardown: do not leave the JVM
+  process.once('exit', orphan);
+  void exited.then(() => process.off('exit', orphan));
+  let env: TestWorkflowEnvironment;
+  try {
+    await untilListening(port, server, 60_000);
+    // The SDK's own constructor of an environment on a running server (its public ones assume no time skipping).
+    const create = (TestWorkflowEnvironment as unknown as { create(options: object): Promise<TestWorkflowEnvironment> }).create;
+    env = await create.call(TestWorkflowEnvironment, {
+      server: { type: 'existing' },
+      address: `127.0.0.1:${port}`,
+      namespace: 'default',
+      supportsTimeSkipping: true,
+    });
+  } catch (error) {
+    server.kill('SIGKILL');
+    throw error;
+  }
+  const teardown = env.teardown.bind(env);
+  env.teardown = async () => {
+    await teardown();
+    if (server.exitCode === null && server.signalCode === null) server.kill('SIGTERM');
+    await exited;
+  };
   await env.connection.operatorService.addSearchAttributes({
     namespace: 'default',
     searchAttributes: Object.fromEntries(Object.values(SA).map((key) => [key.name, 2])), // 2 = KEYWORD
   });
   return env;
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+async function untilListening(port: number, server: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (server.exitCode !== null || server.signalCode !== null) throw new Error(`the time-skipping server exited (${server.exitCode ?? server.signalCode})`);
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => (socket.destroy(), resolve(true)));
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    if (Date.now() > deadline) throw new Error(`the time-skipping server did not listen on ${port} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }

@@ -3,15 +3,16 @@
 import { randomUUID } from 'node:crypto';
 import { inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import type { Database } from '../../src/db/client.js';
 import { reconciliations, webhookEndpoints } from '../../src/db/schema/index.js';
 import { newId } from '../../src/shared/ids.js';
 import { testApp } from '../helpers/app.js';
-import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL } from '../helpers/env.js';
-import { connectDevServer, uniqueTaskQueues } from '../helpers/temporal.js';
+import { TEST_ADMIN_TOKEN } from '../helpers/env.js';
+import { uniqueTaskQueues } from '../helpers/temporal.js';
+import { useWorld, type World } from '../helpers/world.js';
 
 let database: Database;
-let temporal: Awaited<ReturnType<typeof connectDevServer>>;
+let temporal: World['temporal'];
 let app: ReturnType<typeof testApp>;
 const provider = `listq-${randomUUID().slice(0, 8)}`;
 const account = `acct_listq_${randomUUID().slice(0, 8)}`;
@@ -20,9 +21,10 @@ const days = ['2026-11-02', '2026-11-03', '2026-11-01'];
 const reconIds = days.map((d, i) => `reconcile:${provider}:evt_${'zya'[i]}`);
 const endpointIds: string[] = [];
 
+const world = useWorld({ label: 'admin-list-query' });
 beforeAll(async () => {
-  database = createDatabase(TEST_DATABASE_URL, { max: 2 });
-  temporal = await connectDevServer();
+  database = world.database;
+  temporal = world.temporal;
   app = testApp({ db: database.db, temporal: temporal.client, taskQueues: uniqueTaskQueues('listq') });
   const at = (d: string) => new Date(`${d}T12:00:00.123456Z`);
   await database.db.insert(reconciliations).values(
@@ -59,8 +61,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await database?.db.delete(reconciliations).where(inArray(reconciliations.id, reconIds));
-  await temporal?.close();
-  await database?.close();
 });
 
 async function get(path: string, headers: Record<string, string> = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }) {

@@ -7,18 +7,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
 import { runCli } from '../../src/cli/run.js';
 import type { ApiDeps } from '../../src/api/deps.js';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import type { Database } from '../../src/db/client.js';
 import { deliveries, deliveryAttempts, endpointSecrets, events, webhookEndpoints } from '../../src/db/schema/index.js';
 import { REDACT_PATHS } from '../../src/lib/logger.js';
 import { signingSecretsFor } from '../../src/outbound/secrets.js';
 import { newId } from '../../src/shared/ids.js';
 import { DELIVERY_WORKFLOW } from '../../src/shared/outbound.js';
-import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
+import { TEST_ADMIN_TOKEN, TEST_SECRETS_KEY } from '../helpers/env.js';
 import { testProfile } from '../helpers/profile.js';
-import { connectDevServer, uniqueTaskQueues } from '../helpers/temporal.js';
+import { uniqueTaskQueues } from '../helpers/temporal.js';
+import { useWorld, type World } from '../helpers/world.js';
 
 let database: Database;
-let temporal: Awaited<ReturnType<typeof connectDevServer>>;
+let temporal: World['temporal'];
 const logLines: string[] = [];
 const startedWorkflows: string[] = [];
 // No worker polls these queues: a workflow started by a retry stays visible but untouched, and is terminated after.
@@ -44,15 +45,14 @@ function deps(overrides: Partial<ApiDeps> = {}): ApiDeps {
 }
 
 let app: ReturnType<typeof createApp>;
+const world = useWorld({ label: 'admin-outbound' });
 beforeAll(async () => {
-  database = createDatabase(TEST_DATABASE_URL, { max: 4 });
-  temporal = await connectDevServer();
+  database = world.database;
+  temporal = world.temporal;
   app = createApp(deps());
 });
 afterAll(async () => {
   for (const id of startedWorkflows) await temporal.client.workflow.getHandle(id).terminate('test cleanup').catch(() => undefined);
-  await temporal.close();
-  await database.close();
 });
 
 const auth = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };

@@ -1,25 +1,23 @@
 // O12 end to end through the admin API: a FAILED delivery whose workflow run has closed is retried, a new run of
 // the same workflow id attempts at once with a real worker, and the merchant receives the signed, identical bytes.
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { testApp } from '../helpers/app.js';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import type { Database } from '../../src/db/client.js';
 import { deliveries, deliveryAttempts } from '../../src/db/schema/index.js';
 import { DELIVERY_WORKFLOW } from '../../src/shared/outbound.js';
 import { SIGNATURE_HEADER, verify } from '../../src/signing/index.js';
-import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL } from '../helpers/env.js';
+import { TEST_ADMIN_TOKEN } from '../helpers/env.js';
 import { insertDelivery, insertEndpoint, startReceiver, uniqueMerchant, waitFor } from '../helpers/outbound.js';
-import { connectDevServer, startWorkers, testActivities, uniqueTaskQueues } from '../helpers/temporal.js';
+import { startWorkers, testActivities, uniqueTaskQueues } from '../helpers/temporal.js';
+import { useWorld, type World } from '../helpers/world.js';
 
 let database: Database;
-let temporal: Awaited<ReturnType<typeof connectDevServer>>;
+let temporal: World['temporal'];
+const world = useWorld({ label: 'admin-retry-e2e' });
 beforeAll(async () => {
-  database = createDatabase(TEST_DATABASE_URL, { max: 4 });
-  temporal = await connectDevServer();
-});
-afterAll(async () => {
-  await temporal.close();
-  await database.close();
+  database = world.database;
+  temporal = world.temporal;
 });
 
 describe('manual retry through the admin API (O12)', () => {

@@ -5,18 +5,18 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role, StaffRole } from '../../src/access/roles.js';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import type { Database } from '../../src/db/client.js';
 import { deliveries, deliveryAttempts, events, reconciliations } from '../../src/db/schema/index.js';
 import { newId, reconciliationWorkflowId } from '../../src/shared/ids.js';
 import { ADMIN_ROUTES, type AdminRow } from '../fixtures/access-matrix.js';
 import { callAs, createKey, type Caller } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
-import { TEST_DATABASE_URL } from '../helpers/env.js';
 import { insertEndpoint, uniqueMerchant } from '../helpers/outbound.js';
-import { connectDevServer, uniqueTaskQueues } from '../helpers/temporal.js';
+import { uniqueTaskQueues } from '../helpers/temporal.js';
+import { useWorld, type World } from '../helpers/world.js';
 
 let database: Database;
-let temporal: Awaited<ReturnType<typeof connectDevServer>>;
+let temporal: World['temporal'];
 let app: ReturnType<typeof testApp>;
 const started = new Set<string>();
 const mine = uniqueMerchant('roles-a');
@@ -47,9 +47,10 @@ const expectedAllowed = (row: Row, role: Role) => (role === 'merchant' ? row.mer
 
 let routes: Array<{ key: string; method: string; operation: Record<string, unknown> }> = [];
 
+const world = useWorld({ label: 'admin-roles' });
 beforeAll(async () => {
-  database = createDatabase(TEST_DATABASE_URL, { max: 4 });
-  temporal = await connectDevServer();
+  database = world.database;
+  temporal = world.temporal;
   app = testApp({ db: database.db, temporal: temporal.client, taskQueues: uniqueTaskQueues('admin-roles') });
   for (const role of ['viewer', 'operator', 'admin'] as const) callers[role] = await createKey(app, role);
   callers.merchant = await createKey(app, 'merchant', mine);
@@ -58,8 +59,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   for (const id of started) await temporal.client.workflow.getHandle(id).terminate('test cleanup').catch(() => undefined);
-  await temporal?.close();
-  await database?.close();
 });
 
 describe('A1 every admin operation has a role rule, stated in the OpenAPI document', () => {

@@ -4,17 +4,18 @@
 import { randomUUID } from 'node:crypto';
 import { inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import type { Database } from '../../src/db/client.js';
 import { deliveries, events, reconciliations } from '../../src/db/schema/index.js';
 import { newId, reconciliationWorkflowId } from '../../src/shared/ids.js';
 import { callAs, createKey, type Caller } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
-import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL } from '../helpers/env.js';
+import { TEST_ADMIN_TOKEN } from '../helpers/env.js';
 import { insertEndpoint, uniqueEventId, uniqueMerchant } from '../helpers/outbound.js';
-import { connectDevServer, uniqueTaskQueues } from '../helpers/temporal.js';
+import { uniqueTaskQueues } from '../helpers/temporal.js';
+import { useWorld, type World } from '../helpers/world.js';
 
 let database: Database;
-let temporal: Awaited<ReturnType<typeof connectDevServer>>;
+let temporal: World['temporal'];
 let app: ReturnType<typeof testApp>;
 let merchantA: Caller;
 const tag = randomUUID().slice(0, 8);
@@ -44,9 +45,10 @@ async function delivery(name: string, account: string, type: string, ref: string
   ids[name] = id;
 }
 
+const world = useWorld({ label: 'admin-search' });
 beforeAll(async () => {
-  database = createDatabase(TEST_DATABASE_URL, { max: 2 });
-  temporal = await connectDevServer();
+  database = world.database;
+  temporal = world.temporal;
   app = testApp({ db: database.db, temporal: temporal.client, taskQueues: uniqueTaskQueues('search') });
   await delivery('aSucceeded', accountA, 'payment.succeeded', refA);
   await delivery('aRefunded', accountA, 'refund.created', refA);
@@ -73,8 +75,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await database?.db.delete(reconciliations).where(inArray(reconciliations.id, reconIds));
-  await temporal?.close();
-  await database?.close();
 });
 
 const listed = async (path: string, token = TEST_ADMIN_TOKEN) => {

@@ -4,26 +4,25 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import type { Database } from '../../src/db/client.js';
 import { webhookEndpoints } from '../../src/db/schema/index.js';
 import { testApp } from '../helpers/app.js';
-import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL } from '../helpers/env.js';
-import { connectDevServer, uniqueTaskQueues } from '../helpers/temporal.js';
+import { TEST_ADMIN_TOKEN } from '../helpers/env.js';
+import { uniqueTaskQueues } from '../helpers/temporal.js';
+import { useWorld, type World } from '../helpers/world.js';
 
 let database: Database;
-let temporal: Awaited<ReturnType<typeof connectDevServer>>;
+let temporal: World['temporal'];
 let app: ReturnType<typeof testApp>;
 const auth = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
 
+const world = useWorld({ label: 'admin-storable-input' });
 beforeAll(async () => {
-  database = createDatabase(TEST_DATABASE_URL, { max: 2 });
-  temporal = await connectDevServer();
+  database = world.database;
+  temporal = world.temporal;
   app = testApp({ db: database.db, temporal: temporal.client, taskQueues: uniqueTaskQueues('storable') });
 });
-afterAll(async () => {
-  await temporal?.close();
-  await database?.close();
-});
+afterAll(async () => {});
 
 const get = (path: string) => app.request(`/admin/v1${path}`, { headers: auth });
 const post = (path: string, body: unknown) =>

@@ -7,20 +7,21 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities } from '../../src/activities/index.js';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import type { Database } from '../../src/db/client.js';
 import { auditEvents, ledgerTransactions, operatorResolutions } from '../../src/db/schema/index.js';
 import { operatorResolutionSignal, reconciliationStateQuery } from '../../src/shared/inbound.js';
 import { createKey, type Caller } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
 import { parseCsv } from '../helpers/csv.js';
-import { TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
+import { TEST_SECRETS_KEY } from '../helpers/env.js';
 import { uniqueMerchant } from '../helpers/outbound.js';
 import { testProfile } from '../helpers/profile.js';
 import { providerEvent, startPaymentsPeer, startReconciliation, succeeded, waitFor } from '../helpers/reconciliation.js';
-import { connectDevServer, handleAs, startWorkers, testLogger, uniqueTaskQueues } from '../helpers/temporal.js';
+import { handleAs, startWorkers, testLogger, uniqueTaskQueues } from '../helpers/temporal.js';
+import { useWorld, type World } from '../helpers/world.js';
 
 let database: Database;
-let temporal: Awaited<ReturnType<typeof connectDevServer>>;
+let temporal: World['temporal'];
 let peer: Awaited<ReturnType<typeof startPaymentsPeer>>;
 let api: ReturnType<typeof testApp>;
 let stopWorkers: () => Promise<void>;
@@ -30,9 +31,10 @@ const taskQueues = uniqueTaskQueues('audit-identity');
 const alice = `alice-${randomUUID().slice(0, 8)}`;
 const callers = {} as Record<'alice' | 'bob' | 'viewer' | 'merchant' | 'admin', Caller>;
 
+const world = useWorld({ label: 'audit-identity' });
 beforeAll(async () => {
-  database = createDatabase(TEST_DATABASE_URL, { max: 4 });
-  temporal = await connectDevServer();
+  database = world.database;
+  temporal = world.temporal;
   peer = await startPaymentsPeer();
   profile = testProfile({
     inbound: {
@@ -54,8 +56,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stopWorkers?.();
   await peer?.close();
-  await temporal?.close();
-  await database?.close();
 });
 
 async function call(who: Caller, method: string, path: string, body?: unknown) {

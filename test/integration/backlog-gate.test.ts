@@ -3,24 +3,23 @@
 // drains the queue the figure drops and the start goes through.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import type { Database } from '../../src/db/client.js';
 import { backlogGate } from '../../src/inbound/backlog-gate.js';
-import { TEST_DATABASE_URL } from '../helpers/env.js';
-import { connectDevServer, startWorkers, testActivities, uniqueTaskQueues } from '../helpers/temporal.js';
+import { startWorkers, testActivities, uniqueTaskQueues } from '../helpers/temporal.js';
 import { waitFor } from '../helpers/wait.js';
+import { useWorld, type World } from '../helpers/world.js';
 
 let database: Database;
-let temporal: Awaited<ReturnType<typeof connectDevServer>>;
+let temporal: World['temporal'];
 const stops: (() => Promise<unknown>)[] = [];
 
+const world = useWorld({ label: 'backlog-gate' });
 beforeAll(async () => {
-  database = createDatabase(TEST_DATABASE_URL, { max: 4 });
-  temporal = await connectDevServer();
+  database = world.database;
+  temporal = world.temporal;
 });
 afterAll(async () => {
   for (const stop of stops.reverse()) await stop().catch(() => {});
-  await temporal?.close();
-  await database?.close();
 });
 
 describe('reconciliation backlog gate on the dev server (P3)', () => {

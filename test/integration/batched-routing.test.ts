@@ -2,21 +2,19 @@
 // endpoint with per-endpoint ordering, a throttle, or in the slow lane (failing) gets its delivery workflow from
 // attempt 1, since the batched path neither orders nor throttles. Real PostgreSQL.
 import { eq, inArray } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/client.js';
 import { deliveries, webhookEndpoints } from '../../src/db/schema/index.js';
 import { parseEnvelope, type ValidEvent } from '../../src/outbound/envelope.js';
 import { fanOut, type Positioned } from '../../src/dispatcher/fan-out.js';
-import { TEST_DATABASE_URL } from '../helpers/env.js';
 import { envelope, insertEndpoint, uniqueMerchant } from '../helpers/outbound.js';
 import { testProfile } from '../helpers/profile.js';
+import { useWorld } from '../helpers/world.js';
 
 let database: Database;
+const world = useWorld({ label: 'batched-routing' });
 beforeAll(() => {
-  database = createDatabase(TEST_DATABASE_URL, { max: 2 });
-});
-afterAll(async () => {
-  await database?.close();
+  database = world.database;
 });
 
 function positioned(merchantAccount: string): Positioned<ValidEvent> {

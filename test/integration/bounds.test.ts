@@ -3,25 +3,24 @@
 // each polling the database every 250 ms; /metrics listed every endpoint id on the public listener).
 import { randomUUID } from 'node:crypto';
 import { Gauge } from 'prom-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parseEnv } from '../../src/config/env.js';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import type { Database } from '../../src/db/client.js';
 import { registry, renderMetrics } from '../../src/metrics/registry.js';
 import { callAs, createKey } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
-import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
+import { TEST_ADMIN_TOKEN, TEST_SECRETS_KEY } from '../helpers/env.js';
 import { uniqueMerchant } from '../helpers/outbound.js';
 import { testProfile } from '../helpers/profile.js';
 import { lazyTemporal, uniqueTaskQueues } from '../helpers/temporal.js';
+import { useWorld } from '../helpers/world.js';
 
 let database: Database;
 const temporal = lazyTemporal();
 
+const world = useWorld({ label: 'bounds' });
 beforeAll(() => {
-  database = createDatabase(TEST_DATABASE_URL, { max: 8 });
-});
-afterAll(async () => {
-  await database?.close();
+  database = world.database;
 });
 
 describe('A18 body limits on the admin API', () => {

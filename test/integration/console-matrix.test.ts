@@ -3,17 +3,17 @@
 // link, each getting the status of its row in test/fixtures/access-matrix.ts (a page without a row fails); and no
 // response shows a signing secret to anyone but an admin or the account's own merchant.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/client.js';
 import { deliveries, events, reconciliations } from '../../src/db/schema/index.js';
 import { newId, reconciliationWorkflowId } from '../../src/shared/ids.js';
 import { MAY_SEE_SECRETS, PAGE_CALLERS, PAGE_ROUTES, type Objects, type PageCaller } from '../fixtures/access-matrix.js';
 import { callAs, createKey } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
-import { TEST_DATABASE_URL } from '../helpers/env.js';
 import { insertEndpoint, uniqueMerchant } from '../helpers/outbound.js';
 import { pageClient, type PageClient } from '../helpers/pages.js';
 import { lazyTemporal, uniqueTaskQueues } from '../helpers/temporal.js';
+import { useWorld } from '../helpers/world.js';
 
 let database: Database;
 let app: ReturnType<typeof testApp>;
@@ -73,8 +73,9 @@ async function signIn(surface: 'console' | 'portal', token: string): Promise<Pag
 
 const surfaceOf = (who: PageCaller) => (['viewer', 'operator', 'admin'].includes(who) ? 'console' : 'portal');
 
+const world = useWorld({ label: 'console-matrix' });
 beforeAll(async () => {
-  database = createDatabase(TEST_DATABASE_URL, { max: 4 });
+  database = world.database;
   app = testApp({ db: database.db, temporal: lazyTemporal(), taskQueues: uniqueTaskQueues('pages-matrix') });
   for (const role of ['viewer', 'operator', 'admin'] as const)
     browsers[role] = await signIn('console', (await createKey(app, role, undefined, `pages-${role}`)).token);
@@ -85,9 +86,6 @@ beforeAll(async () => {
   browsers.link = pageClient(app);
   await browsers.link.get(`${link.pathname}${link.search}`);
   expect((await browsers.link.post('/portal/enter', { token: link.searchParams.get('token')! })).status).toBe(303);
-});
-afterAll(async () => {
-  await database?.close();
 });
 
 describe('A20 every console and portal page has a row', () => {

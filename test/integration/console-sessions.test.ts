@@ -2,29 +2,27 @@
 // kept working for 8 h), on key revocation and when the role is no longer the one signed in with; and a portal link
 // never signs a browser in on a GET (login CSRF): the GET asks, a POST with the page's CSRF token signs in.
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/client.js';
 import { consoleSessions } from '../../src/db/schema/index.js';
 import { callAs, createKey, type Caller } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
-import { TEST_DATABASE_URL } from '../helpers/env.js';
 import { uniqueMerchant } from '../helpers/outbound.js';
 import { pageClient, type PageClient } from '../helpers/pages.js';
 import { lazyTemporal, uniqueTaskQueues } from '../helpers/temporal.js';
+import { useWorld } from '../helpers/world.js';
 
 let database: Database;
 let app: ReturnType<typeof testApp>;
 let operator: Caller;
 let admin: Caller;
 
+const world = useWorld({ label: 'console-sessions' });
 beforeAll(async () => {
-  database = createDatabase(TEST_DATABASE_URL, { max: 4 });
+  database = world.database;
   app = testApp({ db: database.db, temporal: lazyTemporal(), taskQueues: uniqueTaskQueues('console-sessions') });
   operator = await createKey(app, 'operator', undefined, 'sessions-operator');
   admin = await createKey(app, 'admin', undefined, 'sessions-admin');
-});
-afterAll(async () => {
-  await database?.close();
 });
 
 async function signIn(token: string): Promise<PageClient> {

@@ -10,20 +10,21 @@ import { DatabaseError } from '../../src/db/errors.js';
 import { deliveries, events, quarantinedMessages } from '../../src/db/schema/index.js';
 import { createOutboundBatchHandler } from '../../src/dispatcher/outbound-handler.js';
 import { runDispatcher } from '../../src/dispatcher/run.js';
-import { createBatchConsumer, createKafkaAdmin, createProducer } from '../../src/kafka/kafkajs.js';
+import { createBatchConsumer, createKafkaAdmin } from '../../src/kafka/kafkajs.js';
 import type { BatchConsumer, Producer } from '../../src/kafka/types.js';
 import { createLogger } from '../../src/lib/logger.js';
-import { KAFKA_BROKERS, TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
+import { KAFKA_BROKERS, TEST_SECRETS_KEY } from '../helpers/env.js';
 import { envelope, insertEndpoint, startReceiver, uniqueMerchant, waitFor } from '../helpers/outbound.js';
 import { testProfile } from '../helpers/profile.js';
-import { connectDevServer, startWorkers, testActivities, uniqueTaskQueues } from '../helpers/temporal.js';
+import type { TaskQueues } from '../../src/shared/task-queues.js';
+import { useWorld, type World } from '../helpers/world.js';
 
 let database: Database;
-let temporal: Awaited<ReturnType<typeof connectDevServer>>;
+let temporal: World['temporal'];
 let producer: Producer;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 const admin = createKafkaAdmin({ brokers: KAFKA_BROKERS, clientId: 'dispatcher-poison-test' });
-const taskQueues = uniqueTaskQueues('poison');
+let taskQueues: TaskQueues; // the shared workers' queues (test/helpers/world.ts)
 const stops: (() => Promise<unknown>)[] = [];
 /** Marks the merchant whose events a test trigger refuses: a body that passes validation and that the DB refuses. */
 const REFUSED = `acct_refused_${randomUUID().slice(0, 8)}`;
@@ -41,13 +42,13 @@ const logger = createLogger(
   }),
 );
 
+const world = useWorld({ label: 'dispatcher-poison', workers: true });
 beforeAll(async () => {
-  database = createDatabase(TEST_DATABASE_URL, { max: 8 });
-  temporal = await connectDevServer();
-  producer = await createProducer({ brokers: KAFKA_BROKERS, clientId: 'poison-test-producer' });
+  database = world.database;
+  temporal = world.temporal;
+  producer = world.producer;
   receiver = await startReceiver();
-  const workers = await startWorkers({ connection: temporal.native, taskQueues, activities: testActivities(database.db) });
-  stops.push(() => workers.stop());
+  taskQueues = world.taskQueues;
   await database.sql.unsafe(`
     create function ${TRIGGER}() returns trigger language plpgsql as $$
     begin
@@ -61,11 +62,8 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const stop of stops.reverse()) await stop().catch(() => {});
   await database?.sql.unsafe(`drop trigger if exists ${TRIGGER} on events; drop function if exists ${TRIGGER}();`).catch(() => {});
-  await producer?.close();
   await receiver?.close();
   await admin.close();
-  await temporal?.close();
-  await database?.close();
 });
 
 describe('R1 poison messages never stop a partition', () => {

@@ -5,14 +5,14 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import type { Database } from '../../src/db/client.js';
 import { resolutionProposals } from '../../src/db/schema/index.js';
 import { Client, WorkflowUpdateFailedError } from '@temporalio/client';
 import { approveResolutionUpdate, reconciliationStateQuery, resolveUpdate } from '../../src/shared/inbound.js';
 import { callAs, createKey, type Caller } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
 import { parseCsv } from '../helpers/csv.js';
-import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL } from '../helpers/env.js';
+import { TEST_ADMIN_TOKEN } from '../helpers/env.js';
 import { testProfile } from '../helpers/profile.js';
 import {
   ledgerRowsFor,
@@ -22,10 +22,11 @@ import {
   succeeded,
   waitFor,
 } from '../helpers/reconciliation.js';
-import { connectDevServer, startWorkers, testActivities, uniqueTaskQueues } from '../helpers/temporal.js';
+import { startWorkers, testActivities, uniqueTaskQueues } from '../helpers/temporal.js';
+import { useWorld, type World } from '../helpers/world.js';
 
 let database: Database;
-let temporal: Awaited<ReturnType<typeof connectDevServer>>;
+let temporal: World['temporal'];
 let peer: Awaited<ReturnType<typeof startPaymentsPeer>>;
 let app: ReturnType<typeof testApp>;
 let stopWorkers: () => Promise<void>;
@@ -36,9 +37,10 @@ const taskQueues = uniqueTaskQueues('dual-control');
 let profile: ReturnType<typeof testProfile>;
 const startedAt = new Date(Date.now() - 1000).toISOString();
 
+const world = useWorld({ label: 'dual-control' });
 beforeAll(async () => {
-  database = createDatabase(TEST_DATABASE_URL, { max: 4 });
-  temporal = await connectDevServer();
+  database = world.database;
+  temporal = world.temporal;
   peer = await startPaymentsPeer();
   profile = testProfile({
     inbound: {
@@ -60,8 +62,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stopWorkers?.();
   await peer?.close();
-  await temporal?.close();
-  await database?.close();
 });
 
 async function parked(amountMinor: string) {

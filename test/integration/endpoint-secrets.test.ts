@@ -1,17 +1,18 @@
 // O9 on the real database: rotation makes the new secret active, the previous one signs until the grace ends.
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/client.js';
 import { endpointSecrets, webhookEndpoints } from '../../src/db/schema/index.js';
 import { generateEndpointSecret, insertEndpointSecret, rotateEndpointSecret, signingSecretsFor } from '../../src/outbound/secrets.js';
 import { newId } from '../../src/shared/ids.js';
-import { TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
+import { TEST_SECRETS_KEY } from '../helpers/env.js';
+import { useWorld } from '../helpers/world.js';
 
 let database: Database;
+const world = useWorld({ label: 'endpoint-secrets' });
 beforeAll(() => {
-  database = createDatabase(TEST_DATABASE_URL, { max: 2 });
+  database = world.database;
 });
-afterAll(() => database.close());
 
 async function endpointWithSecret(): Promise<{ id: string; secret: string }> {
   const id = newId('we');

@@ -3,7 +3,7 @@
 // out by the dispatcher, reaches the merchant's other enabled endpoints subscribed to it as a signed POST.
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import type { Database } from '../../src/db/client.js';
 import { endpointStatusChanges, outboxEvents } from '../../src/db/schema/index.js';
 import { createOutboundBatchHandler } from '../../src/dispatcher/outbound-handler.js';
 import { registry } from '../../src/metrics/registry.js';
@@ -11,34 +11,33 @@ import { ledgerAccounts, outboxEnvelope } from '../../src/outbox/envelope.js';
 import { verify } from '../../src/signing/index.js';
 import { callAs, createKey } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
-import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL } from '../helpers/env.js';
+import { TEST_ADMIN_TOKEN } from '../helpers/env.js';
 import { insertDelivery, insertEndpoint, startReceiver, uniqueMerchant, waitFor } from '../helpers/outbound.js';
 import { testProfile } from '../helpers/profile.js';
-import { connectDevServer, startWorkers, testActivities, testLogger, uniqueTaskQueues } from '../helpers/temporal.js';
+import { testActivities, testLogger } from '../helpers/temporal.js';
 import { expectNoMore } from '../helpers/wait.js';
+import type { TaskQueues } from '../../src/shared/task-queues.js';
+import { useWorld, type World } from '../helpers/world.js';
 
 const DAY = 24 * 3600 * 1000;
-const taskQueues = uniqueTaskQueues('m4');
+let taskQueues: TaskQueues; // the shared workers' queues (test/helpers/world.ts)
 const profile = testProfile();
 const merchant = uniqueMerchant('m4');
 let database: Database;
-let temporal: Awaited<ReturnType<typeof connectDevServer>>;
+let temporal: World['temporal'];
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
-let stopWorkers: () => Promise<void>;
 let app: ReturnType<typeof testApp>;
 
+const world = useWorld({ label: 'endpoint-status-events', workers: true });
 beforeAll(async () => {
-  database = createDatabase(TEST_DATABASE_URL, { max: 6 });
-  temporal = await connectDevServer();
+  database = world.database;
+  temporal = world.temporal;
   receiver = await startReceiver((request) => ({ status: request.path === '/failing' ? 500 : 200 }));
-  stopWorkers = (await startWorkers({ connection: temporal.native, taskQueues, activities: testActivities(database.db) })).stop;
+  taskQueues = world.taskQueues;
   app = testApp({ db: database.db, temporal: temporal.client, taskQueues });
 });
 afterAll(async () => {
-  await stopWorkers?.();
   await receiver?.close();
-  await temporal?.close();
-  await database?.close();
 });
 
 /** What the relay would publish for an outbox row, handed to the dispatcher as a Kafka batch of one. */

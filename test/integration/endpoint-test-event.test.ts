@@ -2,36 +2,34 @@
 // delivery with its workflow and attempts; the merchant's verifier (src/signing) accepts it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import type { Database } from '../../src/db/client.js';
 import { auditEvents } from '../../src/db/schema/index.js';
 import { verify } from '../../src/signing/index.js';
 import { callAs, createKey } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
-import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL } from '../helpers/env.js';
+import { TEST_ADMIN_TOKEN } from '../helpers/env.js';
 import { insertEndpoint, startReceiver, uniqueMerchant, waitFor } from '../helpers/outbound.js';
-import { connectDevServer, startWorkers, testActivities, uniqueTaskQueues } from '../helpers/temporal.js';
 import { expectNoMore } from '../helpers/wait.js';
+import type { TaskQueues } from '../../src/shared/task-queues.js';
+import { useWorld, type World } from '../helpers/world.js';
 
-const taskQueues = uniqueTaskQueues('m6');
+let taskQueues: TaskQueues; // the shared workers' queues (test/helpers/world.ts)
 const merchant = uniqueMerchant('m6');
 let database: Database;
-let temporal: Awaited<ReturnType<typeof connectDevServer>>;
+let temporal: World['temporal'];
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
-let stopWorkers: () => Promise<void>;
 let app: ReturnType<typeof testApp>;
 
+const world = useWorld({ label: 'endpoint-test-event', workers: true });
 beforeAll(async () => {
-  database = createDatabase(TEST_DATABASE_URL, { max: 6 });
-  temporal = await connectDevServer();
+  database = world.database;
+  temporal = world.temporal;
   receiver = await startReceiver((request) => ({ status: request.path === '/broken' ? 503 : 200 }));
-  stopWorkers = (await startWorkers({ connection: temporal.native, taskQueues, activities: testActivities(database.db) })).stop;
+  taskQueues = world.taskQueues;
   app = testApp({ db: database.db, temporal: temporal.client, taskQueues });
 });
 afterAll(async () => {
-  await stopWorkers?.();
   await receiver?.close();
-  await temporal?.close();
-  await database?.close();
 });
 
 const postsTo = (path: string) => receiver.received.filter((r) => r.path === path);

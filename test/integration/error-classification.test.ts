@@ -1,17 +1,15 @@
 // R4: the classification of src/lib/errors.ts against errors the real PostgreSQL and the real driver produce
 // (through drizzle, which wraps them with the query and its parameters).
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { classifyError } from '../../src/lib/errors.js';
-import { TEST_DATABASE_URL } from '../helpers/env.js';
+import { useWorld } from '../helpers/world.js';
 
 let database: Database;
+const world = useWorld({ label: 'error-classification' });
 beforeAll(() => {
-  database = createDatabase(TEST_DATABASE_URL, { max: 2 });
-});
-afterAll(async () => {
-  await database?.close();
+  database = world.database;
 });
 
 const failureOf = (query: Promise<unknown>) => query.then(() => expect.fail('the query should have failed'), (error: unknown) => error);

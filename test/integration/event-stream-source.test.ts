@@ -2,20 +2,18 @@
 // order (an older transaction committing after newer ones), drains a snapshot across batches, resumes exactly from
 // any event's cursor, and never returns another account's events or the other livemode.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/client.js';
 import { events } from '../../src/db/schema/index.js';
 import { createEventStreamSource, type StreamedEvent, type StreamFilter } from '../../src/outbound/event-stream.js';
 import { decodeCursor, typeMatcher, type StreamCursor } from '../../src/outbound/stream-cursor.js';
-import { TEST_DATABASE_URL } from '../helpers/env.js';
 import { uniqueEventId, uniqueMerchant } from '../helpers/outbound.js';
+import { useWorld } from '../helpers/world.js';
 
 let database: Database;
+const world = useWorld({ label: 'event-stream-source' });
 beforeAll(() => {
-  database = createDatabase(TEST_DATABASE_URL, { max: 4 });
-});
-afterAll(async () => {
-  await database?.close();
+  database = world.database;
 });
 
 const row = (merchantAccount: string, type = 'payment.succeeded', livemode = false) => {

@@ -5,29 +5,29 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import type { Database } from '../../src/db/client.js';
 import { createKafkaAdmin } from '../../src/kafka/kafkajs.js';
 import { pingTemporal } from '../../src/lib/temporal.js';
 import { TASK_QUEUES } from '../../src/shared/task-queues.js';
-import { KAFKA_BROKERS, TEST_ADMIN_TOKEN, TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
+import { KAFKA_BROKERS, TEST_ADMIN_TOKEN, TEST_SECRETS_KEY } from '../helpers/env.js';
 import { testProfile } from '../helpers/profile.js';
-import { connectDevServer, testLogger } from '../helpers/temporal.js';
+import { testLogger } from '../helpers/temporal.js';
+import { useWorld, type World } from '../helpers/world.js';
 
 let database: Database;
-let temporal: Awaited<ReturnType<typeof connectDevServer>>;
+let temporal: World['temporal'];
 const kafka = createKafkaAdmin({ brokers: KAFKA_BROKERS, clientId: 'health-test' });
 // A broker address where nothing listens: a real, unreachable dependency.
 const deadKafka = createKafkaAdmin({ brokers: ['127.0.0.1:1'], clientId: 'health-test-dead' });
 
+const world = useWorld({ label: 'health' });
 beforeAll(async () => {
-  database = createDatabase(TEST_DATABASE_URL, { max: 2 });
-  temporal = await connectDevServer();
+  database = world.database;
+  temporal = world.temporal;
 });
 afterAll(async () => {
   await kafka.close();
   await deadKafka.close();
-  await temporal.close();
-  await database.close();
 });
 
 function app(kafkaPing: () => Promise<unknown>) {

@@ -8,13 +8,12 @@ import Stripe from 'stripe';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp } from '../helpers/app.js';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import type { Database } from '../../src/db/client.js';
 import { createDedupeCache } from '../../src/inbound/dedupe-cache.js';
 import { createReconciliationStarter, type ReconciliationStarter } from '../../src/inbound/reconciliation-starter.js';
 import { createGroupCommitWriter } from '../../src/inbound/receipt-writer.js';
 import { reconciliationWorkflowId } from '../../src/shared/ids.js';
 import type { ReconciliationInput } from '../../src/shared/inbound.js';
-import { TEST_DATABASE_URL } from '../helpers/env.js';
 import {
   hmacPayload,
   hmacRequest,
@@ -28,24 +27,24 @@ import {
   uniqueReference,
 } from '../helpers/inbound.js';
 import { TEST_PROVIDER_SECRETS } from '../helpers/profile.js';
-import { connectDevServer, testLogger, uniqueTaskQueues } from '../helpers/temporal.js';
+import { testLogger, uniqueTaskQueues } from '../helpers/temporal.js';
+import { useWorld, type World } from '../helpers/world.js';
 
 const json = async (response: Response): Promise<any> => response.json();
 
 let database: Database;
-let temporal: Awaited<ReturnType<typeof connectDevServer>>;
+let temporal: World['temporal'];
 const started = new Set<string>();
 const { profile, stripe, hmac } = inboundTestProfile('ing');
 const taskQueues = uniqueTaskQueues('ingress');
 
+const world = useWorld({ label: 'inbound-ingress' });
 beforeAll(async () => {
-  database = createDatabase(TEST_DATABASE_URL, { max: 8 });
-  temporal = await connectDevServer();
+  database = world.database;
+  temporal = world.temporal;
 });
 afterAll(async () => {
   await terminateAll(temporal.client, started);
-  await temporal.close();
-  await database.close();
 });
 
 /** An app with a clock the test controls and a starter it can wait for; enqueued inputs are recorded. */

@@ -4,8 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/client.js';
 import { reconciliations, reconciliationTransitions } from '../../src/db/schema/index.js';
 import { commitResolution } from '../../src/inbound/resolution-store.js';
 import { checkLedger } from '../../src/ledger/check.js';
@@ -14,20 +14,17 @@ import type { PostingKind } from '../../src/ledger/postings.js';
 import type { OperatorResolution, ProviderEventType } from '../../src/shared/inbound.js';
 import { testApp } from '../helpers/app.js';
 import { parseCsv } from '../helpers/csv.js';
-import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL } from '../helpers/env.js';
-import { connectDevServer } from '../helpers/temporal.js';
+import { TEST_ADMIN_TOKEN } from '../helpers/env.js';
+import { useWorld, type World } from '../helpers/world.js';
 
 let database: Database;
-let temporal: Awaited<ReturnType<typeof connectDevServer>>;
+let temporal: World['temporal'];
 let app: ReturnType<typeof testApp>;
+const world = useWorld({ label: 'ledger-check' });
 beforeAll(async () => {
-  database = createDatabase(TEST_DATABASE_URL, { max: 4 });
-  temporal = await connectDevServer();
+  database = world.database;
+  temporal = world.temporal;
   app = testApp({ db: database.db, temporal: temporal.client, taskQueues: { delivery: 'x', reconciliation: 'x', smoke: 'x' } });
-});
-afterAll(async () => {
-  await temporal?.close();
-  await database?.close();
 });
 
 const newProvider = (label: string) => `chk-${label}-${randomUUID().slice(0, 8)}`;

@@ -9,7 +9,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSse, type SseMessage } from '../../src/cli/sse.js';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import type { Database } from '../../src/db/client.js';
 import { auditEvents, events } from '../../src/db/schema/index.js';
 import { createOutboundBatchHandler } from '../../src/dispatcher/outbound-handler.js';
 import { runDispatcher } from '../../src/dispatcher/run.js';
@@ -19,14 +19,15 @@ import type { BatchConsumer, Producer } from '../../src/kafka/types.js';
 import { verify } from '../../src/signing/index.js';
 import { callAs, createKey, type Caller } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
-import { KAFKA_BROKERS, TEST_ADMIN_TOKEN, TEST_DATABASE_URL } from '../helpers/env.js';
+import { KAFKA_BROKERS, TEST_ADMIN_TOKEN } from '../helpers/env.js';
 import { startReceiver, uniqueMerchant } from '../helpers/outbound.js';
 import { testProfile } from '../helpers/profile.js';
-import { connectDevServer, testLogger, uniqueTaskQueues } from '../helpers/temporal.js';
+import { testLogger, uniqueTaskQueues } from '../helpers/temporal.js';
 import { expectNoMore, waitFor } from '../helpers/wait.js';
+import { useWorld, type World } from '../helpers/world.js';
 
 let database: Database;
-let temporal: Awaited<ReturnType<typeof connectDevServer>>;
+let temporal: World['temporal'];
 let producer: Producer;
 let consumer: BatchConsumer;
 let server: ServerType;
@@ -40,9 +41,10 @@ const theirs = uniqueMerchant('listen-b');
 const callers = {} as Record<'merchant' | 'other' | 'operator' | 'viewer', Caller>;
 const children: ChildProcess[] = [];
 
+const world = useWorld({ label: 'listen' });
 beforeAll(async () => {
-  database = createDatabase(TEST_DATABASE_URL, { max: 8 });
-  temporal = await connectDevServer();
+  database = world.database;
+  temporal = world.temporal;
   await kafkaAdmin.createTopic(topic, 1);
   producer = lazyProducer({ brokers: KAFKA_BROKERS, clientId: 'listen-test-api' }); // as src/workers/api.ts builds it
   const taskQueues = uniqueTaskQueues('listen');
@@ -81,8 +83,6 @@ afterAll(async () => {
   await receiver?.close();
   (server as unknown as { closeAllConnections?: () => void })?.closeAllConnections?.();
   await new Promise((resolve) => server?.close(resolve));
-  await temporal?.close();
-  await database?.close();
 });
 
 const trigger = async (caller: Caller, type: string, merchant?: string) => {

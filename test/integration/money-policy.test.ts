@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, WorkflowUpdateFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import type { Database } from '../../src/db/client.js';
 import { approveResolutionUpdate, reconciliationStateQuery, resolveUpdate } from '../../src/shared/inbound.js';
 import { callAs, createKey, type Caller } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
@@ -19,11 +19,12 @@ import {
   succeeded,
   waitFor,
 } from '../helpers/reconciliation.js';
-import { TEST_DATABASE_URL } from '../helpers/env.js';
-import { connectDevServer, startWorkers, testActivities, uniqueTaskQueues } from '../helpers/temporal.js';
+
+import { startWorkers, testActivities, uniqueTaskQueues } from '../helpers/temporal.js';
+import { useWorld, type World } from '../helpers/world.js';
 
 let database: Database;
-let temporal: Awaited<ReturnType<typeof connectDevServer>>;
+let temporal: World['temporal'];
 let peer: Awaited<ReturnType<typeof startPaymentsPeer>>;
 let app: ReturnType<typeof testApp>;
 let stopWorkers: () => Promise<void>;
@@ -34,9 +35,10 @@ const provider = `money-${randomUUID().slice(0, 8)}`;
 const taskQueues = uniqueTaskQueues('money-policy');
 let profile: ReturnType<typeof testProfile>;
 
+const world = useWorld({ label: 'money-policy' });
 beforeAll(async () => {
-  database = createDatabase(TEST_DATABASE_URL, { max: 4 });
-  temporal = await connectDevServer();
+  database = world.database;
+  temporal = world.temporal;
   peer = await startPaymentsPeer();
   profile = testProfile({
     inbound: {
@@ -60,8 +62,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stopWorkers?.();
   await peer?.close();
-  await temporal?.close();
-  await database?.close();
 });
 
 /** A EUR payment waiting in manual_review (the provider reports one minor unit less than the webhook). */

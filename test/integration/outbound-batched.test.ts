@@ -317,7 +317,7 @@ describe('batched delivery mode (P1)', () => {
           const r = await database.db.select().from(deliveries).where(eq(deliveries.merchantAccount, merchantAccount));
           return r.length === ids.length && r.every((d) => d.status === 'DELIVERED' && d.handoffSince === null) ? r : undefined;
         },
-        240_000, // a killed consumer's partitions move only after its 30 s session timeout
+        240_000, // a killed consumer's partitions move only after its session timeout (10 s in the replicas)
         'every delivery DELIVERED and handed off',
       );
       const received = new Map<string, number>();

@@ -5,44 +5,43 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import type { Database } from '../../src/db/client.js';
 import { deliveries, events, quarantinedMessages } from '../../src/db/schema/index.js';
 import { createOutboundBatchHandler } from '../../src/dispatcher/outbound-handler.js';
 import { runDispatcher } from '../../src/dispatcher/run.js';
-import { createBatchConsumer, createKafkaAdmin, createProducer } from '../../src/kafka/kafkajs.js';
+import { createBatchConsumer, createKafkaAdmin } from '../../src/kafka/kafkajs.js';
 import type { BatchConsumer, BatchHandler, Producer } from '../../src/kafka/types.js';
-import { KAFKA_BROKERS, TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
+import { KAFKA_BROKERS, TEST_SECRETS_KEY } from '../helpers/env.js';
 import { envelope, insertEndpoint, startReceiver, uniqueEventId, uniqueMerchant, waitFor } from '../helpers/outbound.js';
 import { expectNoMore } from '../helpers/wait.js';
 import { testProfile } from '../helpers/profile.js';
-import { connectDevServer, startWorkers, testActivities, testLogger, uniqueTaskQueues } from '../helpers/temporal.js';
+import { testLogger, uniqueTaskQueues } from '../helpers/temporal.js';
+import type { TaskQueues } from '../../src/shared/task-queues.js';
+import { useWorld, type World } from '../helpers/world.js';
 
 let database: Database;
-let temporal: Awaited<ReturnType<typeof connectDevServer>>;
+let temporal: World['temporal'];
 let producer: Producer;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 const admin = createKafkaAdmin({ brokers: KAFKA_BROKERS, clientId: 'outbound-dispatcher-test' });
-const taskQueues = uniqueTaskQueues('dispatch');
+let taskQueues: TaskQueues; // the shared workers' queues (test/helpers/world.ts)
 const MODES = ['per_delivery', 'batched'] as const;
 type Mode = (typeof MODES)[number];
 const profileOf = (mode: Mode) => testProfile({ outbound: { delivery_mode: mode } });
 const stops: (() => Promise<unknown>)[] = [];
 
+const world = useWorld({ label: 'outbound-dispatcher', workers: true });
 beforeAll(async () => {
-  database = createDatabase(TEST_DATABASE_URL, { max: 8 });
-  temporal = await connectDevServer();
-  producer = await createProducer({ brokers: KAFKA_BROKERS, clientId: 'outbound-test-producer' });
+  database = world.database;
+  temporal = world.temporal;
+  producer = world.producer;
   receiver = await startReceiver();
-  const workers = await startWorkers({ connection: temporal.native, taskQueues, activities: testActivities(database.db) });
-  stops.push(() => workers.stop());
+  taskQueues = world.taskQueues;
 });
 afterAll(async () => {
   for (const stop of stops.reverse()) await stop().catch(() => {});
-  await producer?.close();
   await receiver?.close();
   await admin.close();
-  await temporal?.close();
-  await database?.close();
 });
 
 async function topic(label: string, partitions = 1): Promise<string> {

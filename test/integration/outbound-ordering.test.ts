@@ -6,23 +6,24 @@ import { randomUUID } from 'node:crypto';
 import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BOOTSTRAP_PRINCIPAL } from '../../src/access/roles.js';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import type { Database } from '../../src/db/client.js';
 import { deliveries, webhookEndpoints } from '../../src/db/schema/index.js';
 import { createOutboundBatchHandler } from '../../src/dispatcher/outbound-handler.js';
 import { runDispatcher } from '../../src/dispatcher/run.js';
-import { createBatchConsumer, createKafkaAdmin, createProducer } from '../../src/kafka/kafkajs.js';
+import { createBatchConsumer, createKafkaAdmin } from '../../src/kafka/kafkajs.js';
 import type { Producer } from '../../src/kafka/types.js';
 import { createDeliveryAdmin } from '../../src/outbound/delivery-admin.js';
-import { KAFKA_BROKERS, TEST_DATABASE_URL } from '../helpers/env.js';
+import { KAFKA_BROKERS } from '../helpers/env.js';
 import { expectNoMore } from '../helpers/wait.js';
 import { envelope, insertEndpoint, startReceiver, uniqueMerchant, waitFor, type Reply } from '../helpers/outbound.js';
 import { testProfile } from '../helpers/profile.js';
-import { connectDevServer, startWorkers, testActivities, testLogger, uniqueTaskQueues } from '../helpers/temporal.js';
+import { startWorkers, testActivities, testLogger, uniqueTaskQueues } from '../helpers/temporal.js';
+import { useWorld, type World } from '../helpers/world.js';
 
 const profile = testProfile({ outbound: { retry_schedule: ['100ms', '100ms', '100ms', '100ms', '100ms'] } });
 
 let database: Database;
-let temporal: Awaited<ReturnType<typeof connectDevServer>>;
+let temporal: World['temporal'];
 let producer: Producer;
 const kafka = createKafkaAdmin({ brokers: KAFKA_BROKERS, clientId: 'ordering-test' });
 const taskQueues = uniqueTaskQueues('ordering');
@@ -37,10 +38,11 @@ const startWorkersHere = async () =>
     activities: testActivities(database.db, { profile }),
   }));
 
+const world = useWorld({ label: 'outbound-ordering' });
 beforeAll(async () => {
-  database = createDatabase(TEST_DATABASE_URL, { max: 8 });
-  temporal = await connectDevServer();
-  producer = await createProducer({ brokers: KAFKA_BROKERS, clientId: 'ordering-test-producer' });
+  database = world.database;
+  temporal = world.temporal;
+  producer = world.producer;
   await startWorkersHere();
 });
 afterAll(async () => {
@@ -51,10 +53,7 @@ afterAll(async () => {
       .catch(() => undefined);
   for (const stop of stops.reverse()) await stop().catch(() => {});
   await workers?.stop();
-  await producer?.close();
   await kafka.close();
-  await temporal?.close();
-  await database?.close();
 });
 
 /** A topic with one partition, a dispatcher on it, and an ordered endpoint of a fresh merchant. */

@@ -5,20 +5,21 @@ import { randomUUID } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities } from '../../src/activities/index.js';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import type { Database } from '../../src/db/client.js';
 import { ledgerEntries, operatorResolutions } from '../../src/db/schema/index.js';
 import { commitResolution } from '../../src/inbound/resolution-store.js';
 import { operatorResolutionSignal, reconciliationStateQuery, resolveUpdate, type NormalizedProviderEvent, type ProviderPayment } from '../../src/shared/inbound.js';
 import { createKey } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
-import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
+import { TEST_ADMIN_TOKEN, TEST_SECRETS_KEY } from '../helpers/env.js';
 import { testProfile } from '../helpers/profile.js';
 import { ledgerRowsFor, providerEvent, startPaymentsPeer, startReconciliation, succeeded, waitFor } from '../helpers/reconciliation.js';
-import { connectDevServer, startWorkers, testLogger, uniqueTaskQueues } from '../helpers/temporal.js';
+import { startWorkers, testLogger, uniqueTaskQueues } from '../helpers/temporal.js';
 import { parseCsv } from '../helpers/csv.js';
+import { useWorld, type World } from '../helpers/world.js';
 
 let database: Database;
-let temporal: Awaited<ReturnType<typeof connectDevServer>>;
+let temporal: World['temporal'];
 let peer: Awaited<ReturnType<typeof startPaymentsPeer>>;
 let app: ReturnType<typeof testApp>;
 let stopWorkers: () => Promise<void>;
@@ -28,9 +29,10 @@ let profile: ReturnType<typeof testProfile>;
 const startedAt = new Date(Date.now() - 1000).toISOString();
 const started: string[] = [];
 
+const world = useWorld({ label: 'resolution-truth' });
 beforeAll(async () => {
-  database = createDatabase(TEST_DATABASE_URL, { max: 4 });
-  temporal = await connectDevServer();
+  database = world.database;
+  temporal = world.temporal;
   peer = await startPaymentsPeer();
   profile = testProfile(profileOverrides());
   const activities = createActivities({ db: database.db, profile, logger: testLogger, secretsKey: TEST_SECRETS_KEY });
@@ -41,8 +43,6 @@ afterAll(async () => {
   for (const id of started) await temporal?.client.workflow.getHandle(id).terminate('test over').catch(() => {});
   await stopWorkers?.();
   await peer?.close();
-  await temporal?.close();
-  await database?.close();
 });
 
 const profileOverrides = () => ({
