@@ -131,6 +131,7 @@ async function openLoop(rates: number[]): Promise<void> {
         { name: `open ${rate}/s: sender lag p99`, value: r.sendLagP99Ms, unit: 'ms' },
       );
       console.log(`| ${rate} | ${r.achievedPerSecond.toFixed(0)} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${r.p999Ms.toFixed(1)} | ${r.maxMs.toFixed(1)} | ${r.failed} | ${r.maxInFlight} | ${r.sendLagP99Ms.toFixed(1)} |`);
+      if (r.failed) console.log(`  non-200 at ${rate}/s: ${JSON.stringify(r.failures)}`);
       if (rate === 3000) console.log(`  at 3000/s: p99 ${r.p99Ms.toFixed(1)} ms (goal ≤ 50 ms) ${r.p99Ms <= 50 ? 'met' : 'NOT met'}`);
     }
     console.log(`closed-loop peak at 256 connections: ${peak.perSecond.toFixed(0)} acks/s, p99 ${peak.p99Ms.toFixed(1)} ms`);

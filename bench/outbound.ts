@@ -3,7 +3,7 @@
 // and prints each run's lines, then min / median / max of every figure, each process's event-loop delay and GC per
 // phase, and the load average before and after each run (bench/lib/runs.ts). A goal counts as met on the median.
 // Usage: npm run bench:outbound -- [--runs 3] [--count 2000] [--rate 20[,1000…]] [--steady-seconds 15] [--baseline 500]
-//        [--no-unpipelined] [--first-attempt local|activity] [--no-eager] [--start-concurrency 32] [--parked 10000]
+//        [--node-flags '--max-semi-space-size=64'] [--no-unpipelined] [--pipeline-sends N] [--compare-sends N] [--first-attempt local|activity] [--no-eager] [--start-concurrency 32] [--parked 10000]
 //        [--max-cached 500] [--worker-process] [--slow-endpoints K] [--throttle R [--throttle-count 1000]]
 //        [--mode per_delivery|batched] [--compare-count 2000] [--merchant-delay-ms D]
 //        [--inbound-burst N [--inbound-start-rate R] [--inbound-from acked|quarter]]
@@ -20,12 +20,16 @@ if (!(RUNS >= 1)) {
   console.error(`bench:outbound: --runs must be a positive number (got ${argv[at + 1]})`);
   process.exit(2);
 }
-const passed = at >= 0 ? [...argv.slice(0, at), ...argv.slice(at + 2)] : argv;
+let passed = at >= 0 ? [...argv.slice(0, at), ...argv.slice(at + 2)] : argv;
+// --node-flags '…': V8/Node flags of the app process only (e.g. --max-semi-space-size=64), to measure a GC setting.
+const flagsAt = passed.indexOf('--node-flags');
+const NODE_FLAGS = flagsAt >= 0 ? passed[flagsAt + 1]!.split(' ').filter(Boolean) : [];
+if (flagsAt >= 0) passed = [...passed.slice(0, flagsAt), ...passed.slice(flagsAt + 2)];
 
 const runs: RunResult[] = [];
 for (let i = 1; i <= RUNS; i++) {
   console.log(`run ${i}/${RUNS} — load average ${loadAverage()}`);
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./lib/outbound-run.ts', import.meta.url)), ...passed], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', fileURLToPath(new URL('./lib/outbound-run.ts', import.meta.url)), ...passed], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, KAFKAJS_NO_PARTITIONER_WARNING: '1' },
   });

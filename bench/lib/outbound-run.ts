@@ -42,6 +42,8 @@ const { values: args } = parseArgs({
     count: { type: 'string', default: '2000' },
     rate: { type: 'string', default: '20' }, // a comma list: one steady phase (pair) per rate
     'no-unpipelined': { type: 'boolean', default: false },
+    'pipeline-sends': { type: 'string' },
+    'compare-sends': { type: 'string' }, // default: the profile's outbound.batched.pipeline_sends
     'steady-seconds': { type: 'string', default: '15' },
     baseline: { type: 'string', default: '500' },
     'first-attempt': { type: 'string', default: 'local' },
@@ -89,6 +91,7 @@ process.env.SANDBOX_STRIPE_WEBHOOK_SECRET ??= 'whsec_bench_unused';
 process.env.SANDBOX_HMAC_WEBHOOK_SECRET ??= 'bench-unused';
 const profile = loadProfile(process.env.APIPAY_PROFILE ?? 'config/example.yaml');
 profile.outbound.allow_insecure_urls = true; // the receiver is on 127.0.0.1
+if (args['pipeline-sends']) profile.outbound.batched.pipeline_sends = Number(args['pipeline-sends']);
 // Parked deliveries must stay parked for the whole run (and be terminated at its end): long waits.
 profile.outbound.retry_schedule = [6 * 3600_000];
 const logger = createLogger('bench', 'warn');
@@ -241,7 +244,11 @@ const kafkaAdmin = createKafkaAdmin({ brokers, clientId: 'bench-outbound' });
 await kafkaAdmin.createTopic(topic, 4);
 const consumer = createBatchConsumer({ brokers, clientId: 'bench-dispatcher', topic, groupId: `bench-${run}` });
 const stages = stageTimer();
-const handlerOf = (mode: 'per_delivery' | 'batched', pipelineDepth = profile.outbound.batched.pipeline_depth) =>
+const handlerOf = (
+  mode: 'per_delivery' | 'batched',
+  pipelineDepth = profile.outbound.batched.pipeline_depth,
+  pipelineSends = profile.outbound.batched.pipeline_sends,
+) =>
   createOutboundBatchHandler({
     db: database.db,
     temporal,
@@ -251,7 +258,7 @@ const handlerOf = (mode: 'per_delivery' | 'batched', pipelineDepth = profile.out
       outbound: {
         ...profile.outbound,
         delivery_mode: mode,
-        batched: { ...profile.outbound.batched, pipeline_depth: pipelineDepth },
+        batched: { ...profile.outbound.batched, pipeline_depth: pipelineDepth, pipeline_sends: pipelineSends },
       },
     },
     logger,
@@ -263,7 +270,15 @@ const handlerOf = (mode: 'per_delivery' | 'batched', pipelineDepth = profile.out
   });
 // P2: 'unpipelined' is the batched mode with pipeline_depth 0 (the offsets wait for the first attempts), the
 // side-by-side baseline of the pipelined steady phase.
-const handlers = { per_delivery: handlerOf('per_delivery'), batched: handlerOf('batched'), unpipelined: handlerOf('batched', 0) };
+// P9: 'compared' is the pipeline with --compare-sends sends at once (1024: every Kafka batch a send of its own, as
+// before pipeline_sends), a third steady phase beside the two.
+const COMPARE_SENDS = Number(args['compare-sends'] ?? 0);
+const handlers = {
+  per_delivery: handlerOf('per_delivery'),
+  batched: handlerOf('batched'),
+  unpipelined: handlerOf('batched', 0),
+  compared: handlerOf('batched', undefined, COMPARE_SENDS || 1),
+};
 let mode: keyof typeof handlers = MODE;
 const handler: BatchHandler = (batch) => handlers[mode](batch);
 // Where the time goes: when each event's batch was fetched from Kafka and when its handler (txn + starts) finished.
@@ -355,11 +370,12 @@ try {
       split.dispatch.push(handled - fetched);
       split.workflow.push(received - fetched);
     }
-    const label = mode === 'unpipelined' ? 'batched, pipeline off' : mode;
+    const label =
+      mode === 'unpipelined' ? 'batched, pipeline off' : mode === 'compared' ? `batched, ${COMPARE_SENDS} pipeline sends` : mode;
     const goal =
       MODE !== 'batched'
         ? { id: 'O', op: '<=' as const, value: 1000 }
-        : mode === 'unpipelined'
+        : mode === 'unpipelined' || mode === 'compared'
           ? undefined
           : rate <= 200
             ? { id: 'P9', op: '<=' as const, value: 50 }
@@ -386,6 +402,11 @@ try {
     if (MODE === 'batched' && profile.outbound.batched.pipeline_depth > 0 && !args['no-unpipelined']) {
       mode = 'unpipelined';
       await phase(`steady pipeline off ${rate}/s`, () => steady(rate));
+      mode = MODE;
+    }
+    if (MODE === 'batched' && COMPARE_SENDS > 0) {
+      mode = 'compared';
+      await phase(`steady ${COMPARE_SENDS} pipeline sends ${rate}/s`, () => steady(rate));
       mode = MODE;
     }
   }
@@ -536,10 +557,10 @@ try {
 const baseline = await phase('baseline', () => measureBaselineRate({ count: Number(args.baseline), concurrency: 32, address }));
 figures.push({ name: 'bare one-activity workflows/s', value: Math.round(baseline.workflowsPerSecond * 10) / 10, unit: '/s' });
 const rateOf = (line: string | undefined) => Number(/([\d.]+) deliveries\/s/.exec(line ?? '')?.[1] ?? NaN);
-const burstRate = rateOf(results[0]);
+const burstRate = rateOf(results.find((l) => l.startsWith('burst ')));
 console.log(
   `bench:outbound (mode: ${MODE}, first attempt: ${firstAttempt}, eager start: ${eager}, start concurrency ${args['start-concurrency']}` +
-    `${MODE === 'batched' ? `, batched concurrency ${profile.outbound.batched.concurrency}, pipeline depth ${profile.outbound.batched.pipeline_depth}` : ''}${MERCHANT_DELAY_MS ? `, merchant answers after ${MERCHANT_DELAY_MS} ms` : ''}; load average ${loadBefore} before, ${loadAverage()} after)`,
+    `${MODE === 'batched' ? `, batched concurrency ${profile.outbound.batched.concurrency}, pipeline depth ${profile.outbound.batched.pipeline_depth}, pipeline sends ${profile.outbound.batched.pipeline_sends}` : ''}${MERCHANT_DELAY_MS ? `, merchant answers after ${MERCHANT_DELAY_MS} ms` : ''}; load average ${loadBefore} before, ${loadAverage()} after)`,
 );
 for (const line of results) console.log(`  ${line}`);
 console.log(

@@ -50,8 +50,8 @@ export function recordProcessStats(name: string): ProcessStatsRecorder {
       return {
         process: name,
         // The histogram records the whole interval between timer runs; what exceeds the 10 ms resolution is delay.
-        loopP99Ms: Math.max(0, ms(loop.percentile(99)) - 10),
-        loopMaxMs: Math.max(0, ms(loop.max) - 10),
+        loopP99Ms: Math.max(0, Math.round((ms(loop.percentile(99)) - 10) * 10) / 10),
+        loopMaxMs: Math.max(0, Math.round((ms(loop.max) - 10) * 10) / 10),
         gcCount: gc.count,
         gcMs: Math.round(gc.ms),
         gcMaxMs: Math.round(gc.maxMs * 10) / 10,
