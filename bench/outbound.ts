@@ -29,7 +29,7 @@ if (flagsAt >= 0) passed = [...passed.slice(0, flagsAt), ...passed.slice(flagsAt
 const runs: RunResult[] = [];
 for (let i = 1; i <= RUNS; i++) {
   console.log(`run ${i}/${RUNS} — load average ${loadAverage()}`);
-  const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', fileURLToPath(new URL('./lib/outbound-run.ts', import.meta.url)), ...passed], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', fileURLToPath(new URL('./lib/outbound-run.ts', import.meta.url)), ...passed, '--run-index', String(i)], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, KAFKAJS_NO_PARTITIONER_WARNING: '1' },
   });

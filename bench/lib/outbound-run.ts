@@ -43,7 +43,8 @@ const { values: args } = parseArgs({
     rate: { type: 'string', default: '20' }, // a comma list: one steady phase (pair) per rate
     'no-unpipelined': { type: 'boolean', default: false },
     'pipeline-sends': { type: 'string' },
-    'compare-sends': { type: 'string' }, // default: the profile's outbound.batched.pipeline_sends
+    'compare-sends': { type: 'string' },
+    'run-index': { type: 'string' }, // default: the profile's outbound.batched.pipeline_sends
     'steady-seconds': { type: 'string', default: '15' },
     baseline: { type: 'string', default: '500' },
     'first-attempt': { type: 'string', default: 'local' },
@@ -397,18 +398,25 @@ try {
   // The first phase after a burst paid for the burst's garbage collection (p99 83 vs 47 ms in one run, 64 vs 72 ms
   // with the order swapped): settle first, so that the two steady phases compare.
   await new Promise((r) => setTimeout(r, 5000));
+  // The variants of each steady phase side by side; their order turns with --run-index (bench/outbound.ts passes
+  // it), so that over three runs each variant comes first once (the first phase after the burst pays for it).
+  const variants: (keyof typeof handlers)[] = [MODE];
+  if (MODE === 'batched' && profile.outbound.batched.pipeline_depth > 0 && !args['no-unpipelined']) variants.push('unpipelined');
+  if (MODE === 'batched' && COMPARE_SENDS > 0) variants.push('compared');
+  const turn = (Number(args['run-index'] ?? 1) - 1) % variants.length;
+  const ordered = [...variants.slice(turn), ...variants.slice(0, turn)];
+  const phaseName = (v: keyof typeof handlers, rate: number) =>
+    v === 'unpipelined'
+      ? `steady pipeline off ${rate}/s`
+      : v === 'compared'
+        ? `steady ${COMPARE_SENDS} pipeline sends ${rate}/s`
+        : `steady ${MODE} ${rate}/s`;
   for (const rate of RATES) {
-    await phase(`steady ${MODE} ${rate}/s`, () => steady(rate));
-    if (MODE === 'batched' && profile.outbound.batched.pipeline_depth > 0 && !args['no-unpipelined']) {
-      mode = 'unpipelined';
-      await phase(`steady pipeline off ${rate}/s`, () => steady(rate));
-      mode = MODE;
+    for (const v of ordered) {
+      mode = v;
+      await phase(phaseName(v, rate), () => steady(rate));
     }
-    if (MODE === 'batched' && COMPARE_SENDS > 0) {
-      mode = 'compared';
-      await phase(`steady ${COMPARE_SENDS} pipeline sends ${rate}/s`, () => steady(rate));
-      mode = MODE;
-    }
+    mode = MODE;
   }
   // P2: the per_delivery figure of the same run, beside the batched one.
   if (MODE === 'batched' && Number(args['compare-count']) > 0) {
