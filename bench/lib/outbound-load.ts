@@ -51,6 +51,11 @@ const server = createServer((req, res) => {
   });
 });
 
+// Idle keep-alive sockets stay open a minute (Node's default is 5 s): under load 30 a few POSTs met a socket the merchant
+// was closing (UND_ERR_SOCKET: other side closed, 4 in 43,000 attempts), and with the bench's 6 h retry wait the run
+// then waited for them until its timeout.
+server.keepAliveTimeout = 60_000;
+
 function envelope(account: string, i: number, at: number) {
   if (account === setup.merchant) producedAt.set(i, at);
   return JSON.stringify({

@@ -42,9 +42,9 @@ const { values: args } = parseArgs({
     count: { type: 'string', default: '2000' },
     rate: { type: 'string', default: '20' }, // a comma list: one steady phase (pair) per rate
     'no-unpipelined': { type: 'boolean', default: false },
-    'pipeline-sends': { type: 'string' },
-    'compare-sends': { type: 'string' },
-    'run-index': { type: 'string' }, // default: the profile's outbound.batched.pipeline_sends
+    'pipeline-sends': { type: 'string' }, // default: the profile's outbound.batched.pipeline_sends
+    'compare-sends': { type: 'string' }, // a third steady phase with this many pipeline sends
+    'run-index': { type: 'string' }, // which run of bench/outbound.ts this is: turns the order of the steady variants
     'steady-seconds': { type: 'string', default: '15' },
     baseline: { type: 'string', default: '500' },
     'first-attempt': { type: 'string', default: 'local' },
@@ -271,8 +271,8 @@ const handlerOf = (
   });
 // P2: 'unpipelined' is the batched mode with pipeline_depth 0 (the offsets wait for the first attempts), the
 // side-by-side baseline of the pipelined steady phase.
-// P9: 'compared' is the pipeline with --compare-sends sends at once (1024: every Kafka batch a send of its own, as
-// before pipeline_sends), a third steady phase beside the two.
+// P9: 'compared' is the pipeline with --compare-sends sends at once (e.g. 4 beside the default 1024, where every
+// Kafka batch is a send of its own), a third steady phase beside the two.
 const COMPARE_SENDS = Number(args['compare-sends'] ?? 0);
 const handlers = {
   per_delivery: handlerOf('per_delivery'),

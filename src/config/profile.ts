@@ -110,9 +110,10 @@ export const profileSchema = z.strictObject({
         pipeline_depth: z.number().int().min(0).max(100_000).default(512),
         /**
          * P9: pipelined sends running at once; deliveries submitted meanwhile wait in hand and go out together in the
-         * next send (fewer statements and pool connections per delivery under load).
+         * next send (fewer statements and pool connections per delivery under load). The default (1024) keeps every
+         * Kafka batch a send of its own, as before: a bound of 4 was not shown to help (docs/benchmarks.md).
          */
-        pipeline_sends: z.number().int().min(1).max(1024).default(4),
+        pipeline_sends: z.number().int().min(1).max(1024).default(1024),
         /** How often the dispatcher looks for deliveries it fanned out but never handed off (a kill -9). */
         sweep_interval: duration.prefault('15s'),
         /** A hand-off this old (and no attempt in flight younger than it) is taken over by the sweep; > request_timeout. */
