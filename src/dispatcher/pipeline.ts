@@ -7,8 +7,7 @@
 // P9: at most `maxSends` sends run at once; what is submitted meanwhile waits in hand and goes out merged into one
 // send when a send finishes (a group commit of the first attempts). Without a bound every small Kafka batch is a
 // send of its own — its own sign, reserve and record statements — and under load the dozens of concurrent sends held
-// the database pool the next fan-out waited for; a bound of 4 was not shown to help (docs/benchmarks.md, "The tails"),
-// so the profile's default (1024) leaves it unbounded in practice.
+// the database pool the next fan-out waited for. The profile's default bound is 4 (docs/benchmarks.md, "The tails").
 import { Gauge } from 'prom-client';
 import type { Logger } from '../lib/logger.js';
 import { registry } from '../metrics/registry.js';
