@@ -4,20 +4,26 @@
 // Env: BENCH_SECONDS (per level, default 5), BENCH_CONNECTIONS (default 16,64,256), BENCH_DATABASE_URL.
 // `-- --rate R[,R2…] [--seconds S]` (P4): the open-loop SLO instead: the closed-loop peak at 256 connections, then R
 // webhooks/s offered on a clock for S seconds (default 10), latency from each request's scheduled time, p50/p99/p99.9.
+// P8: everything `--runs N` times (default 3), then min / median / max of each figure (bench/lib/runs.ts), with the
+// event-loop delay and GC of the ingress process and of the load generator, which runs in a process of its own
+// (bench/lib/ingress-load.ts), per phase, and the load average before and after each run.
 import { BENCH_DATABASE_URL, ensureBenchDatabase } from './lib/bench-db.js';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { stripePayload } from '../src/sandbox/payloads.js';
-import { stripeSignatureHeader } from '../src/sandbox/signing.js';
-import { runLoad, type LoadResult } from './lib/http-load.js';
-import { runOpenLoop } from './lib/open-loop.js';
+import type { LoadResult } from './lib/http-load.js';
+import type { OpenLoopResult } from './lib/open-loop.js';
+import type { ProcessStats } from './lib/process-stats.js';
+import { loadAverage, phaseLine, report, type Figure, type PhaseStats, type RunResult } from './lib/runs.js';
 
-const BENCH_PROVIDER = 'bench-stripe';
-const BENCH_SECRET = 'whsec_bench_0123456789abcdef';
 const DATABASE_URL = BENCH_DATABASE_URL;
-const { values: args } = parseArgs({ options: { rate: { type: 'string' }, seconds: { type: 'string' } } });
+const { values: args } = parseArgs({ options: { rate: { type: 'string' }, seconds: { type: 'string' }, runs: { type: 'string', default: '3' } } });
+const RUNS = Number(args.runs);
+if (!(RUNS >= 1)) {
+  console.error(`bench:ingress: --runs must be a positive number (got ${args.runs})`);
+  process.exit(2);
+}
 const RATES = args.rate === undefined ? undefined : args.rate.split(',').map(Number);
 if (RATES?.some((r) => !(r > 0))) {
   console.error(`bench:ingress: --rate must be positive numbers of webhooks per second (got ${args.rate})`);
@@ -52,24 +58,42 @@ async function startServer(mode: Mode): Promise<{ url: string; child: ChildProce
   return { url: `http://127.0.0.1:${port}`, child };
 }
 
-const run = randomUUID().slice(0, 8);
-let sequence = 0;
-function nextWebhook() {
-  sequence += 1;
-  const { body } = stripePayload({ id: `evt_bench_${run}_${sequence}`, type: 'payment.succeeded', reference: `pi_bench_${run}_${sequence}`, amountMinor: 1000 + (sequence % 500), currency: 'EUR' });
-  return {
-    path: `/webhooks/${BENCH_PROVIDER}`,
-    headers: { 'content-type': 'application/json', 'stripe-signature': stripeSignatureHeader(body, BENCH_SECRET, Math.floor(Date.now() / 1000)) },
-    body,
-  };
+// The load generator, a process of its own for the whole bench (P8).
+const loader = fork(fileURLToPath(new URL('./lib/ingress-load.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+let rpcId = 0;
+const waiting = new Map<number, (m: { result?: unknown; error?: string }) => void>();
+loader.on('message', (m: { id: number; result?: unknown; error?: string }) => {
+  waiting.get(m.id)?.(m);
+  waiting.delete(m.id);
+});
+function ask<T>(body: Record<string, unknown>): Promise<{ result: T; stats: ProcessStats }> {
+  return new Promise((resolve, reject) => {
+    const id = ++rpcId;
+    waiting.set(id, (m) => (m.error !== undefined ? reject(new Error(m.error)) : resolve(m.result as { result: T; stats: ProcessStats })));
+    loader.send({ id, ...body });
+  });
 }
+let figures: Figure[] = [];
+let phases: PhaseStats[] = [];
+/** One load phase against `url`, with both processes' event-loop delay and GC over it. */
+async function phase<T>(name: string, url: string, body: Record<string, unknown>): Promise<T> {
+  await fetch(`${url}/bench/process-stats?reset`);
+  const { result, stats } = await ask<T>({ url, ...body });
+  const server = (await (await fetch(`${url}/bench/process-stats?reset`)).json()) as ProcessStats;
+  phases.push({ phase: name, processes: [server, stats] });
+  console.log(phaseLine(name, [server, stats]));
+  return result;
+}
+const closedLoop = (name: string, url: string, connections: number) =>
+  phase<LoadResult>(name, url, { op: 'closed', connections, durationMs: SECONDS * 1000, warmupMs: 1000 });
 
 async function measure(mode: Mode): Promise<{ results: LoadResult[]; stats: { transactions: number; receipts: number } }> {
   const { url, child } = await startServer(mode);
   try {
     const results: LoadResult[] = [];
     for (const connections of CONNECTIONS) {
-      const result = await runLoad({ url, connections, durationMs: SECONDS * 1000, warmupMs: 1000, next: nextWebhook });
+      const result = await closedLoop(`${mode} ${connections} conns`, url, connections);
+      figures.push({ name: `${mode} ${connections} conns: acks/s`, value: Math.round(result.perSecond), unit: '/s' }, { name: `${mode} ${connections} conns: p99`, value: result.p99Ms, unit: 'ms' });
       results.push(result);
       console.log(
         `  ${mode.padEnd(9)} ${String(connections).padStart(4)} conns: ${result.perSecond.toFixed(0).padStart(6)} acks/s  p50 ${result.p50Ms.toFixed(1)} ms  p99 ${result.p99Ms.toFixed(1)} ms  max ${result.maxMs.toFixed(1)} ms  non-200 ${result.failed}`,
@@ -88,14 +112,26 @@ async function openLoop(rates: number[]): Promise<void> {
   try {
     console.log(`bench:ingress open loop — the shipped ingress (group commit), database ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')}`);
     console.log('  closed loop first (256 keep-alive connections, each sends when answered): the peak the box reaches');
-    const peak = await runLoad({ url, connections: 256, durationMs: SECONDS * 1000, warmupMs: 1000, next: nextWebhook });
+    const peak = await closedLoop('closed loop 256 conns', url, 256);
+    figures.push({ name: 'closed loop 256 conns: acks/s', value: Math.round(peak.perSecond), unit: '/s' });
     console.log(`  closed 256 conns: ${peak.perSecond.toFixed(0)} acks/s  p50 ${peak.p50Ms.toFixed(1)} ms  p99 ${peak.p99Ms.toFixed(1)} ms  non-200 ${peak.failed}`);
     console.log(`  open loop: each rate offered on a clock for ${SECONDS}s after 1s warm-up; latency from the scheduled send time`);
     console.log('\n| offered /s | achieved /s | p50 ms | p99 ms | p99.9 ms | max ms | non-200 | max in flight | sender lag p99 ms |');
     console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const rate of rates) {
-      const r = await runOpenLoop({ url, rate, durationMs: SECONDS * 1000, warmupMs: 1000, next: nextWebhook });
+      const r = await phase<OpenLoopResult>(`open loop ${rate}/s`, url, { op: 'open', rate, durationMs: SECONDS * 1000, warmupMs: 1000 });
+      const goal = rate === 3000 ? { p99: { id: 'P4', op: '<=' as const, value: 50 }, failed: { id: 'P4', op: '==' as const, value: 0 } } : undefined;
+      figures.push(
+        { name: `open ${rate}/s: achieved`, value: Math.round(r.achievedPerSecond), unit: '/s' },
+        { name: `open ${rate}/s: p50`, value: r.p50Ms, unit: 'ms' },
+        { name: `open ${rate}/s: p99`, value: r.p99Ms, unit: 'ms', ...(goal ? { goal: goal.p99 } : {}) },
+        { name: `open ${rate}/s: p99.9`, value: r.p999Ms, unit: 'ms' },
+        { name: `open ${rate}/s: max`, value: r.maxMs, unit: 'ms' },
+        { name: `open ${rate}/s: non-200`, value: r.failed, unit: 'answers', ...(goal ? { goal: goal.failed } : {}) },
+        { name: `open ${rate}/s: sender lag p99`, value: r.sendLagP99Ms, unit: 'ms' },
+      );
       console.log(`| ${rate} | ${r.achievedPerSecond.toFixed(0)} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${r.p999Ms.toFixed(1)} | ${r.maxMs.toFixed(1)} | ${r.failed} | ${r.maxInFlight} | ${r.sendLagP99Ms.toFixed(1)} |`);
+      if (r.failed) console.log(`  non-200 at ${rate}/s: ${JSON.stringify(r.failures)}`);
       if (rate === 3000) console.log(`  at 3000/s: p99 ${r.p99Ms.toFixed(1)} ms (goal ≤ 50 ms) ${r.p99Ms <= 50 ? 'met' : 'NOT met'}`);
     }
     console.log(`closed-loop peak at 256 connections: ${peak.perSecond.toFixed(0)} acks/s, p99 ${peak.p99Ms.toFixed(1)} ms`);
@@ -106,34 +142,47 @@ async function openLoop(rates: number[]): Promise<void> {
 }
 
 await ensureBenchDatabase(DATABASE_URL);
-if (RATES) {
-  await openLoop(RATES);
-  process.exit(0);
+const runs: RunResult[] = [];
+for (let i = 1; i <= RUNS; i++) {
+  const loadBefore = loadAverage();
+  console.log(`\nrun ${i}/${RUNS} — load average ${loadBefore}`);
+  figures = [];
+  phases = [];
+  if (RATES) await openLoop(RATES);
+  else await closedLoops();
+  runs.push({ figures, phases, loadBefore, loadAfter: loadAverage() });
+  console.log(`run ${i}/${RUNS} done — load average ${loadAverage()}`);
 }
-console.log(`bench:ingress — ${SECONDS}s per level after 1s warm-up, connections ${CONNECTIONS.join('/')}, database ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')}`);
-console.log('  each request: a unique Stripe-signed payment.succeeded; 200 only after registry row + receipt committed;');
-console.log('  group = one INSERT…CTE statement per batch of concurrent requests (the ingress); naive = BEGIN + 2 INSERTs + COMMIT');
-console.log('  per request; statement = the ingress statement once per request (no batching; PostgreSQL still shares WAL flushes)');
-console.log('  reconciliation workflow starts deferred to the sweep (not part of the ack path measured here)');
-const group = await measure('group');
-if (process.env.BENCH_ONLY_GROUP) process.exit(0);
-const naive = await measure('naive');
-const statement = process.env.BENCH_SKIP_STATEMENT ? undefined : await measure('statement');
+console.log(report(`bench:ingress ${process.argv.slice(2).join(' ')}`, runs));
+loader.disconnect();
+process.exit(0);
 
-console.log('\n| connections | group commit acks/s | p50 ms | p99 ms | naive acks/s | p50 ms | p99 ms | ratio | statement/request acks/s | p99 ms | ratio |');
-console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
-group.results.forEach((g, i) => {
-  const n = naive.results[i]!;
-  const s = statement?.results[i];
-  const third = s ? `${s.perSecond.toFixed(0)} | ${s.p99Ms.toFixed(1)} | ${(g.perSecond / s.perSecond).toFixed(2)}×` : '– | – | –';
-  console.log(`| ${g.connections} | ${g.perSecond.toFixed(0)} | ${g.p50Ms.toFixed(1)} | ${g.p99Ms.toFixed(1)} | ${n.perSecond.toFixed(0)} | ${n.p50Ms.toFixed(1)} | ${n.p99Ms.toFixed(1)} | ${(g.perSecond / n.perSecond).toFixed(2)}× | ${third} |`);
-});
-const receiptsPerTxn = group.stats.receipts / Math.max(1, group.stats.transactions);
-console.log(`\ngroup commit: ${group.stats.receipts} receipts in ${group.stats.transactions} transactions (${receiptsPerTxn.toFixed(1)} per commit); naive: ${naive.stats.receipts} in ${naive.stats.transactions}`);
-const last = group.results.at(-1)!;
-const lastNaive = naive.results.at(-1)!;
-console.log(
-  `at ${last.connections} connections: ratio ${(last.perSecond / lastNaive.perSecond).toFixed(2)}× (goal ≥ 2×), p99 ${last.p99Ms.toFixed(1)} ms (goal < 50 ms)`,
-);
-const failures = [...group.results, ...naive.results, ...(statement?.results ?? [])].reduce((sum, r) => sum + r.failed, 0);
-if (failures > 0) console.log(`WARNING: ${failures} non-200 answers`);
+async function closedLoops(): Promise<void> {
+  console.log(`bench:ingress — ${SECONDS}s per level after 1s warm-up, connections ${CONNECTIONS.join('/')}, database ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')}`);
+  console.log('  each request: a unique Stripe-signed payment.succeeded; 200 only after registry row + receipt committed;');
+  console.log('  group = one INSERT…CTE statement per batch of concurrent requests (the ingress); naive = BEGIN + 2 INSERTs + COMMIT');
+  console.log('  per request; statement = the ingress statement once per request (no batching; PostgreSQL still shares WAL flushes)');
+  console.log('  reconciliation workflow starts deferred to the sweep (not part of the ack path measured here)');
+  const group = await measure('group');
+  if (process.env.BENCH_ONLY_GROUP) return;
+  const naive = await measure('naive');
+  const statement = process.env.BENCH_SKIP_STATEMENT ? undefined : await measure('statement');
+
+  console.log('\n| connections | group commit acks/s | p50 ms | p99 ms | naive acks/s | p50 ms | p99 ms | ratio | statement/request acks/s | p99 ms | ratio |');
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  group.results.forEach((g, i) => {
+    const n = naive.results[i]!;
+    const s = statement?.results[i];
+    const third = s ? `${s.perSecond.toFixed(0)} | ${s.p99Ms.toFixed(1)} | ${(g.perSecond / s.perSecond).toFixed(2)}×` : '– | – | –';
+    console.log(`| ${g.connections} | ${g.perSecond.toFixed(0)} | ${g.p50Ms.toFixed(1)} | ${g.p99Ms.toFixed(1)} | ${n.perSecond.toFixed(0)} | ${n.p50Ms.toFixed(1)} | ${n.p99Ms.toFixed(1)} | ${(g.perSecond / n.perSecond).toFixed(2)}× | ${third} |`);
+  });
+  const receiptsPerTxn = group.stats.receipts / Math.max(1, group.stats.transactions);
+  console.log(`\ngroup commit: ${group.stats.receipts} receipts in ${group.stats.transactions} transactions (${receiptsPerTxn.toFixed(1)} per commit); naive: ${naive.stats.receipts} in ${naive.stats.transactions}`);
+  const last = group.results.at(-1)!;
+  const lastNaive = naive.results.at(-1)!;
+  console.log(
+    `at ${last.connections} connections: ratio ${(last.perSecond / lastNaive.perSecond).toFixed(2)}× (goal ≥ 2×), p99 ${last.p99Ms.toFixed(1)} ms (goal < 50 ms)`,
+  );
+  const failures = [...group.results, ...naive.results, ...(statement?.results ?? [])].reduce((sum, r) => sum + r.failed, 0);
+  if (failures > 0) console.log(`WARNING: ${failures} non-200 answers`);
+}

@@ -1,4 +1,4 @@
-// bench:outbound scenarios of issue 12 (M2, M5), called from bench/outbound.ts with its producer and receiver:
+// bench:outbound scenarios of issue 12 (M2, M5), called from bench/lib/outbound-run.ts with its producer and receiver:
 //   --slow-endpoints K  the steady phase twice more with K more endpoints of the same merchant: answering at once,
 //                       then hanging past the 10 s request timeout; the healthy endpoint's produce-to-receive p99s
 //                       and their ratio.
@@ -9,7 +9,7 @@ import { BOOTSTRAP_PRINCIPAL } from '../../src/access/roles.js';
 import type { EndpointService } from '../../src/outbound/endpoints.js';
 import { percentile } from './stats.js';
 
-/** What the scenarios need of the bench's own steady phase (bench/outbound.ts owns the healthy receiver). */
+/** What the scenarios need of the bench's own steady phase (bench/lib/outbound-run.ts lends the healthy receiver of its load generator). */
 export interface SteadyHarness {
   rate: number;
   seconds: number;

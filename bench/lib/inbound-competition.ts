@@ -11,7 +11,7 @@ import pLimit from 'p-limit';
 import type { DrainSample } from './inbound-drain.js';
 import { percentile } from './stats.js';
 
-/** What bench/outbound.ts lends: produce merchant events, and the receiver's produce-to-receive latencies. */
+/** What bench/lib/outbound-run.ts lends: produce merchant events, and the receiver's produce-to-receive latencies. */
 export interface DeliveryHarness {
   /** Produces `count` events at once (batches of 500) to the merchant endpoint answering 200. */
   produce(count: number): Promise<void>;

@@ -1,7 +1,7 @@
 // P3: the inbound drain. A burst of N signed webhooks through the real ingress (group commit + the ingress's
 // reconciliation starter), the provider sandbox answering every payments-API query, the reconciliation worker with
 // the shipped tuning and the sweep with the profile's interval and grace; sampled until every acknowledged webhook
-// has its ledger posting. Used by bench/inbound-drain.ts and, as the competing load, by bench/outbound.ts
+// has its ledger posting. Used by bench/inbound-drain.ts and, as the competing load, by bench/lib/outbound-run.ts
 // (--inbound-burst, P7).
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';

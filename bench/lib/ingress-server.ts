@@ -1,6 +1,7 @@
 // The ingress under benchmark, as its own process (so the load generator does not share its event loop):
 // the real createApp on PostgreSQL, with the group-commit writer (MODE=group) or one transaction per request
-// (MODE=naive), or the batch statement issued once per request (MODE=statement). Workflow starts are left to the sweep (no starter), so the figures are the ack path alone.
+// (MODE=naive), or the batch statement issued once per request (MODE=statement); GET /bench/process-stats[?reset]
+// answers its event-loop delay and GC (P8). Workflow starts are left to the sweep (no starter), so the figures are the ack path alone.
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
@@ -13,8 +14,8 @@ import { createDirectWriter, createGroupCommitWriter, createSingleStatementWrite
 import { createLogger } from '../../src/lib/logger.js';
 import { TASK_QUEUES } from '../../src/shared/task-queues.js';
 
-export const BENCH_PROVIDER = 'bench-stripe';
-export const BENCH_SECRET = 'whsec_bench_0123456789abcdef';
+import { BENCH_PROVIDER, BENCH_SECRET } from './ingress-bench.js';
+import { recordProcessStats } from './process-stats.js';
 
 const mode = (['naive', 'statement'].includes(process.env.MODE ?? '') ? process.env.MODE : 'group') as 'group' | 'naive' | 'statement';
 process.env.BENCH_STRIPE_WEBHOOK_SECRET = BENCH_SECRET;
@@ -43,6 +44,13 @@ const app = createApp({
   ingress: { writer, starter: null },
 });
 app.get('/bench/stats', (c) => c.json(writer.stats));
+// P8: this process's event-loop delay and GC since the last ?reset (bench/lib/process-stats.ts).
+const processStats = recordProcessStats(`ingress (${mode})`);
+app.get('/bench/process-stats', (c) => {
+  const snapshot = processStats.snapshot();
+  if (c.req.query('reset') !== undefined) processStats.reset();
+  return c.json(snapshot);
+});
 
 const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
 server.once('listening', () => console.log(JSON.stringify({ ready: (server.address() as AddressInfo).port, mode })));

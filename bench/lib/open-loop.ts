@@ -28,6 +28,8 @@ export interface OpenLoopResult {
   /** How late the generator itself sent, p99 (its own event loop under load): a bound on what it can measure. */
   sendLagP99Ms: number;
   maxInFlight: number;
+  /** The measured answers that were not 200, by status or by the socket error's code (what a non-200 was). */
+  failures: Record<string, number>;
 }
 
 export function percentile(sorted: Float64Array, q: number): number {
@@ -47,6 +49,7 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
   let okInWindow = 0;
   let inFlight = 0;
   let maxInFlight = 0;
+  const failures: Record<string, number> = {};
   const start = performance.now();
   const measureFrom = start + options.warmupMs;
   const end = measureFrom + options.durationMs;
@@ -61,14 +64,18 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
     inFlight += 1;
     maxInFlight = Math.max(maxInFlight, inFlight);
     return new Promise<void>((resolve) => {
-      const done = (status: number) => {
+      const done = (status: number, error?: string) => {
         inFlight -= 1;
         const answered = performance.now();
         if (status === 200 && answered >= measureFrom && answered <= end) okInWindow += 1;
         if (measured) {
           latencies.push(answered - scheduledAt);
           if (status === 200) ok += 1;
-          else failed += 1;
+          else {
+            failed += 1;
+            const key = status === 0 ? (error ?? 'error') : String(status);
+            failures[key] = (failures[key] ?? 0) + 1;
+          }
         }
         resolve();
       };
@@ -84,10 +91,10 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
         (res) => {
           res.resume();
           res.on('end', () => done(res.statusCode ?? 0));
-          res.on('error', () => done(0));
+          res.on('error', (e: NodeJS.ErrnoException) => done(0, e.code ?? e.message));
         },
       );
-      req.on('error', () => done(0));
+      req.on('error', (e: NodeJS.ErrnoException) => done(0, e.code ?? e.message));
       req.end(body);
     });
   };
@@ -122,5 +129,6 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
     maxMs: sorted.length ? sorted[sorted.length - 1]! : Number.NaN,
     sendLagP99Ms: percentile(lags, 0.99),
     maxInFlight,
+    failures,
   };
 }

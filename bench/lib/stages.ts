@@ -18,6 +18,10 @@ export function stageTimer() {
     reset() {
       totals.clear();
     },
+    /** Per stage that ran: handler ms per 1,000 deliveries. */
+    perThousand(deliveries: number): [StageName, number][] {
+      return ORDER.filter((s) => totals.has(s)).map((s) => [s, Math.round((totals.get(s)!.ms / deliveries) * 1000)]);
+    },
     /** One line: per stage, ms per 1,000 deliveries and its share of the handler's time, and the average chunk size. */
     report(deliveries: number): string {
       const all = ORDER.reduce((n, s) => n + (totals.get(s)?.ms ?? 0), 0);

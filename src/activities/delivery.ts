@@ -55,7 +55,6 @@ export interface DeliveryActivityDeps {
   profile: Profile;
   logger: Logger;
   secretsKey: SecretKeys;
-  fetch?: typeof fetch;
   /** Resolver for the send-time URL check (O15), injectable for tests; default the system resolver. */
   lookup?: LookupAll;
   /** Where POSTs connect (O15: only to the vetted addresses); default the process's shared pool. */
@@ -85,7 +84,6 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
   const sender = createSender({
     db,
     secretsKey: deps.secretsKey,
-    fetch: deps.fetch ?? fetch,
     agents: deps.agents ?? outboundAgents,
     timeoutMs: profile.outbound.request_timeout,
     excerptBytes: profile.outbound.response_excerpt_bytes,

@@ -19,7 +19,7 @@ export interface ActivityDeps {
   logger: Logger;
   /** The master keys that decrypt endpoint secrets (SECRETS_ENCRYPTION_KEY…, A8); a bare 32-byte key is one key. */
   secretsKey: SecretKeys;
-  /** Injectable fetch for outbound HTTP (unit tests fake the peer). */
+  /** Injectable fetch for the provider API (reconciliation; unit tests fake the peer). Merchant POSTs use undici directly. */
   fetch?: typeof fetch;
   /** R13 test hook (APIPAY_FAULT_AFTER_STEP, src/activities/step-fault.ts): kill the process right after a step. */
   faultAfterStep?: string;

@@ -27,7 +27,6 @@ export interface FirstAttemptDeps {
   logger: Logger;
   secretsKey: SecretKeys;
   start: StartOptions;
-  fetch?: typeof fetch;
   lookup?: LookupAll;
   agents?: PinnedAgents;
   /** Where the time goes (bench): each stage's duration and how many deliveries it covered. */
@@ -40,7 +39,7 @@ export interface FirstAttemptResult {
   handedOff: number;
 }
 
-type Owned = DeliveryToStart & { handoff: NonNullable<DeliveryToStart['handoff']> };
+export type Owned = DeliveryToStart & { handoff: NonNullable<DeliveryToStart['handoff']> };
 
 export function createFirstAttempts(deps: FirstAttemptDeps) {
   const { db, profile, logger } = deps;
@@ -54,7 +53,6 @@ export function createFirstAttempts(deps: FirstAttemptDeps) {
   const sender = createSender({
     db,
     secretsKey: deps.secretsKey,
-    fetch: deps.fetch ?? fetch,
     agents: deps.agents ?? outboundAgents,
     timeoutMs: profile.outbound.request_timeout,
     excerptBytes: profile.outbound.response_excerpt_bytes,

@@ -20,7 +20,7 @@ import type { PinnedAgents } from '../outbound/pinned-agents.js';
 import type { LookupAll } from '../outbound/url-safety.js';
 import { parseEnvelope, type ValidEvent } from '../outbound/envelope.js';
 import { fanOut, type FanOutOptions, type FanOutOutcome, type Positioned, type Refusal } from './fan-out.js';
-import { createFirstAttempts, type Stage } from './first-attempts.js';
+import { createFirstAttempts, type Owned, type Stage } from './first-attempts.js';
 import { createPipeline } from './pipeline.js';
 import { handOff, type StartOptions } from './start-deliveries.js';
 
@@ -37,7 +37,6 @@ export interface OutboundHandlerDeps {
   firstAttempt?: 'local' | 'activity';
   /** P1: what the batched mode's own first attempts need (required when outbound.delivery_mode is batched). */
   secretsKey?: SecretKeys;
-  fetch?: typeof fetch;
   lookup?: LookupAll;
   agents?: PinnedAgents;
   observe?: (stage: Stage | 'fan_out', ms: number, count: number) => void;
@@ -62,7 +61,10 @@ export function createOutboundBatchHandler(deps: OutboundHandlerDeps): OutboundB
   const fanOutOptions: FanOutOptions = { handoff: batched, lanes: deps.profile.outbound.lanes };
   const firstAttempts = batched ? createFirstAttempts({ ...deps, secretsKey: deps.secretsKey!, start }) : null;
   const depth = deps.profile.outbound.batched.pipeline_depth;
-  const pipeline = firstAttempts && depth > 0 ? createPipeline(depth, logger) : null;
+  const pipeline =
+    firstAttempts && depth > 0
+      ? createPipeline({ depth, maxSends: deps.profile.outbound.batched.pipeline_sends, logger, send: (owned: Owned[]) => firstAttempts.send(owned) })
+      : null;
 
   /** O5 for what needs a workflow now; P2: the owned first attempts go on behind the offsets when pipelined. */
   async function dispatch(toStart: FanOutOutcome['toStart']): Promise<number> {
@@ -70,7 +72,7 @@ export function createOutboundBatchHandler(deps: OutboundHandlerDeps): OutboundB
     if (!pipeline) return (await firstAttempts.run(toStart)).handedOff;
     const { batchable, workflows } = firstAttempts.split(toStart);
     const started = await handOff(db, start, workflows);
-    if (batchable.length) await pipeline.submit(batchable.length, () => firstAttempts.send(batchable));
+    if (batchable.length) await pipeline.submit(batchable);
     return started;
   }
 

@@ -16,13 +16,17 @@ function aborted(signal: AbortSignal): Promise<'deadline'> {
 }
 
 function reasonOf(error: unknown): string {
-  const err = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };
-  return err.cause?.code ?? err.cause?.message ?? err.message ?? err.name ?? 'unknown error';
+  const err = error as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
+  // fetch wraps the socket's error in `cause`; undici's request throws its own error with the code on it.
+  return err.cause?.code ?? err.cause?.message ?? err.code ?? err.message ?? err.name ?? 'unknown error';
 }
 
-export async function readBody(body: ReadableStream<Uint8Array> | null, maxBytes: number, deadline: AbortSignal): Promise<BodyRead> {
+/** A response body: undici's (a Node stream) or any async iterable of chunks with a way to stop it. */
+export type BodySource = AsyncIterable<Uint8Array> & { destroy?: (error?: Error) => unknown };
+
+export async function readBody(body: BodySource | null, maxBytes: number, deadline: AbortSignal): Promise<BodyRead> {
   if (!body) return { bytes: Buffer.alloc(0), truncated: false, cutShort: null };
-  const reader = body.getReader();
+  const reader = body[Symbol.asyncIterator]();
   const chunks: Uint8Array[] = [];
   let size = 0;
   let truncated = false;
@@ -35,7 +39,7 @@ export async function readBody(body: ReadableStream<Uint8Array> | null, maxBytes
         truncated = true;
         break;
       }
-      const next = await Promise.race([reader.read(), timeUp]);
+      const next = await Promise.race([reader.next(), timeUp]);
       if (next === 'deadline') {
         cutShort = `still arriving at the deadline after ${size} bytes`;
         break;
@@ -48,7 +52,8 @@ export async function readBody(body: ReadableStream<Uint8Array> | null, maxBytes
     cutShort = deadline.aborted ? `still arriving at the deadline after ${size} bytes` : `cut short after ${size} bytes (${reasonOf(error)})`;
   } finally {
     // Closes the connection when the body is not finished; never awaited (a broken peer must not hold us here).
-    reader.cancel().catch(() => {});
+    body.destroy?.();
+    reader.return?.()?.catch(() => {});
   }
   const all = Buffer.concat(chunks);
   if (all.length > maxBytes) truncated = true;

@@ -21,7 +21,6 @@ export interface SenderDeps {
   db: Db;
   /** The master keys that decrypt endpoint secrets (A8). */
   secretsKey: SecretKeys;
-  fetch: typeof fetch;
   agents: PinnedAgents;
   /** Profile outbound.request_timeout: status line, headers and excerpt. */
   timeoutMs: number;
@@ -83,7 +82,7 @@ export function createSender(deps: SenderDeps) {
         dispatcher: deps.agents.dispatcherFor(url, addresses),
         headers: { 'content-type': 'application/json', 'user-agent': 'ApiPay-Webhooks/1.0', ...signature },
       },
-      { fetch: deps.fetch, timeoutMs: deps.timeoutMs, excerptBytes: deps.excerptBytes },
+      { timeoutMs: deps.timeoutMs, excerptBytes: deps.excerptBytes },
     );
   }
   return sender;

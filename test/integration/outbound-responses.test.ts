@@ -69,8 +69,10 @@ const cases: Case[] = [
   { path: '/reset-mid-body-503', answer: partThenReset('503 Service Unavailable', 'busy', 'reset'),
     succeeded: false, status: 503, kind: 'server_error', excerpt: 'busy', message: /^HTTP 503; response body cut short after 4 bytes/ },
   { path: '/reset-before-answer', answer: (socket) => socket.resetAndDestroy(), succeeded: false, status: null, kind: 'connection', excerpt: null, message: /ECONNRESET/ },
+  // The body is kept as sent: no content decoding (the POST asks for none, P10), so a body declared gzip that is not
+  // is stored as it came.
   { path: '/bad-gzip', answer: reply('200 OK', 'hello', { 'content-encoding': 'gzip' }),
-    succeeded: true, status: 200, kind: null, excerpt: '', message: /^HTTP 200; response body cut short after 0 bytes \(Z_DATA_ERROR\)$/ },
+    succeeded: true, status: 200, kind: null, excerpt: 'hello', message: null },
   // 1xx: 103 Early Hints is skipped and the final answer counts; any other 1xx our client cannot follow.
   { path: '/early-hints', answer: (socket) => socket.end(`${head('103 Early Hints', { link: '</a.css>; rel=preload' })}${head('200 OK', { 'content-length': 2 })}ok`),
     succeeded: true, status: 200, kind: null, excerpt: 'ok', message: null },
