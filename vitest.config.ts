@@ -18,6 +18,10 @@ export const SERIAL_FILES = [
   'test/integration/retention-expunge.test.ts',
   'test/integration/metrics-private.test.ts',
   'test/integration/ingress-backpressure.test.ts',
+  // R18: the real worker process runs the receipts sweep and the outbox relay over every file's rows; the other one
+  // calls the sweep itself.
+  'test/integration/trace.test.ts',
+  'test/integration/trace-sweep.test.ts',
 ];
 
 const stack = {

@@ -368,7 +368,7 @@ case "$cmd" in
     ensure_topic
     install_test_server
     say "temporal-test-server: $TEST_SERVER_WRAPPER"
-    [ "${APIPAY_JAEGER:-0}" = 1 ] && start_jaeger
+    if [ "${APIPAY_JAEGER:-0}" = 1 ]; then start_jaeger; fi
     ;;
   down)
     if [ "${2:-}" = jaeger ]; then stop_one jaeger; exit 0; fi
