@@ -69,7 +69,8 @@ export function retryDelays(retries = 4, initialMs = 500, maxMs = 8000): number[
   return Array.from({ length: Math.max(0, retries) }, (_, i) => Math.min(maxMs, initialMs * 2 ** i));
 }
 
-const pause = (ms: number, signal?: AbortSignal) =>
+/** Waits `ms`, or less when `signal` aborts (at once when it already has). */
+export const pause = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
     if (signal?.aborted) return resolve();
     const timer = setTimeout(done, ms);

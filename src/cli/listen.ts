@@ -3,7 +3,7 @@
 // POSTs it to the local URL and prints one line per event. A dropped stream is reopened with Last-Event-ID, so no
 // event is lost or repeated; Ctrl-C (io.signal) ends it with exit code 0.
 import { parseArgs } from 'node:util';
-import { deliveryLine, forwardWithRetries, newListenSecret, type StreamedEvent } from './forward.js';
+import { deliveryLine, forwardWithRetries, newListenSecret, pause, type StreamedEvent } from './forward.js';
 import { adminUrl, fail, tokenOf, type CliIo } from './io.js';
 import { readSse } from './sse.js';
 
@@ -54,17 +54,6 @@ function settingsOf(args: string[], io: CliIo): Settings | string {
   return { forwardTo: url.toString(), secret, query };
 }
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
-
 export async function runListen(args: string[], io: CliIo): Promise<number> {
   const settings = settingsOf(args, io);
   if (typeof settings === 'string') return fail(io, 'usage', settings);
@@ -78,7 +67,7 @@ export async function runListen(args: string[], io: CliIo): Promise<number> {
   let backoff = MIN_BACKOFF_MS;
   const retry = async (why: string) => {
     io.stderr.write(`${why}; reconnecting\n`);
-    await sleep(backoff, signal);
+    await pause(backoff, signal);
     backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
   };
   while (!signal?.aborted) {
