@@ -188,3 +188,15 @@ export function useWorld(options: WorldOptions): World {
     },
   };
 }
+
+/**
+ * Holds the process's world for this file without using it (R12 replay files): Temporal's native runtime shuts down
+ * when its last connection closes, and a replay that took the runtime before that fails. Holding the world keeps
+ * its connection, so the runtime, open until the file ends.
+ */
+export function holdRuntime(): void {
+  beforeAll(async () => {
+    await acquire();
+  });
+  afterAll(() => release());
+}

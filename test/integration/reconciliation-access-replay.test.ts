@@ -5,6 +5,9 @@ import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { WORKFLOW_BUNDLE_PATH } from '../helpers/env.js';
 import { HISTORIES_DIR, historyFromObject, loadHistoryFixtures } from '../helpers/histories.js';
+import { holdRuntime } from '../helpers/world.js';
+
+holdRuntime(); // the world's idle close must not shut Temporal's runtime under a replay (replay-runtime.test.ts)
 
 // pre-a4/: recorded before P3 too; pre-a4/p3/: recorded by main with P3's local steps, before A4/A5 met it.
 describe.each(['pre-a4/', 'pre-a4/p3/'])('R12 reconciliation histories recorded before A4/A5 (%s)', (dir) => {

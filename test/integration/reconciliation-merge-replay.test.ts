@@ -7,6 +7,9 @@ import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { WORKFLOW_BUNDLE_PATH } from '../helpers/env.js';
 import { HISTORIES_DIR, historyFromObject, loadHistoryFixtures } from '../helpers/histories.js';
+import { holdRuntime } from '../helpers/world.js';
+
+holdRuntime(); // the world's idle close must not shut Temporal's runtime under a replay (replay-runtime.test.ts)
 
 describe.each(['pre-merge/main', 'pre-merge/f1', 'pre-p3'])('R12 reconciliation histories recorded before a change (%s)', (side) => {
   const fixtures = loadHistoryFixtures(new URL(`${side}/`, HISTORIES_DIR));

@@ -6,6 +6,9 @@ import protoPackage from '@temporalio/proto'; // transitive dependency of @tempo
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { WORKFLOW_BUNDLE_PATH } from '../helpers/env.js';
+import { holdRuntime } from '../helpers/world.js';
+
+holdRuntime(); // the world's idle close must not shut Temporal's runtime under a replay (replay-runtime.test.ts)
 
 const dir = new URL('../fixtures/histories/pre-r2/', import.meta.url);
 const fixtures = readdirSync(dir).filter((f) => f.endsWith('-before-one-transaction.binpb'));

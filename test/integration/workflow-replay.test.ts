@@ -6,6 +6,9 @@ import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { WORKFLOW_BUNDLE_PATH } from '../helpers/env.js';
 import { historyFromObject, loadHistoryFixtures } from '../helpers/histories.js';
+import { holdRuntime } from '../helpers/world.js';
+
+holdRuntime(); // the world's idle close must not shut Temporal's runtime under a replay (replay-runtime.test.ts)
 
 /** The paths docs/workflow-versioning.md promises a fixture for; a missing file fails the test. */
 const EXPECTED = [

@@ -79,6 +79,7 @@ export function registerLiveStreams(
     const asked = Number(c.req.query('max_seconds'));
     const lifetime = Number.isInteger(asked) && asked >= 1 ? Math.min(asked, maxSeconds) : maxSeconds;
     return streamSSE(c, async (sse) => {
+      sse.onAbort(release); // the slot is free when the browser leaves, not at the loop's next poll
       try {
         let version = await read();
         await sse.writeSSE({ event: 'ready', id: version ?? '', retry: 2000, data: '{}' });
