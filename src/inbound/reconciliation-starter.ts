@@ -132,6 +132,8 @@ export function createReconciliationStarter(options: StarterOptions): Reconcilia
           next();
         });
     }
+    // Jobs skipped above (past their bound) end nothing that would settle idle() later.
+    settleIfIdle();
   };
 
   return {

@@ -43,6 +43,12 @@ function crashingIngress() {
   });
 }
 
+/** A start budget that lets the first start go at once and holds each later one `ms`. */
+function heldAfterFirst(ms: number) {
+  let first = true;
+  return { acquire: () => (first ? ((first = false), Promise.resolve()) : new Promise<void>((r) => setTimeout(r, ms))) };
+}
+
 const sweep = (olderThanMs = 0) =>
   sweepUnstartedReceipts({ db: database.db, temporal: temporal.client, profile, taskQueue: taskQueues.reconciliation, providers, olderThanMs, limit: 100, logger: testLogger });
 
@@ -182,7 +188,10 @@ describe('P3 the starter and the sweep drain a backlog without starting one rece
       taskQueue: taskQueues.reconciliation,
       logger: testLogger,
       concurrency: 1,
-      maxWaitMs: 1, // every job behind the first waits longer than a start takes
+      // The first start goes at once; every later one is held past the bound (a 1 ms bound alone also deferred the
+      // first one when the machine was busy).
+      maxWaitMs: 100,
+      rate: heldAfterFirst(200),
     });
     const provider = providers.get(stripe)!;
     for (const r of receipts) {
@@ -196,6 +205,26 @@ describe('P3 the starter and the sweep drain a backlog without starting one rece
     const result = await sweep();
     expect(result).toEqual({ found: receipts.length - marked[0]!.n, started: receipts.length - marked[0]!.n, alreadyStarted: 0, failed: 0 });
     for (const r of receipts) expect(await runsOf(temporal.client, reconciliationWorkflowId(stripe, r.id))).toHaveLength(1);
+  });
+
+  it('P3 when every receipt waited past its bound, the starter still settles (idle) and the sweep starts them all', async () => {
+    const receipts = await backlog(3);
+    const starter = createReconciliationStarter({
+      db: database.db,
+      temporal: temporal.client,
+      profile,
+      taskQueue: taskQueues.reconciliation,
+      logger: testLogger,
+      concurrency: 1,
+      maxWaitMs: 50,
+      rate: { acquire: () => new Promise((r) => setTimeout(r, 100)) }, // every start held past the bound
+    });
+    const provider = providers.get(stripe)!;
+    for (const r of receipts)
+      starter.enqueue(r.receiptId, { provider: stripe, receiptId: r.receiptId, event: provider.extract(Buffer.from(r.body)), acknowledgedAt: new Date().toISOString() });
+    const settled = await Promise.race([starter.idle().then(() => true), new Promise((r) => setTimeout(() => r(false), 5_000))]);
+    expect(settled, 'idle() resolves once every job was attempted or deferred').toBe(true);
+    expect(await sweep()).toEqual({ found: 3, started: 3, alreadyStarted: 0, failed: 0 });
   });
 
   it('P3 a completed reconciliation is never started again: a late start is refused by the id reuse policy', async () => {
