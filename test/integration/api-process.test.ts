@@ -19,6 +19,9 @@ let database: Database;
 let child: ChildProcess;
 let publicUrl: string;
 let privateUrl: string;
+/** The child's last output lines (stdout and stderr): what a failed exit assertion shows. */
+const output: string[] = [];
+const lastLines = () => `the API process's last lines:\n${output.slice(-40).join('\n')}`;
 
 /** Starts the API process and resolves with the URLs it logs once both listeners are up. */
 function startApi(profilePath: string): Promise<{ publicUrl: string; privateUrl: string }> {
@@ -42,11 +45,13 @@ function startApi(profilePath: string): Promise<{ publicUrl: string; privateUrl:
   });
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += chunk));
+  createInterface({ input: child.stderr! }).on('line', (line) => output.push(line));
   return new Promise((resolve, reject) => {
     const urls: Record<string, string> = {};
     const timer = setTimeout(() => reject(new Error(`the API process did not start in time: ${stderr}`)), 60_000);
     child.once('exit', (code) => reject(new Error(`the API process exited with ${code}: ${stderr}`)));
     createInterface({ input: child.stdout! }).on('line', (line) => {
+      output.push(line);
       let entry: { msg?: string; url?: string };
       try {
         entry = JSON.parse(line);
@@ -145,8 +150,8 @@ describe('M7 shutdown with an open event stream', () => {
     const ended = (async () => {
       for (;;) if ((await reader.read().catch(() => ({ done: true }))).done) return Date.now() - sent;
     })();
-    expect(await exited).toBe(0);
-    expect(Date.now() - sent).toBeLessThan(12_000);
+    expect(await exited, lastLines()).toBe(0);
+    expect(Date.now() - sent, lastLines()).toBeLessThan(12_000);
     expect(await ended).toBeLessThan(12_000);
   });
 });
