@@ -44,6 +44,8 @@ const { values: args } = parseArgs({
     'no-unpipelined': { type: 'boolean', default: false },
     'pipeline-sends': { type: 'string' }, // default: the profile's outbound.batched.pipeline_sends
     'compare-sends': { type: 'string' }, // a third steady phase with this many pipeline sends
+    // P9: a steady phase beside the default with these outbound profile keys changed, e.g. '{"coalesce_batches":1}'
+    'compare-outbound': { type: 'string' },
     'run-index': { type: 'string' }, // which run of bench/outbound.ts this is: turns the order of the steady variants
     'steady-seconds': { type: 'string', default: '15' },
     baseline: { type: 'string', default: '500' },
@@ -249,6 +251,7 @@ const handlerOf = (
   mode: 'per_delivery' | 'batched',
   pipelineDepth = profile.outbound.batched.pipeline_depth,
   pipelineSends = profile.outbound.batched.pipeline_sends,
+  override: Record<string, unknown> = {},
 ) =>
   createOutboundBatchHandler({
     db: database.db,
@@ -259,7 +262,13 @@ const handlerOf = (
       outbound: {
         ...profile.outbound,
         delivery_mode: mode,
-        batched: { ...profile.outbound.batched, pipeline_depth: pipelineDepth, pipeline_sends: pipelineSends },
+        ...override,
+        batched: {
+          ...profile.outbound.batched,
+          pipeline_depth: pipelineDepth,
+          pipeline_sends: pipelineSends,
+          ...((override.batched as object | undefined) ?? {}),
+        },
       },
     },
     logger,
@@ -274,11 +283,14 @@ const handlerOf = (
 // P9: 'compared' is the pipeline with --compare-sends sends at once (e.g. 4 beside the default 1024, where every
 // Kafka batch is a send of its own), a third steady phase beside the two.
 const COMPARE_SENDS = Number(args['compare-sends'] ?? 0);
+const COMPARE_OUTBOUND = args['compare-outbound'] ? (JSON.parse(args['compare-outbound']) as Record<string, unknown>) : {};
 const handlers = {
   per_delivery: handlerOf('per_delivery'),
   batched: handlerOf('batched'),
   unpipelined: handlerOf('batched', 0),
   compared: handlerOf('batched', undefined, COMPARE_SENDS || 1),
+  // P9: the default profile with --compare-outbound's keys (one change at a time, measured in the same run).
+  override: handlerOf(MODE, undefined, undefined, COMPARE_OUTBOUND),
 };
 let mode: keyof typeof handlers = MODE;
 const handler: BatchHandler = (batch) => handlers[mode](batch);
@@ -372,11 +384,17 @@ try {
       split.workflow.push(received - fetched);
     }
     const label =
-      mode === 'unpipelined' ? 'batched, pipeline off' : mode === 'compared' ? `batched, ${COMPARE_SENDS} pipeline sends` : mode;
+      mode === 'unpipelined'
+        ? 'batched, pipeline off'
+        : mode === 'compared'
+          ? `batched, ${COMPARE_SENDS} pipeline sends`
+          : mode === 'override'
+            ? `${MODE}, ${args['compare-outbound']}`
+            : mode;
     const goal =
       MODE !== 'batched'
         ? { id: 'O', op: '<=' as const, value: 1000 }
-        : mode === 'unpipelined' || mode === 'compared'
+        : mode === 'unpipelined' || mode === 'compared' || mode === 'override'
           ? undefined
           : rate <= 200
             ? { id: 'P9', op: '<=' as const, value: 50 }
@@ -403,6 +421,7 @@ try {
   const variants: (keyof typeof handlers)[] = [MODE];
   if (MODE === 'batched' && profile.outbound.batched.pipeline_depth > 0 && !args['no-unpipelined']) variants.push('unpipelined');
   if (MODE === 'batched' && COMPARE_SENDS > 0) variants.push('compared');
+  if (args['compare-outbound']) variants.push('override');
   const turn = (Number(args['run-index'] ?? 1) - 1) % variants.length;
   const ordered = [...variants.slice(turn), ...variants.slice(0, turn)];
   const phaseName = (v: keyof typeof handlers, rate: number) =>
@@ -410,7 +429,9 @@ try {
       ? `steady pipeline off ${rate}/s`
       : v === 'compared'
         ? `steady ${COMPARE_SENDS} pipeline sends ${rate}/s`
-        : `steady ${MODE} ${rate}/s`;
+        : v === 'override'
+          ? `steady ${args['compare-outbound']} ${rate}/s`
+          : `steady ${MODE} ${rate}/s`;
   for (const rate of RATES) {
     for (const v of ordered) {
       mode = v;

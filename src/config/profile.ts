@@ -98,6 +98,11 @@ export const profileSchema = z.strictObject({
      * retry (docs/outbound.md, "Batched delivery mode").
      */
     delivery_mode: z.enum(['per_delivery', 'batched']).default('per_delivery'),
+    /**
+     * P9: the partition batches of one Kafka fetch are handled together (one fan-out transaction, one dispatch) while
+     * their messages add up to fewer than this; 1: each batch alone (src/dispatcher/coalesce.ts).
+     */
+    coalesce_batches: z.number().int().min(1).max(100_000).default(512),
     batched: z
       .strictObject({
         /** First-attempt POSTs in flight per Kafka batch; also the size of one reservation chunk. */
@@ -114,6 +119,11 @@ export const profileSchema = z.strictObject({
          * and 78 ms against 321 and 156 ms with every batch its own send (1024), docs/benchmarks.md.
          */
         pipeline_sends: z.number().int().min(1).max(1024).default(4),
+        /**
+         * P9: how long a dispatcher reuses an endpoint's opened signing material for its first attempts (a rotation
+         * reaches it within this; the replaced secret verifies for the rotation's grace meanwhile). 0: a lookup per send.
+         */
+        signer_ttl: duration.prefault('1s'),
         /** How often the dispatcher looks for deliveries it fanned out but never handed off (a kill -9). */
         sweep_interval: duration.prefault('15s'),
         /** A hand-off this old (and no attempt in flight younger than it) is taken over by the sweep; > request_timeout. */

@@ -75,19 +75,35 @@ export function createFirstAttempts(deps: FirstAttemptDeps) {
   };
 
   type Signer = ((body: Buffer) => Record<string, string>) | null;
+  // P9: a signer (an endpoint's signing material, opened) serves this process for outbound.batched.signer_ttl:
+  // at a steady rate every small Kafka batch was two secrets queries before its POSTs. A rotation reaches the
+  // dispatcher within the TTL; the secret it replaces keeps verifying for the rotation's grace (O9) meanwhile.
+  const signerTtlMs = profile.outbound.batched.signer_ttl;
+  const recent = new Map<string, { signer: NonNullable<Signer>; until: number }>();
+  const remember = (endpointId: string, signer: NonNullable<Signer>, now: number) => {
+    if (signerTtlMs <= 0) return;
+    if (recent.size >= 10_000) for (const [id, r] of recent) if (r.until <= now) recent.delete(id);
+    if (recent.size < 10_000) recent.set(endpointId, { signer, until: now + signerTtlMs });
+  };
   /**
-   * One secrets lookup per endpoint and Kafka batch (`cache` lives for one run): signed at the time of the lookup,
-   * seconds before the POST. A failure (no secret, database down) is null: its deliveries go to their workflow.
+   * A signer per endpoint of the chunk (`cache` lives for one send), looked up at once for the endpoints it lacks.
+   * A failure (no secret, database down) is null and is not remembered: its deliveries go to their workflow.
    */
   async function signersFor(chunk: Owned[], cache: Map<string, Signer>): Promise<Map<string, Signer>> {
-    for (const endpointId of new Set(chunk.map((d) => d.endpointId))) {
-      if (cache.has(endpointId)) continue;
-      const signer = await sender.signer(endpointId, new Date()).catch((error: Error) => {
-        logger.warn({ endpointId, error: error.name }, 'batched first attempt: signing failed; the workflow attempts instead');
-        return null;
-      });
-      cache.set(endpointId, signer);
-    }
+    const now = Date.now();
+    const missing = [...new Set(chunk.map((d) => d.endpointId))].filter((id) => !cache.has(id));
+    await Promise.all(
+      missing.map(async (endpointId) => {
+        const kept = recent.get(endpointId);
+        if (kept && kept.until > now) return void cache.set(endpointId, kept.signer);
+        const signer = await sender.signer(endpointId, new Date()).catch((error: Error) => {
+          logger.warn({ endpointId, error: error.name }, 'batched first attempt: signing failed; the workflow attempts instead');
+          return null;
+        });
+        cache.set(endpointId, signer);
+        if (signer) remember(endpointId, signer, now);
+      }),
+    );
     return cache;
   }
 

@@ -11,7 +11,7 @@ import type { Client } from '@temporalio/client';
 import type { Profile } from '../config/profile.js';
 import type { Db } from '../db/client.js';
 import { describeDbError, isDataError, safeError } from '../db/errors.js';
-import type { BatchHandler, RawMessage } from '../kafka/types.js';
+import type { BatchHandler, MessageBatch, RawMessage } from '../kafka/types.js';
 import { contextFrom, openSpan, SpanKind, type OpenSpan } from '../tracing/context.js';
 import type { Logger } from '../lib/logger.js';
 import { deliveriesCreated, eventsDispatched, messagesQuarantined } from '../metrics/outbound.js';
@@ -21,6 +21,7 @@ import type { LookupAll } from '../outbound/url-safety.js';
 import { parseEnvelope, type ValidEvent } from '../outbound/envelope.js';
 import { fanOut, type FanOutOptions, type FanOutOutcome, type Positioned, type Refusal } from './fan-out.js';
 import { createFirstAttempts, type Owned, type Stage } from './first-attempts.js';
+import { coalesceBatches } from './coalesce.js';
 import { createPipeline } from './pipeline.js';
 import { handOff, type StartOptions } from './start-deliveries.js';
 
@@ -76,26 +77,33 @@ export function createOutboundBatchHandler(deps: OutboundHandlerDeps): OutboundB
     return started;
   }
 
-  const handler: BatchHandler = async (batch) => {
+  /** One call over the batches of one turn (P9, ./coalesce.ts): one fan-out transaction and one dispatch for all. */
+  const handleMany = async (batches: MessageBatch[]) => {
     const spans = new Map<RawMessage, OpenSpan>();
-    for (const message of batch.messages)
-      spans.set(
-        message,
-        openSpan(`${batch.topic} process`, {
-          kind: SpanKind.CONSUMER,
-          parent: contextFrom(message.headers),
-          attributes: { 'messaging.system': 'kafka', 'messaging.operation.type': 'process', 'messaging.destination.name': batch.topic, 'messaging.destination.partition.id': String(batch.partition), 'messaging.kafka.offset': Number(message.offset) },
-        }),
-      );
+    for (const batch of batches)
+      for (const message of batch.messages)
+        spans.set(
+          message,
+          openSpan(`${batch.topic} process`, {
+            kind: SpanKind.CONSUMER,
+            parent: contextFrom(message.headers),
+            attributes: { 'messaging.system': 'kafka', 'messaging.operation.type': 'process', 'messaging.destination.name': batch.topic, 'messaging.destination.partition.id': String(batch.partition), 'messaging.kafka.offset': Number(message.offset) },
+          }),
+        );
     const traceparentOf = (message: RawMessage) => spans.get(message)?.traceparent ?? null;
+    const joined: MessageBatch =
+      batches.length === 1 ? batches[0]! : { ...batches[0]!, messages: batches.flatMap((b) => b.messages) };
     try {
-      await handle(batch, { ...fanOutOptions, traceparentOf });
+      await handle(joined, { ...fanOutOptions, traceparentOf });
       for (const span of spans.values()) span.end();
     } catch (error) {
       for (const span of spans.values()) span.end(error);
       throw error;
     }
   };
+  const coalesce = deps.profile.outbound.coalesce_batches;
+  const handler: BatchHandler =
+    coalesce > 1 ? coalesceBatches(handleMany, { maxMessages: coalesce }) : (batch) => handleMany([batch]);
 
   const handle = async (batch: Parameters<BatchHandler>[0], fanOutOptions: FanOutOptions) => {
     const fetched = performance.now();
@@ -125,7 +133,7 @@ export function createOutboundBatchHandler(deps: OutboundHandlerDeps): OutboundB
       throw safeError(error);
     });
     logger.debug(
-      { topic: batch.topic, partition: batch.partition, messages: batch.messages.length, fresh: outcome.fresh, duplicates: outcome.duplicates, deliveries: outcome.created, started },
+      { topic: batch.topic, partitions: [...new Set(batch.messages.map((m) => m.partition))], messages: batch.messages.length, fresh: outcome.fresh, duplicates: outcome.duplicates, deliveries: outcome.created, started },
       'batch dispatched',
     );
   };

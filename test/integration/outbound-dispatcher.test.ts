@@ -115,6 +115,35 @@ describe.each(MODES)('outbound dispatcher, delivery_mode %s', (mode) => {
     expect(receiver.received.filter((r) => r.path.startsWith(`/o4/${merchantAccount}/`))).toHaveLength(2);
   });
 
+  it('P9 the partition batches of one fetch share one fan-out transaction (outbound.coalesce_batches), and each is delivered', async () => {
+    const merchantAccount = uniqueMerchant('p9');
+    await insertEndpoint(database.db, { merchantAccount, url: `${receiver.url}/p9/${merchantAccount}` });
+    const name = await topic('p9', 4);
+    const sent = Array.from({ length: 8 }, () => envelope({ merchantAccount }));
+    // Eight keys over four partitions, all produced before the consumer joins: its first fetch holds them all.
+    await producer.send(name, sent.map((e, i) => ({ key: `k${i}`, value: JSON.stringify(e) })));
+    const fanOuts: number[] = [];
+    const partitions = new Set<number>();
+    const coalesced = createOutboundBatchHandler({
+      db: database.db,
+      temporal: temporal.client,
+      taskQueue: taskQueues.delivery,
+      profile: profileOf(mode),
+      logger: testLogger,
+      secretsKey: TEST_SECRETS_KEY,
+      observe: (stage, _ms, count) => void (stage === 'fan_out' && fanOuts.push(count)),
+    });
+    await consume(name, `g-${name}`, async (batch) => {
+      partitions.add(batch.partition);
+      await coalesced(batch);
+    });
+    await waitFor(async () => received(`/p9/${merchantAccount}`).length === 8, 30_000, 'eight POSTs');
+    expect(partitions.size).toBeGreaterThan(1);
+    expect(fanOuts.length, `fan-outs of ${fanOuts.join(', ')} events for ${partitions.size} partitions`).toBeLessThan(partitions.size);
+    expect(fanOuts.reduce((a, b) => a + b, 0)).toBe(8);
+    expect((await deliveriesOf(sent.map((e) => e.id))).every((d) => d.status === 'DELIVERED')).toBe(true);
+  });
+
   it('O2 a corpus of bad envelopes is quarantined with reasons while the partition keeps flowing', async () => {
     const merchantAccount = uniqueMerchant('o2');
     await insertEndpoint(database.db, { merchantAccount, url: `${receiver.url}/o2/${merchantAccount}` });
