@@ -14,7 +14,9 @@ import { createOutboundBatchHandler } from '../../src/dispatcher/outbound-handle
 import { runDispatcher } from '../../src/dispatcher/run.js';
 import { createBatchConsumer, createKafkaAdmin, createProducer } from '../../src/kafka/kafkajs.js';
 import type { Producer } from '../../src/kafka/types.js';
+import { rotateEndpointSecret } from '../../src/outbound/secrets.js';
 import { deliveryStatusQuery, retryNowSignal } from '../../src/shared/outbound.js';
+import { verify } from '../../src/signing/index.js';
 import { KAFKA_BROKERS, TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
 import {
   envelope,
@@ -132,6 +134,46 @@ describe('batched delivery mode (P1)', () => {
       [2, true],
     ]);
     await expectNoMore(() => posts(`/p1retry/${merchantAccount}`).length, 2, 1000, 'POSTs');
+  });
+
+  it('P9 the first attempts reuse an endpoint signer for outbound.batched.signer_ttl; a rotation signs within it', async () => {
+    const merchantAccount = uniqueMerchant('p9signer');
+    const endpoint = await insertEndpoint(database.db, { merchantAccount, url: `${receiver.url}/p9signer/${merchantAccount}` });
+    const profile = testProfile({ outbound: { delivery_mode: 'batched', batched: { pipeline_depth: 0, signer_ttl: '4s' } } });
+    const handler = createOutboundBatchHandler({
+      db: database.db,
+      temporal: temporal.client,
+      taskQueue: taskQueues.delivery,
+      profile,
+      logger: testLogger,
+      secretsKey: TEST_SECRETS_KEY,
+    });
+    const deliver = async () => {
+      const event = envelope({ merchantAccount });
+      const value = Buffer.from(JSON.stringify(event));
+      await handler({
+        topic: 't',
+        partition: 0,
+        lag: 0,
+        messages: [{ topic: 't', partition: 0, offset: '0', key: null, value, timestamp: '0', headers: {} }],
+      });
+      const [post] = posts(`/p9signer/${merchantAccount}`).filter(
+        (r) => (JSON.parse(r.body.toString()) as { id: string }).id === event.id,
+      );
+      const [t, ...v1] = String(post!.headers['apipay-signature']).split(',');
+      return { body: post!.body, t: t!, v1 };
+    };
+    const first = await deliver();
+    const rotated = await rotateEndpointSecret(database.db, endpoint.id, TEST_SECRETS_KEY, 60_000, new Date());
+    const within = await deliver(); // inside the TTL: the signer of the first, with its lookup's time
+    expect(within.t).toBe(first.t);
+    expect(within.v1).toHaveLength(1);
+    expect(() => verify(within.body, `${within.t},${within.v1[0]}`, endpoint.secret)).not.toThrow(); // valid in the grace
+    await new Promise((r) => setTimeout(r, 4_100)); // 4 s: the second delivery stays inside it on a busy machine
+    const after = await deliver(); // past the TTL: looked up again, the new secret first, the old one in its grace
+    expect(after.v1).toHaveLength(2);
+    expect(() => verify(after.body, `${after.t},${after.v1[0]}`, rotated)).not.toThrow();
+    expect(() => verify(after.body, `${after.t},${after.v1[1]}`, endpoint.secret)).not.toThrow();
   });
 
   it.each([
