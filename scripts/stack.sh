@@ -197,10 +197,19 @@ install_test_server() {
 }
 
 # ---------------------------------------------------------------- services
+ensure_databases() {
+  local db
+  for db in apipay apipay_test; do
+    "$PG_BIN/psql" -h 127.0.0.1 -p "$PGPORT" -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname='$db'" | grep -q 1 \
+      || "$PG_BIN/psql" -h 127.0.0.1 -p "$PGPORT" -U postgres -qc "CREATE DATABASE $db" >/dev/null
+  done
+}
+
 start_postgres() {
   local log="$LOGS/postgresql.log"
   install_apt_postgres
   if pg_alive && up_or_restart postgresql; then
+    ensure_databases # a database dropped while the server ran (a reset test database) comes back
     ensure_app_role
     say "postgresql: up (port $PGPORT, pg_isready answers)"; return
   fi
@@ -219,10 +228,7 @@ start_postgres() {
     -o "-h 127.0.0.1 -p $PGPORT -k $PG_DATA -c max_connections=300 -c fsync=on -c synchronous_commit=on" start >/dev/null 2>&1 \
     || { log_tail "$log"; fail "postgresql: pg_ctl start failed; log: $log"; }
   head -1 "$PG_DATA/postmaster.pid" >"$PIDS/postgresql.pid"
-  for db in apipay apipay_test; do
-    "$PG_BIN/psql" -h 127.0.0.1 -p "$PGPORT" -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname='$db'" | grep -q 1 \
-      || "$PG_BIN/psql" -h 127.0.0.1 -p "$PGPORT" -U postgres -qc "CREATE DATABASE $db" >/dev/null
-  done
+  ensure_databases
   ensure_app_role
   say "postgresql: up (port $PGPORT, databases apipay and apipay_test, role $APP_ROLE)"
 }

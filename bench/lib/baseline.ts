@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import pLimit from 'p-limit';
+import { consoleWorkerLogger } from '../../src/temporal-workers/build.js';
 
 export interface BaselineOptions {
   count?: number;
@@ -24,7 +25,7 @@ export function quietTemporalRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   try {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
+    Runtime.install({ logger: consoleWorkerLogger('WARN') });
   } catch {
     // already installed by the caller
   }

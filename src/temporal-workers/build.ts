@@ -3,7 +3,8 @@
 // R18: every bundle carries the OpenTelemetry workflow interceptor, every worker its sink and activity interceptors.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
+import { inspect } from 'node:util';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkerOptions } from '@temporalio/worker';
 import { safeError } from '../db/errors.js';
 import type { Logger } from '../lib/logger.js';
 import { activeTracing } from '../tracing/sdk.js';
@@ -53,6 +54,15 @@ export function installWorkerRuntime(logger: Logger): void {
 export function isExpectedWorkerNotice(message: string, meta: Record<string, unknown> | undefined): boolean {
   const taskQueue = typeof meta?.taskQueue === 'string' ? meta.taskQueue : '';
   return message.startsWith('No workflows registered') && taskQueue.endsWith(slowLaneQueue(''));
+}
+
+/** The SDK's console logger (tests, benches) without the notices above: what the SDK prints, as it prints it. */
+export function consoleWorkerLogger(level: LogLevel): DefaultLogger {
+  return new DefaultLogger(level, ({ level: at, message, meta, timestampNanos }) => {
+    if (isExpectedWorkerNotice(message, meta)) return;
+    const when = new Date(Number(timestampNanos / 1_000_000n)).toISOString();
+    process.stderr.write(`${when} [${at}] ${message}${meta === undefined ? '' : ` ${inspect(meta)}`}\n`);
+  });
 }
 
 export interface WorkerSetup {
