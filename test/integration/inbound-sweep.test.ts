@@ -43,6 +43,24 @@ function crashingIngress() {
   });
 }
 
+/** A starter of one start at a time with `maxWaitMs` and the start budget `rate`, given `receipts` at once. */
+function boundedStarter(receipts: { receiptId: number; body: string }[], maxWaitMs: number, rate: { acquire(): Promise<void> }) {
+  const starter = createReconciliationStarter({
+    db: database.db,
+    temporal: temporal.client,
+    profile,
+    taskQueue: taskQueues.reconciliation,
+    logger: testLogger,
+    concurrency: 1,
+    maxWaitMs,
+    rate,
+  });
+  const provider = providers.get(stripe)!;
+  for (const r of receipts)
+    starter.enqueue(r.receiptId, { provider: stripe, receiptId: r.receiptId, event: provider.extract(Buffer.from(r.body)), acknowledgedAt: new Date().toISOString() });
+  return starter;
+}
+
 /** A start budget that lets the first start go at once and holds each later one `ms`. */
 function heldAfterFirst(ms: number) {
   let first = true;
@@ -181,22 +199,9 @@ describe('P3 the starter and the sweep drain a backlog without starting one rece
 
   it('P3 a receipt that waited in the starter longer than its bound is left to the sweep, which starts it once', async () => {
     const receipts = await backlog(8);
-    const starter = createReconciliationStarter({
-      db: database.db,
-      temporal: temporal.client,
-      profile,
-      taskQueue: taskQueues.reconciliation,
-      logger: testLogger,
-      concurrency: 1,
-      // The first start goes at once; every later one is held past the bound (a 1 ms bound alone also deferred the
-      // first one when the machine was busy).
-      maxWaitMs: 100,
-      rate: heldAfterFirst(200),
-    });
-    const provider = providers.get(stripe)!;
-    for (const r of receipts) {
-      starter.enqueue(r.receiptId, { provider: stripe, receiptId: r.receiptId, event: provider.extract(Buffer.from(r.body)), acknowledgedAt: new Date().toISOString() });
-    }
+    // The first start goes at once; every later one is held past the bound (a 1 ms bound alone also deferred the
+    // first one when the machine was busy).
+    const starter = boundedStarter(receipts, 100, heldAfterFirst(200));
     await starter.idle();
     const marked = await database.sql<{ n: number }[]>`
       select count(*)::int as n from webhook_receipts where id in ${database.sql(receipts.map((r) => r.receiptId))} and workflow_started_at is not null`;
@@ -209,19 +214,7 @@ describe('P3 the starter and the sweep drain a backlog without starting one rece
 
   it('P3 when every receipt waited past its bound, the starter still settles (idle) and the sweep starts them all', async () => {
     const receipts = await backlog(3);
-    const starter = createReconciliationStarter({
-      db: database.db,
-      temporal: temporal.client,
-      profile,
-      taskQueue: taskQueues.reconciliation,
-      logger: testLogger,
-      concurrency: 1,
-      maxWaitMs: 50,
-      rate: { acquire: () => new Promise((r) => setTimeout(r, 100)) }, // every start held past the bound
-    });
-    const provider = providers.get(stripe)!;
-    for (const r of receipts)
-      starter.enqueue(r.receiptId, { provider: stripe, receiptId: r.receiptId, event: provider.extract(Buffer.from(r.body)), acknowledgedAt: new Date().toISOString() });
+    const starter = boundedStarter(receipts, 50, { acquire: () => new Promise((r) => setTimeout(r, 100)) }); // all held past it
     const settled = await Promise.race([starter.idle().then(() => true), new Promise((r) => setTimeout(() => r(false), 5_000))]);
     expect(settled, 'idle() resolves once every job was attempted or deferred').toBe(true);
     expect(await sweep()).toEqual({ found: 3, started: 3, alreadyStarted: 0, failed: 0 });

@@ -75,6 +75,16 @@ async function topic(label: string, partitions = 1): Promise<string> {
   await admin.createTopic(name, partitions);
   return name;
 }
+/** The batch handler over this file's database, dev server and delivery queue, with `profile`. */
+const batchedHandler = (profile: ReturnType<typeof testProfile>) =>
+  createOutboundBatchHandler({
+    db: database.db,
+    temporal: temporal.client,
+    taskQueue: taskQueues.delivery,
+    profile,
+    logger: testLogger,
+    secretsKey: TEST_SECRETS_KEY,
+  });
 const posts = (prefix: string) => receiver.received.filter((r) => r.path.startsWith(prefix));
 const attemptsOf = (deliveryId: string) =>
   database.db
@@ -90,17 +100,7 @@ describe('batched delivery mode (P1)', () => {
     const profile = testProfile({ outbound: { delivery_mode: 'batched', retry_schedule: ['1h'] } }); // only retryNow moves it
     const name = await topic('p1retry');
     const consumer = createBatchConsumer({ brokers: KAFKA_BROKERS, clientId: 'p1retry', topic: name, groupId: `g-${name}` });
-    await runDispatcher(
-      consumer,
-      createOutboundBatchHandler({
-        db: database.db,
-        temporal: temporal.client,
-        taskQueue: taskQueues.delivery,
-        profile,
-        logger: testLogger,
-        secretsKey: TEST_SECRETS_KEY,
-      }),
-    );
+    await runDispatcher(consumer, batchedHandler(profile));
     stops.push(() => consumer.stop());
     const event = envelope({ merchantAccount });
     failFirst.add(event.id);
@@ -140,14 +140,7 @@ describe('batched delivery mode (P1)', () => {
     const merchantAccount = uniqueMerchant('p9signer');
     const endpoint = await insertEndpoint(database.db, { merchantAccount, url: `${receiver.url}/p9signer/${merchantAccount}` });
     const profile = testProfile({ outbound: { delivery_mode: 'batched', batched: { pipeline_depth: 0, signer_ttl: '4s' } } });
-    const handler = createOutboundBatchHandler({
-      db: database.db,
-      temporal: temporal.client,
-      taskQueue: taskQueues.delivery,
-      profile,
-      logger: testLogger,
-      secretsKey: TEST_SECRETS_KEY,
-    });
+    const handler = batchedHandler(profile);
     const deliver = async () => {
       const event = envelope({ merchantAccount });
       const value = Buffer.from(JSON.stringify(event));
@@ -183,14 +176,7 @@ describe('batched delivery mode (P1)', () => {
     const merchantAccount = uniqueMerchant(`p2pipe${depth}`);
     await insertEndpoint(database.db, { merchantAccount, url: `${receiver.url}/p2pipe/${merchantAccount}` });
     const profile = testProfile({ outbound: { delivery_mode: 'batched', batched: { pipeline_depth: depth } } });
-    const handler = createOutboundBatchHandler({
-      db: database.db,
-      temporal: temporal.client,
-      taskQueue: taskQueues.delivery,
-      profile,
-      logger: testLogger,
-      secretsKey: TEST_SECRETS_KEY,
-    });
+    const handler = batchedHandler(profile);
     const event = envelope({ merchantAccount });
     slow.add(event.id);
     const message = {

@@ -7,7 +7,7 @@ import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/client.js';
 import { deliveries, events, quarantinedMessages } from '../../src/db/schema/index.js';
-import { createOutboundBatchHandler } from '../../src/dispatcher/outbound-handler.js';
+import { createOutboundBatchHandler, type OutboundHandlerDeps } from '../../src/dispatcher/outbound-handler.js';
 import { runDispatcher } from '../../src/dispatcher/run.js';
 import { createBatchConsumer, createKafkaAdmin } from '../../src/kafka/kafkajs.js';
 import type { BatchConsumer, BatchHandler, Producer } from '../../src/kafka/types.js';
@@ -50,7 +50,7 @@ async function topic(label: string, partitions = 1): Promise<string> {
   return name;
 }
 
-const handler = (mode: Mode) =>
+const handler = (mode: Mode, observe?: OutboundHandlerDeps['observe']) =>
   createOutboundBatchHandler({
     db: database.db,
     temporal: temporal.client,
@@ -58,6 +58,7 @@ const handler = (mode: Mode) =>
     profile: profileOf(mode),
     logger: testLogger,
     secretsKey: TEST_SECRETS_KEY,
+    ...(observe ? { observe } : {}),
   });
 
 async function consume(topicName: string, group: string, batchHandler: BatchHandler): Promise<BatchConsumer> {
@@ -124,15 +125,7 @@ describe.each(MODES)('outbound dispatcher, delivery_mode %s', (mode) => {
     await producer.send(name, sent.map((e, i) => ({ key: `k${i}`, value: JSON.stringify(e) })));
     const fanOuts: number[] = [];
     const partitions = new Set<number>();
-    const coalesced = createOutboundBatchHandler({
-      db: database.db,
-      temporal: temporal.client,
-      taskQueue: taskQueues.delivery,
-      profile: profileOf(mode),
-      logger: testLogger,
-      secretsKey: TEST_SECRETS_KEY,
-      observe: (stage, _ms, count) => void (stage === 'fan_out' && fanOuts.push(count)),
-    });
+    const coalesced = handler(mode, (stage, _ms, count) => void (stage === 'fan_out' && fanOuts.push(count)));
     await consume(name, `g-${name}`, async (batch) => {
       partitions.add(batch.partition);
       await coalesced(batch);
