@@ -7,6 +7,7 @@
 // is quarantined with the SQLSTATE as its reason and the rest is committed. Any other database failure (connection,
 // timeout) fails the batch, which the consumer retries without committing its offsets. R18: every message gets a
 // consumer span, child of the `traceparent` in its headers; the event row keeps it and its deliveries start under it.
+// P9: the partition batches of one fetch are handled together (outbound.coalesce_batches, ./coalesce.ts).
 import type { Client } from '@temporalio/client';
 import type { Profile } from '../config/profile.js';
 import type { Db } from '../db/client.js';
