@@ -59,7 +59,9 @@ onShutdown(logger, [
   // Open event streams (M7) would hold the close: after a grace they are cut; `apipay listen` resumes by Last-Event-ID.
   () => new Promise((resolve) => (server.close(resolve), setTimeout(() => (server as HttpServer).closeAllConnections(), 3_000).unref())),
   () => new Promise((resolve) => (metrics ? metrics.close(resolve) : resolve(undefined))),
-  () => temporal.connection.close(),
+  // The Temporal connection is not closed: a start still retrying (Temporal unreachable, R5) would fire its retry
+  // timer into the closed channel and throw out of the timer ("Channel has been shut down", exit 1); the receipts
+  // it was starting are the sweep's, and the exit below closes the socket.
   () => producer.close(),
   () => database.close(),
   () => tracing.shutdown(), // R18: the last spans are flushed

@@ -38,7 +38,9 @@ describe('C15 live pages', () => {
     await mark(page);
     // Someone else retries it (the admin API): the workflow attempts, the receiver answers 200.
     expect((await callAs(world.app, TEST_ADMIN_TOKEN, 'POST', `/webhook-deliveries/${deliveryId}/retry`)).status).toBe(202);
+    // The page may first show the attempt in flight (reserved before its POST), then as it ended.
     await page.locator('#attempts tr[data-attempt]').waitFor({ timeout: 45_000 });
+    await page.locator('#attempts tr[data-attempt]:has(.status-ok)').waitFor({ timeout: 30_000 });
     await expect(page.locator('#attempts tr[data-attempt]').textContent()).resolves.toContain('200');
     await page.locator('#delivery-facts .status:text-is("DELIVERED")').waitFor({ timeout: 30_000 });
     expect(await stillMarked(page)).toBe(true);

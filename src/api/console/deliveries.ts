@@ -5,6 +5,7 @@ import { html } from 'hono/html';
 import { z } from 'zod';
 import { seesRawBodies } from '../../access/roles.js';
 import { OPERATOR_DATE_HINT, parseOperatorDate } from '../../shared/operator-date.js';
+import { IN_FLIGHT } from '../../outbound/attempt-store.js';
 import { DELIVERY_STATUSES } from '../../shared/outbound.js';
 import { mayDo, PageError, principalOf, requireAccess, type ConsoleEnv } from './context.js';
 import { csrfField, layout, link, money, notice, status, temporalLink, time, type View } from './html.js';
@@ -227,7 +228,7 @@ export function registerDeliveryPages(app: Hono<ConsoleEnv>, s: ConsoleServices)
                           html`<tr data-attempt="${a.attemptNumber}">
                             <td class="num">${a.attemptNumber}</td>
                             <td>${time(a.startedAt)}</td>
-                            <td>${status(a.succeeded ? 'OK' : 'FAILED')}</td>
+                            <td>${status(a.errorKind === IN_FLIGHT ? 'IN_FLIGHT' : a.succeeded ? 'OK' : 'FAILED')}</td>
                             <td class="num">${a.responseStatus ?? '—'}</td>
                             <td class="num">${a.latencyMs} ms</td>
                             <td>${a.errorKind ?? ''} <span class="muted">${a.errorMessage ?? ''}</span></td>

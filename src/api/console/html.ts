@@ -136,7 +136,7 @@ dd { margin: 0; }
 .status { padding: .05rem .4rem; border-radius: 3px; font-size: .8rem; font-weight: 600; background: #e3e6eb; }
 .status-delivered, .status-applied, .status-enabled, .status-ok { background: #d4f3dd; color: #145c2c; }
 .status-failed, .status-rejected, .status-disabled { background: #fbdada; color: #8a1616; }
-.status-retrying, .status-manual_review { background: #fdf0c8; color: #6b4d00; }
+.status-retrying, .status-manual_review, .status-in_flight { background: #fdf0c8; color: #6b4d00; }
 .notice { padding: .55rem .8rem; border-radius: 3px; }
 .notice.ok { background: #d4f3dd; } .notice.error { background: #fbdada; }
 .muted { color: #6b7385; }
