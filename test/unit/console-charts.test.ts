@@ -44,16 +44,19 @@ const value = fc.oneof(
   fc.integer({ min: 0, max: 1000 }),
   fc.constantFrom(0, 1e15, Number.MAX_VALUE, -5, Number.NaN, Number.POSITIVE_INFINITY),
 );
+// Text of the spec (ids, titles, labels, names) never spells NaN or Infinity itself: the assertion below is that no
+// number renders as one (a label "NaN" shown as given is not a coordinate; seed -1813526149 drew one).
+const text = fc.string().filter((t) => !/NaN|Infinity/.test(t));
 const spec: fc.Arbitrary<ChartSpec> = fc.integer({ min: 0, max: 40 }).chain((n) =>
   fc.record({
-    id: fc.string(),
-    title: fc.string(),
+    id: text,
+    title: text,
     kind: fc.constantFrom('bars', 'lines', 'area') as fc.Arbitrary<ChartSpec['kind']>,
-    labels: fc.array(fc.string(), { minLength: n, maxLength: n }),
+    labels: fc.array(text, { minLength: n, maxLength: n }),
     unit: fc.constantFrom('', 'ms', 's'),
     series: fc.array(
       fc.record({
-        name: fc.oneof(fc.string(), fc.constant('<script>alert(1)</script>'), fc.constant('"><svg onload=x>')),
+        name: fc.oneof(text, fc.constant('<script>alert(1)</script>'), fc.constant('"><svg onload=x>')),
         color: fc.oneof(fc.constantFrom(...Object.values(PALETTE)), fc.string()),
         values: fc.array(value, { minLength: 0, maxLength: n + 2 }),
       }),
@@ -157,7 +160,7 @@ describe('C12 SVG charts', () => {
     );
     expect(String(sparkline([null, 100], 't'))).toMatch(new RegExp(`<rect\\s[^>]*fill="${PALETTE.ok}"`));
     fc.assert(
-      fc.property(fc.array(value, { maxLength: 100 }), fc.string(), (values, title) => {
+      fc.property(fc.array(value, { maxLength: 100 }), text, (values, title) => {
         const out = String(sparkline(values, title));
         expect(wellFormed(out)).toEqual([]);
         expect(out).not.toMatch(/NaN|Infinity/);
