@@ -69,8 +69,8 @@ export function report(title: string, runs: RunResult[]): string {
   }
   lines.push('', 'Processes per phase (median of the runs; loop max and GC longest: the largest of the runs):', '');
   lines.push(
-    '| phase | process | loop p99 ms | loop max ms | GC pauses | GC total ms | GC longest ms | GC major ms | CPU ms |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| phase | process | loop p99 ms | loop max ms | GC pauses | GC total ms | GC longest ms | GC major ms | CPU ms | CPU main / Temporal core / other threads ms |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   );
   const phases = [...new Set(runs.flatMap((r) => r.phases.map((p) => p.phase)))];
   for (const phase of phases) {
@@ -79,8 +79,11 @@ export function report(title: string, runs: RunResult[]): string {
       const of = all.filter((s) => s.process === name);
       const med = (k: keyof ProcessStats) => fmt(median(of.map((s) => s[k] as number)));
       const max = (k: keyof ProcessStats) => fmt(Math.max(...of.map((s) => s[k] as number)));
+      const split = of.every((s) => s.threads)
+        ? (['mainMs', 'temporalCoreMs', 'otherMs'] as const).map((k) => fmt(median(of.map((s) => s.threads![k])))).join(' / ')
+        : '—';
       lines.push(
-        `| ${phase} | ${name} | ${med('loopP99Ms')} | ${max('loopMaxMs')} | ${med('gcCount')} | ${med('gcMs')} | ${max('gcMaxMs')} | ${med('gcMajorMs')} | ${med('cpuMs')} |`,
+        `| ${phase} | ${name} | ${med('loopP99Ms')} | ${max('loopMaxMs')} | ${med('gcCount')} | ${med('gcMs')} | ${max('gcMaxMs')} | ${med('gcMajorMs')} | ${med('cpuMs')} | ${split} |`,
       );
     }
   }
