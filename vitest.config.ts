@@ -18,9 +18,7 @@ export const SERIAL_FILES = [
   'test/integration/retention-expunge.test.ts',
   'test/integration/metrics-private.test.ts',
   'test/integration/ingress-backpressure.test.ts',
-  // R18: the real worker process runs the receipts sweep and the outbox relay over every file's rows; the other one
-  // calls the sweep itself.
-  'test/integration/trace.test.ts',
+  // R18: calls the receipts sweep itself (trace.test.ts's real worker process sweeps a database of its own).
   'test/integration/trace-sweep.test.ts',
 ];
 

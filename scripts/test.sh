@@ -18,9 +18,20 @@ export TEMPORAL_TEST_SERVER="${TEMPORAL_TEST_SERVER:-${APIPAY_CACHE:-$HOME/.cach
 export NODE_ENV=test TEST_DATABASE_URL="${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:${PGPORT:-5433}/apipay_test}"
 export TEMPORAL_ADDRESS="${TEMPORAL_ADDRESS:-127.0.0.1:${TEMPORAL_PORT:-7233}}" KAFKA_BROKERS="${KAFKA_BROKERS:-127.0.0.1:${KAFKA_PORT:-9092}}"
 npx tsx src/db/migrate.ts "$TEST_DATABASE_URL"
-echo "[test] typecheck"
-npx tsc --noEmit
-echo "[test] lint (eslint, prettier --check; the import rules are test/unit/architecture.test.ts)"
-npm run --silent lint
+# P11: the type check and the lint use one core each: they run side by side; their output follows when both ended.
+echo "[test] typecheck and lint (eslint, prettier --check; the import rules are test/unit/architecture.test.ts)"
+checks="$(mktemp -d)"
+npx tsc --noEmit >"$checks/typecheck" 2>&1 &
+typecheck=$!
+npm run --silent lint >"$checks/lint" 2>&1 &
+lint=$!
+failed=0
+for check in typecheck lint; do
+  if wait "${!check}"; then status=passed; else status=FAILED failed=1; fi
+  echo "[test] $check $status"
+  cat "$checks/$check"
+done
+rm -rf "$checks"
+[ "$failed" = 0 ] || exit 1
 echo "[test] vitest (unit + integration against PostgreSQL ${TEST_DATABASE_URL##*@}, Temporal $TEMPORAL_ADDRESS (${APIPAY_TEMPORAL:-dev}), Kafka $KAFKA_BROKERS)"
 exec npx vitest run "$@"

@@ -11,6 +11,7 @@ export const LONG_FILES = [
   'test/integration/outbound-dispatcher.test.ts',
   'test/browser/console.test.ts',
   'test/integration/reconciliation.test.ts',
+  'test/integration/trace.test.ts',
   'test/integration/image-tree.test.ts',
   'test/integration/step-faults.test.ts',
   'test/integration/resolution-truth.test.ts',

@@ -21,8 +21,9 @@ import {
 } from '../../bench/lib/app-start.js';
 import { TASK_QUEUES } from '../../src/shared/task-queues.js';
 import { buildStage, lastOf, linkNodeModules, parseDockerfile, stageEnv, workdirOf } from '../helpers/dockerfile.js';
-import { KAFKA_BROKERS, TEMPORAL_ADDRESS, TEST_ADMIN_TOKEN, TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
+import { KAFKA_BROKERS, TEMPORAL_ADDRESS, TEST_ADMIN_TOKEN, TEST_SECRETS_KEY } from '../helpers/env.js';
 import { ROOT } from '../helpers/import-graph.js';
+import { privateDatabase } from '../helpers/private-database.js';
 import { TEST_PROVIDER_SECRETS } from '../helpers/profile.js';
 
 const NAMESPACE = 'apipay-image-tree';
@@ -30,11 +31,7 @@ const stages = parseDockerfile(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
 const final = stages.at(-1)!;
 const work = mkdtempSync(join(tmpdir(), 'apipay-image-'));
 const tree = join(work, 'final');
-const ownerUrl = new URL(TEST_DATABASE_URL);
-ownerUrl.pathname = `${ownerUrl.pathname}_image`;
-const appUrl = new URL(ownerUrl);
-appUrl.username = 'apipay_app';
-const admin = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {} });
+const image = privateDatabase('image');
 const started: Partial<Record<AppName, StartedApp>> = {};
 
 /** What the image's processes get: the Dockerfile's ENV, the deployment's settings, no PATH into node_modules. */
@@ -44,7 +41,7 @@ const env: Record<string, string> = {
   HOME: work,
   ...TEST_PROVIDER_SECRETS,
   LOG_LEVEL: 'warn',
-  DATABASE_URL: appUrl.toString(),
+  DATABASE_URL: image.appUrl,
   DATABASE_POOL_MAX: '4',
   TEMPORAL_ADDRESS,
   TEMPORAL_NAMESPACE: NAMESPACE,
@@ -72,15 +69,13 @@ beforeAll(async () => {
     });
     if (stage.name) built[stage.name] = { dir, workdir: workdirOf(stage) };
   }
-  await admin.unsafe(`DROP DATABASE IF EXISTS "${ownerUrl.pathname.slice(1)}" WITH (FORCE)`);
-  await admin.unsafe(`CREATE DATABASE "${ownerUrl.pathname.slice(1)}"`);
+  await image.create(); // empty: the tree's own migrate.js fills it
   await ensureNamespace(TEMPORAL_ADDRESS, NAMESPACE);
 }, 900_000);
 
 afterAll(async () => {
   await Promise.all(Object.values(started).map((app) => app?.stop()));
-  await admin.unsafe(`DROP DATABASE IF EXISTS "${ownerUrl.pathname.slice(1)}" WITH (FORCE)`);
-  await admin.end();
+  await image.drop();
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -130,13 +125,13 @@ describe('the image file tree (Dockerfile final stage, built without an engine)'
   it('node dist/db/migrate.js migrates a fresh database as the owner and grants the application role', async () => {
     const migrate = spawnSync(process.execPath, ['dist/db/migrate.js'], {
       cwd: tree,
-      env: { ...env, MIGRATION_DATABASE_URL: ownerUrl.toString() },
+      env: { ...env, MIGRATION_DATABASE_URL: image.ownerUrl },
       encoding: 'utf8',
       timeout: 120_000,
     });
     expect(migrate.status, migrate.stderr).toBe(0);
     expect(migrate.stdout).toContain('grants applied to apipay_app');
-    const db = postgres(appUrl.toString(), { max: 1 });
+    const db = postgres(image.appUrl, { max: 1 });
     try {
       const [row] = await db`select count(*)::int as n from smoke_runs`;
       expect(row!.n).toBe(0);
@@ -181,7 +176,7 @@ describe('the image file tree (Dockerfile final stage, built without an engine)'
       } finally {
         await connection.close();
       }
-      const db = postgres(appUrl.toString(), { max: 1 });
+      const db = postgres(image.appUrl, { max: 1 });
       try {
         expect(await db`select note from smoke_runs`).toEqual([{ note: 'image tree' }]);
       } finally {

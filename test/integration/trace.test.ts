@@ -22,18 +22,15 @@ import { sandboxProvidersFromProfile, startProviderSandbox, type ProviderSandbox
 import { reconciliationWorkflowId } from '../../src/shared/ids.js';
 import { SA } from '../../src/shared/search-attributes.js';
 import { traceIdOf } from '../../src/tracing/context.js';
-import {
-  KAFKA_BROKERS,
-  TEMPORAL_ADDRESS,
-  TEST_ADMIN_TOKEN,
-  TEST_APP_DATABASE_URL,
-  TEST_DATABASE_URL,
-  TEST_SECRETS_KEY,
-} from '../helpers/env.js';
+import { KAFKA_BROKERS, TEMPORAL_ADDRESS, TEST_ADMIN_TOKEN, TEST_SECRETS_KEY } from '../helpers/env.js';
 import { insertEndpoint, startReceiver, uniqueMerchant, waitFor } from '../helpers/outbound.js';
 import { startOtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
+import { privateDatabase } from '../helpers/private-database.js';
 import { TEST_PROVIDER_SECRETS, testProfile } from '../helpers/profile.js';
 
+// P11: a database of its own, so that the worker process's receipts sweep and outbox relay see only this file's rows
+// and the file runs beside the others rather than in the serial tier.
+const store = privateDatabase('trace');
 const NAMESPACE = 'apipay-trace-test'; // the processes poll the real task-queue names: a namespace of their own
 const suffix = randomUUID().slice(0, 6);
 const provider = `trace-stripe-${suffix}`;
@@ -72,7 +69,8 @@ async function registerSearchAttributes(): Promise<void> {
 }
 
 beforeAll(async () => {
-  database = createDatabase(TEST_DATABASE_URL, { max: 2 });
+  await store.create({ migrate: true });
+  database = createDatabase(store.ownerUrl, { max: 2 });
   otlp = await startOtlpReceiver();
   receiver = await startReceiver();
   await kafka.createTopic(topic, 1);
@@ -107,7 +105,7 @@ beforeAll(async () => {
     NODE_ENV: 'test',
     LOG_LEVEL: 'warn',
     APIPAY_PROFILE: profilePath,
-    DATABASE_URL: TEST_APP_DATABASE_URL,
+    DATABASE_URL: store.appUrl,
     DATABASE_POOL_MAX: '4',
     TEMPORAL_ADDRESS,
     TEMPORAL_NAMESPACE: NAMESPACE,
@@ -141,6 +139,7 @@ afterAll(async () => {
   await otlp?.close();
   await kafka.close();
   await database?.close();
+  await store.drop();
 }, 60_000);
 
 /** Every ancestor of `span` within `spans`, nearest first. */
