@@ -383,6 +383,12 @@ try {
       split.dispatch.push(handled - fetched);
       split.workflow.push(received - fetched);
     }
+    const stall = tailClustering(
+      [...receivedAt].flatMap(([id, received]) => {
+        const due = producedAtById.get(id);
+        return due === undefined ? [] : [{ due, latency: received - due }];
+      }),
+    );
     const label =
       mode === 'unpipelined'
         ? 'batched, pipeline off'
@@ -412,6 +418,11 @@ try {
       `steady    ${label}: ${rate} events/s for ${STEADY_SECONDS} s: produce-to-receive p50 ${percentile(latencies, 0.5)} ms, p99 ${percentile(latencies, 0.99)} ms, max ${percentile(latencies, 1)} ms ` +
         `(load generator's clock lag p99 ${sendLagP99Ms} ms)${goal ? ` (goal p99 ≤ ${goal.value} ms)` : ''}`,
     );
+    results.push(
+      `tail      ${label} ${rate}/s: the slowest 1 % (${stall.count} events) fell due in ${stall.windows} of ${stall.ofWindows} ` +
+        `100 ms windows; the busiest second held ${stall.busiestSecondShare} % of them (a stall: few windows; queueing: many)`,
+    );
+    figures.push({ name: `${name}: slowest 1 % in the busiest second`, value: stall.busiestSecondShare, unit: '%' });
   };
   // The first phase after a burst paid for the burst's garbage collection (p99 83 vs 47 ms in one run, 64 vs 72 ms
   // with the order swapped): settle first, so that the two steady phases compare.
@@ -609,3 +620,23 @@ console.log(`RESULT ${JSON.stringify({ figures, phases, loadBefore, loadAfter: l
 await native.close().catch(() => {});
 await database.close();
 process.exit(0);
+
+/**
+ * P9: whether a steady phase's tail is a stall or queueing. The slowest 1 % of the events (by latency), placed by when
+ * they fell due: in how many 100 ms windows of the phase they lie, and what share of them the busiest second holds.
+ */
+function tailClustering(events: { due: number; latency: number }[]) {
+  const sorted = [...events].sort((a, b) => b.latency - a.latency);
+  const slowest = sorted.slice(0, Math.max(1, Math.ceil(events.length / 100)));
+  const first = Math.min(...events.map((e) => e.due));
+  const last = Math.max(...events.map((e) => e.due));
+  const windows = new Set(slowest.map((e) => Math.floor((e.due - first) / 100)));
+  let busiest = 0;
+  for (const e of slowest) busiest = Math.max(busiest, slowest.filter((o) => o.due >= e.due && o.due < e.due + 1_000).length);
+  return {
+    count: slowest.length,
+    windows: windows.size,
+    ofWindows: Math.floor((last - first) / 100) + 1,
+    busiestSecondShare: Math.round((busiest / slowest.length) * 100),
+  };
+}
