@@ -32,6 +32,7 @@ import { createEndpointService } from '../../src/outbound/endpoints.js';
 import { measureBaselineRate, quietTemporalRuntime } from './baseline.js';
 import { measureIsolation, measureThrottle } from './endpoint-scenarios.js';
 import { stageTimer } from './stages.js';
+import { startDiskSampler } from './disk-sampler.js';
 import { recordProcessStats, type ProcessStats } from './process-stats.js';
 import { loadAverage, phaseLine, type Figure, type PhaseStats } from './runs.js';
 import { percentile } from './stats.js';
@@ -371,6 +372,7 @@ try {
   const steady = async (rate: number) => {
     await resetReceived();
     const steadyCount = Math.round(rate * STEADY_SECONDS);
+    const disk = startDiskSampler();
     const { sendLagP99Ms } = await load<{ sendLagP99Ms: number }>('steady', { rate, seconds: STEADY_SECONDS });
     await waitForReceived(steadyCount, 120_000);
     const split = { kafka: [] as number[], dispatch: [] as number[], workflow: [] as number[] };
@@ -389,6 +391,7 @@ try {
         return due === undefined ? [] : [{ due, latency: received - due }];
       }),
     );
+    const diskBeside = disk.stop(stall.slowest, stall.from, stall.to);
     const label =
       mode === 'unpipelined'
         ? 'batched, pipeline off'
@@ -423,6 +426,14 @@ try {
         `100 ms windows; the busiest second held ${stall.busiestSecondShare} % of them (a stall: few windows; queueing: many)`,
     );
     figures.push({ name: `${name}: slowest 1 % in the busiest second`, value: stall.busiestSecondShare, unit: '%' });
+    if (diskBeside) {
+      results.push(
+        `disk      ${label} ${rate}/s, per 100 ms: I/O queue time median ${diskBeside.queueMedianMs} ms, ${diskBeside.queueInTailMs} ms in the windows the slowest 1 % spanned; ` +
+          `flush (fsync) time median ${diskBeside.flushMedianMs} ms, ${diskBeside.flushInTailMs} ms there`,
+      );
+      figures.push({ name: `${name}: disk queue ms per 100 ms, median`, value: diskBeside.queueMedianMs, unit: 'ms' });
+      figures.push({ name: `${name}: disk queue ms per 100 ms, under the tail`, value: diskBeside.queueInTailMs, unit: 'ms' });
+    }
   };
   // The first phase after a burst paid for the burst's garbage collection (p99 83 vs 47 ms in one run, 64 vs 72 ms
   // with the order swapped): settle first, so that the two steady phases compare.
@@ -634,6 +645,9 @@ function tailClustering(events: { due: number; latency: number }[]) {
   let busiest = 0;
   for (const e of slowest) busiest = Math.max(busiest, slowest.filter((o) => o.due >= e.due && o.due < e.due + 1_000).length);
   return {
+    slowest,
+    from: first,
+    to: last + Math.max(...slowest.map((e) => e.latency)),
     count: slowest.length,
     windows: windows.size,
     ofWindows: Math.floor((last - first) / 100) + 1,
