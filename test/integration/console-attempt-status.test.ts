@@ -1,14 +1,13 @@
 // C1/P1 on the real PostgreSQL: the console's delivery page names each attempt by what its row says. An attempt the
 // batched dispatcher reserved before its POST (error_kind in_flight, succeeded false) reads IN_FLIGHT, not FAILED:
 // an operator must not retry a delivery whose request may still be on its way.
-import { randomUUID } from 'node:crypto';
+import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { deliveries, deliveryAttempts, events } from '../../src/db/schema/index.js';
+import { deliveries, deliveryAttempts } from '../../src/db/schema/index.js';
 import { IN_FLIGHT } from '../../src/outbound/attempt-store.js';
-import { newId } from '../../src/shared/ids.js';
 import { createKey, type Caller } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
-import { insertEndpoint, uniqueMerchant } from '../helpers/outbound.js';
+import { insertDelivery, insertEndpoint, uniqueMerchant } from '../helpers/outbound.js';
 import { pageClient } from '../helpers/pages.js';
 import { lazyTemporal, uniqueTaskQueues } from '../helpers/temporal.js';
 import { useWorld } from '../helpers/world.js';
@@ -23,24 +22,8 @@ beforeAll(async () => {
   operator = await createKey(app, 'operator', undefined, 'attempt-status-operator');
   const account = uniqueMerchant('attempt-status');
   const endpoint = await insertEndpoint(world.db, { merchantAccount: account, url: 'http://127.0.0.1:4999/hook' });
-  const eventId = `evt_${randomUUID().replaceAll('-', '')}`;
-  await world.db.insert(events).values({
-    eventPublicId: eventId,
-    merchantAccount: account,
-    type: 'payment.succeeded',
-    livemode: false,
-    createdUnix: 1_780_000_000,
-    body: Buffer.from('{}'),
-  });
-  deliveryId = newId('whd');
-  await world.db.insert(deliveries).values({
-    id: deliveryId,
-    eventPublicId: eventId,
-    endpointId: endpoint.id,
-    merchantAccount: account,
-    status: 'RETRYING',
-    attemptCount: 3,
-  });
+  ({ deliveryId } = await insertDelivery(world.db, { endpointId: endpoint.id, merchantAccount: account }));
+  await world.db.update(deliveries).set({ status: 'RETRYING', attemptCount: 3 }).where(eq(deliveries.id, deliveryId));
   const startedAt = new Date();
   await world.db.insert(deliveryAttempts).values([
     { deliveryId, attemptNumber: 1, startedAt, responseStatus: 500, latencyMs: 12, succeeded: false, errorKind: 'server_error' },
