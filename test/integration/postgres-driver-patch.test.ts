@@ -28,6 +28,13 @@ function runWithDriver(body: string): Promise<{ code: number | null; lines: stri
       p.then((rows) => 'ok ' + JSON.stringify(rows[0]), (e) => 'rejected ' + (e.code ?? e.message)),
       new Promise((r) => setTimeout(() => r('hang'), 5000).unref()),
     ]);
+    // The pool after the kills: its next query may still meet a dead connection once (the backend's 57P01 read as
+    // that query's answer, or the close), which the application retries as transient (src/db/errors.ts); the one
+    // after it must be answered.
+    const recovered = async (query) => {
+      const first = await within(query());
+      return first.startsWith('rejected ') ? first + ' then ' + (await within(query())) : first;
+    };
     ${body}
     await sql.end({ timeout: 1 });
     await killer.end({ timeout: 1 });
@@ -45,6 +52,12 @@ function runWithDriver(body: string): Promise<{ code: number | null; lines: stri
 
 /** How a query on a connection whose backend was terminated may fail: closed, reset, or the server's 57P01 notice. */
 const CLOSED = /^rejected (CONNECTION_CLOSED|ECONNRESET|EPIPE|57P01)$/;
+/**
+ * The pool's next query answered, or answered after one such rejection. Under CPU load the transactions' case got a
+ * kill's 57P01 as the pool's next answer in 6 of 12 runs (three busy loops beside it); the process lived.
+ */
+const POOL_RECOVERED = (x: number) =>
+  new RegExp(`^pooled (rejected (CONNECTION_CLOSED|ECONNRESET|EPIPE|57P01) then )?ok \\{"x":${x}\\}$`);
 
 describe('R17 postgres.js nextWrite on a closed connection (patched driver)', () => {
   it('the installed driver carries the patch (npm ci ran patch-package)', () => {
@@ -65,7 +78,7 @@ describe('R17 postgres.js nextWrite on a closed connection (patched driver)', ()
       console.log('first ' + (await within(reserved\`select 1 as x\`)));
       console.log('second ' + (await within(reserved\`select 1 as x\`)));
       reserved.release();
-      console.log('pooled ' + (await within(sql\`select 2 as x\`)));
+      console.log('pooled ' + (await recovered(() => sql\`select 2 as x\`)));
       const again = await sql.reserve();
       console.log('reserved again ' + (await within(again\`select 3 as x\`)));
       again.release();
@@ -74,7 +87,7 @@ describe('R17 postgres.js nextWrite on a closed connection (patched driver)', ()
       expect(lines[0]!.replace(/^first /, '')).toMatch(CLOSED);
       // unpatched: "UNCAUGHT Cannot read properties of null (reading 'write')" and exit 3
       expect(lines[1]).toBe('second rejected CONNECTION_CLOSED');
-      expect(lines[2]).toBe('pooled ok {"x":2}');
+      expect(lines[2]).toMatch(POOL_RECOVERED(2));
       expect(lines[3]).toBe('reserved again ok {"x":3}');
       expect(code).toBe(0);
     },
@@ -99,12 +112,12 @@ describe('R17 postgres.js nextWrite on a closed connection (patched driver)', ()
           .then(() => 'committed', (e) => 'rejected ' + (e.code ?? e.message));
         console.log('transaction ' + outcome);
       }
-      console.log('pooled ' + (await within(sql\`select 4 as x\`)));
+      console.log('pooled ' + (await recovered(() => sql\`select 4 as x\`)));
     `);
       expect(lines, lines.join('\n')).toHaveLength(4);
       for (const line of lines.slice(0, 3))
         expect(line).toMatch(/^transaction rejected (CONNECTION_CLOSED|ECONNRESET|57P01|callback failed)$/);
-      expect(lines[3]).toBe('pooled ok {"x":4}');
+      expect(lines[3]).toMatch(POOL_RECOVERED(4));
       expect(code).toBe(0);
     },
   );
