@@ -42,10 +42,11 @@ export default tseslint.config(
               message: 'A workflow loads only @temporalio/workflow among packages (determinism; docs/architecture.md).',
             },
             {
-              regex: '^(\\.\\./)+(?!shared/|workflows/|inbound/(verdict|state-machine|posting-outcome)\\.js$)[a-z-]+/',
+              regex:
+                '^(\\.\\./)+(?!shared/|workflows/|inbound/(verdict|state-machine|posting-outcome)\\.js$|outbound/retry-policy\\.js$)[a-z-]+/',
               allowTypeImports: true,
               message:
-                'A workflow loads values only from src/shared, src/workflows and the pure rules of src/inbound; put side effects in an activity.',
+                'A workflow loads values only from src/shared, src/workflows and the pure rules (src/inbound verdicts, src/outbound/retry-policy); put side effects in an activity.',
             },
           ],
         },

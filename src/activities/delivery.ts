@@ -12,6 +12,7 @@ import { createDeliveryStore, type DeliveryState } from '../outbound/delivery-st
 import type { SecretKeys } from '../shared/keyring.js';
 import { createInFlightTracker, keepsFailing, type InFlightPermit, type InFlightTracker } from '../outbound/lanes.js';
 import { outboundAgents, type PinnedAgents } from '../outbound/pinned-agents.js';
+import { lastWait } from '../outbound/retry-policy.js';
 import { createSender } from '../outbound/sender.js';
 import { predecessorDone, successorOfDelivery } from '../outbound/sequencing.js';
 import { reserveSend, reserveSlot } from '../outbound/throttle.js';
@@ -77,7 +78,7 @@ const notFound = (deliveryId: string) => ApplicationFailure.nonRetryable(`delive
 
 export function createDeliveryActivities(deps: DeliveryActivityDeps) {
   const { db, profile, logger } = deps;
-  const attempts = createAttemptStore({ db, logger, autoDisableAfterMs: profile.outbound.auto_disable_after, lastRetryWaitMs: profile.outbound.retry_schedule.at(-1) });
+  const attempts = createAttemptStore({ db, logger, autoDisableAfterMs: profile.outbound.auto_disable_after, lastRetryWaitMs: lastWait(profile.outbound.retry_schedule) });
   const rows = createDeliveryStore(db);
   const lanes = profile.outbound.lanes;
   const inFlight = deps.inFlight ?? createInFlightTracker(lanes);

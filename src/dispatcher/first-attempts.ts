@@ -14,6 +14,7 @@ import { isBatchable } from '../outbound/batchable.js';
 import { createFirstAttemptStore, type Delivered, type Reserved } from '../outbound/first-attempt-store.js';
 import type { SecretKeys } from '../shared/keyring.js';
 import { outboundAgents, type PinnedAgents } from '../outbound/pinned-agents.js';
+import { firstRetryWait, lastWait } from '../outbound/retry-policy.js';
 import { createSender } from '../outbound/sender.js';
 import type { LookupAll } from '../outbound/url-safety.js';
 import { contextFrom } from '../tracing/context.js';
@@ -47,7 +48,7 @@ export function createFirstAttempts(deps: FirstAttemptDeps) {
     db,
     logger,
     autoDisableAfterMs: profile.outbound.auto_disable_after,
-    lastRetryWaitMs: profile.outbound.retry_schedule.at(-1),
+    lastRetryWaitMs: lastWait(profile.outbound.retry_schedule),
   });
   const store = createFirstAttemptStore(db);
   const sender = createSender({
@@ -59,7 +60,7 @@ export function createFirstAttempts(deps: FirstAttemptDeps) {
     allowInsecureUrls: profile.outbound.allow_insecure_urls,
     lookup: deps.lookup,
   });
-  const firstRetryMs = profile.outbound.retry_schedule[0]!;
+  const firstRetryMs = firstRetryWait(profile.outbound.retry_schedule)!;
   const timed = async <T>(stage: Stage, count: number, work: () => Promise<T>): Promise<T> => {
     const started = performance.now();
     try {

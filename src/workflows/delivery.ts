@@ -23,6 +23,7 @@ import {
   type DeliveryStatus,
   type DeliveryWorkflowInput,
 } from '../shared/outbound.js';
+import { scheduleWait, timerWait } from '../outbound/retry-policy.js';
 import { failureReason, isActivityFailure, NON_RETRYABLE_ERROR_TYPES } from '../shared/failures.js';
 import { SA } from '../shared/search-attributes.js';
 import { slowLaneQueue } from '../shared/task-queues.js';
@@ -119,7 +120,7 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
   async function runCycle(from = 0): Promise<boolean> {
     const schedule = input.retryScheduleMs;
     for (let index = from; index <= schedule.length; index++) {
-      const retryInMs = index < schedule.length ? schedule[index]! : null;
+      const retryInMs = scheduleWait(schedule, index);
       retryRequested = false; // a retryNow that arrives during this attempt asks for the next one at once
       const result = await attemptUntilSent(
         {
@@ -146,7 +147,7 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
       }
       setStatus('RETRYING');
       // O18: the activity already capped it by the schedule's last wait; histories from before carry no retryInMs.
-      const wait = result.retryInMs !== undefined && result.retryInMs > retryInMs && patched(RETRY_AFTER_PATCH) ? result.retryInMs : retryInMs;
+      const wait = result.retryInMs !== undefined && result.retryInMs > retryInMs && patched(RETRY_AFTER_PATCH) ? timerWait(retryInMs, result.retryInMs) : retryInMs;
       nextAttemptAt = Date.now() + wait;
       await condition(() => retryRequested, wait);
     }

@@ -3,7 +3,12 @@
 // and the allow-lists the prose and test/unit/architecture.test.ts share.
 
 /** Pure modules (no I/O, no clock, no randomness) that workflows may run: the reconciliation rules and verdicts. */
-export const WORKFLOW_PURE_MODULES = ['src/inbound/verdict.ts', 'src/inbound/state-machine.ts', 'src/inbound/posting-outcome.ts'];
+export const WORKFLOW_PURE_MODULES = [
+  'src/inbound/verdict.ts',
+  'src/inbound/state-machine.ts',
+  'src/inbound/posting-outcome.ts',
+  'src/outbound/retry-policy.ts',
+];
 /** TODO(issue 9): admin modules that still name tables directly; move them behind src/inbound or src/outbound. */
 export const API_SCHEMA_EXCEPTIONS = ['src/api/admin/outbound-schemas.ts'];
 
