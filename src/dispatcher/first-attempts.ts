@@ -18,7 +18,7 @@ import { firstRetryWait, lastWait } from '../outbound/retry-policy.js';
 import { createSender } from '../outbound/sender.js';
 import type { LookupAll } from '../outbound/url-safety.js';
 import { contextFrom } from '../tracing/context.js';
-import { fromRow, handOff, type DeliveryToStart, type StartOptions } from './start-deliveries.js';
+import { fromRow, handOff, type DeliveryToStart, type StartOptions } from '../outbound/delivery-start.js';
 
 export type Stage = 'sign' | 'reserve' | 'post' | 'record' | 'handoff';
 
