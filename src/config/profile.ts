@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { DEFAULT_REVIEW_WINDOW_MS } from '../shared/outbound.js';
 import { formatDuration, parseDuration } from './duration.js';
+import { httpSchema } from './http.js';
 
 const duration = z.string().transform((text, ctx) => {
   try {
@@ -72,6 +73,8 @@ export const profileSchema = z.strictObject({
       max_streams: z.number().int().min(1).default(64),
     })
     .prefault({}),
+  /** A23: trusted proxies (X-Forwarded-For, X-Forwarded-Proto) and the public URL (src/config/http.ts). */
+  http: httpSchema,
   outbound: z.strictObject({
     kafka: z.strictObject({ topic: z.string().min(1), group: z.string().min(1) }),
     retry_schedule: z.array(duration).min(1),

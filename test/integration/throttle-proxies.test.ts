@@ -36,7 +36,7 @@ const appWith = (label: string, extra: Partial<Parameters<typeof testApp>[0]> = 
 const bearer = (app: App, token: string, address: string, headers: Record<string, string> = {}) =>
   app.request('/admin/v1/webhook-endpoints?limit=1', { headers: { authorization: `Bearer ${token}`, ...headers } }, { remoteAddress: address });
 
-async function statuses(n: number, send: (i: number) => Promise<Response>): Promise<number[]> {
+async function statuses(n: number, send: (i: number) => Response | Promise<Response>): Promise<number[]> {
   const out: number[] = [];
   for (let i = 0; i < n; i++) out.push((await send(i)).status);
   return out;
