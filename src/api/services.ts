@@ -23,7 +23,10 @@ export function createApiServices(deps: ApiDeps): ApiServices {
   return {
     portalLinks: createPortalLinkService({ db: deps.db, ...clock }),
     sessions: createConsoleSessionStore({ db: deps.db, ...clock }),
-    throttle: credentialThrottleFrom(deps.profile, createFailureBuckets({ db: deps.db, namespace: deps.throttleNamespace ?? '' })),
+    throttle: credentialThrottleFrom(
+      deps.profile,
+      createFailureBuckets({ db: deps.db, namespace: deps.throttleNamespace ?? '' }),
+    ),
     deliveryAdmin: createDeliveryAdmin({
       db: deps.db,
       temporal: deps.temporal,

@@ -26,7 +26,10 @@ const trustedProxy = z.string().transform((text, ctx) => {
   const cidr = parseCidr(text);
   if (!cidr) ctx.addIssue({ code: 'custom', message: `"${text}" is not an IP address or CIDR (e.g. 10.0.0.0/8, fd00::/8)` });
   else if (cidr.prefix === 0)
-    ctx.addIssue({ code: 'custom', message: `"${text}" trusts every address: any client could choose its own with X-Forwarded-For` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `"${text}" trusts every address: any client could choose its own with X-Forwarded-For`,
+    });
   else return text.trim();
   return z.NEVER;
 });

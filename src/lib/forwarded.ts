@@ -70,7 +70,12 @@ export function throttleKey(address: string): string {
   if (isIP(address) !== 6) return address;
   // A dotted IPv4 tail ("64:ff9b::192.0.2.1") is the last two groups.
   const hex = address.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_, a, b, c, d) =>
-    [[a, b], [c, d]].map(([x, y]) => ((Number(x) << 8) | Number(y)).toString(16)).join(':'),
+    [
+      [a, b],
+      [c, d],
+    ]
+      .map(([x, y]) => ((Number(x) << 8) | Number(y)).toString(16))
+      .join(':'),
   );
   const [head = '', tail = ''] = hex.split('::');
   const left = head ? head.split(':') : [];

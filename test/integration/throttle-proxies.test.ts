@@ -34,7 +34,11 @@ const appWith = (label: string, extra: Partial<Parameters<typeof testApp>[0]> = 
 
 /** One admin API call with a bearer token, from `address` (the socket peer), with extra headers (X-Forwarded-For). */
 const bearer = (app: App, token: string, address: string, headers: Record<string, string> = {}) =>
-  app.request('/admin/v1/webhook-endpoints?limit=1', { headers: { authorization: `Bearer ${token}`, ...headers } }, { remoteAddress: address });
+  app.request(
+    '/admin/v1/webhook-endpoints?limit=1',
+    { headers: { authorization: `Bearer ${token}`, ...headers } },
+    { remoteAddress: address },
+  );
 
 async function statuses(n: number, send: (i: number) => Response | Promise<Response>): Promise<number[]> {
   const out: number[] = [];
@@ -72,10 +76,16 @@ describe('A23 a credential that verifies is never refused for its address', () =
     profile.inbound.unverified_per_address = { per_second: 0.1, burst: 5 };
     const app = appWith('a23-ingress', { profile, ingress: { starter: null } });
     const junk = await statuses(8, () =>
-      app.request(`/webhooks/${stripe}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }, { remoteAddress: '198.51.100.23' }),
+      app.request(
+        `/webhooks/${stripe}`,
+        { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' },
+        { remoteAddress: '198.51.100.23' },
+      ),
     );
     expect(junk).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
-    const signed = await app.request(`/webhooks/${stripe}`, stripeRequest(stripeEvent().body), { remoteAddress: '198.51.100.23' });
+    const signed = await app.request(`/webhooks/${stripe}`, stripeRequest(stripeEvent().body), {
+      remoteAddress: '198.51.100.23',
+    });
     expect(signed.status, await signed.text()).toBe(200);
   });
 
@@ -116,7 +126,9 @@ describe('A23 X-Forwarded-For through trusted proxies only', () => {
 
   it('A23 an untrusted client cannot evade its budget with X-Forwarded-For', async () => {
     const app = appWith('a23-evade', { profile: behindProxy() });
-    const wrong = await statuses(22, (i) => bearer(app, `guess-${i}`, '203.0.113.51', { 'x-forwarded-for': `198.51.100.${i + 1}` }));
+    const wrong = await statuses(22, (i) =>
+      bearer(app, `guess-${i}`, '203.0.113.51', { 'x-forwarded-for': `198.51.100.${i + 1}` }),
+    );
     expect(wrong.slice(20)).toEqual([429, 429]);
     // Through the proxy, a spoofed left-most entry does not make it someone else either.
     expect((await bearer(app, 'guess', PROXY, { 'x-forwarded-for': '198.51.100.200, 203.0.113.51' })).status).toBe(429);
@@ -158,7 +170,9 @@ describe('A23 cookies are Secure and portal links https behind TLS', () => {
     expect(secureOf(await pageClient(tls).get('/console/sign-in'))).toEqual([true]);
     const plain = appWith('a23-cookie-plain', { profile: behindProxy() });
     // An untrusted peer's X-Forwarded-Proto is not believed.
-    expect(secureOf(await pageClient(plain, { address: '203.0.113.71' }).get('/console/sign-in', { 'x-forwarded-proto': 'https' }))).toEqual([false]);
+    expect(
+      secureOf(await pageClient(plain, { address: '203.0.113.71' }).get('/console/sign-in', { 'x-forwarded-proto': 'https' })),
+    ).toEqual([false]);
   });
 
   it('A23 issue 30: a portal link uses the profile public_url, else https when the trusted proxy says so', async () => {
@@ -178,7 +192,9 @@ describe('A23 cookies are Secure and portal links https behind TLS', () => {
       return ((await res.json()) as { url: string }).url;
     };
     const configured = appWith('a23-link-public', { profile: testProfile({ http: { public_url: 'https://pay.example.com' } }) });
-    expect(await mint(configured, 'http://internal:3000', '198.51.100.80', {})).toMatch(/^https:\/\/pay\.example\.com\/portal\/enter\?token=/);
+    expect(await mint(configured, 'http://internal:3000', '198.51.100.80', {})).toMatch(
+      /^https:\/\/pay\.example\.com\/portal\/enter\?token=/,
+    );
     const proxied = appWith('a23-link-proxy', { profile: behindProxy() });
     const tls = { 'x-forwarded-for': '198.51.100.81', 'x-forwarded-proto': 'https' };
     const origin = 'http://apipay.example.com';

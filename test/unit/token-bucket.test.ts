@@ -61,10 +61,13 @@ function memoryBuckets(now: () => number): FailureBuckets {
 describe('A17 credential throttle', () => {
   it('A17 A23 failures past the address budget or the key id budget answer a wait; other addresses and keys are untouched', async () => {
     let t = 0;
-    const throttle = createCredentialThrottle(memoryBuckets(() => t), {
-      perAddress: { per_second: 1, burst: 3 },
-      perKey: { per_second: 0.5, burst: 2 },
-    });
+    const throttle = createCredentialThrottle(
+      memoryBuckets(() => t),
+      {
+        perAddress: { per_second: 1, burst: 3 },
+        perKey: { per_second: 0.5, burst: 2 },
+      },
+    );
     const key = `apk_${'0'.repeat(26)}_wrong`;
     expect(await throttle.failed('a', key)).toBeUndefined();
     expect(await throttle.failed('b', key)).toBeUndefined();

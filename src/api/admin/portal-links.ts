@@ -118,7 +118,10 @@ export function registerPortalLinks(admin: AdminApp, deps: ApiDeps, links: Porta
     const row = await links.mint(c.get('principal'), body.merchant_account, ttlMs);
     const { token } = sessions.portalLink(row.merchantAccount, Math.floor(ttlMs / 1000), row.id);
     // A23: on the public URL (behind a TLS proxy the request itself says http).
-    const url = new URL(`/portal/enter?token=${encodeURIComponent(token)}`, publicOrigin(c, deps.profile.http.public_url)).toString();
+    const url = new URL(
+      `/portal/enter?token=${encodeURIComponent(token)}`,
+      publicOrigin(c, deps.profile.http.public_url),
+    ).toString();
     c.get('logger').info(
       { merchantAccount: body.merchant_account, ttlMs, linkId: row.id, by: c.get('principal').keyId },
       'portal link created (C2)',

@@ -19,7 +19,10 @@ const keyIdOf = (token: string) => /^(apk_[0-9a-z]{26})(?:_|$)/.exec(token)?.[1]
 
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
-export function createCredentialThrottle(buckets: FailureBuckets, limits: { perAddress: RateLimit; perKey: RateLimit }): CredentialThrottle {
+export function createCredentialThrottle(
+  buckets: FailureBuckets,
+  limits: { perAddress: RateLimit; perKey: RateLimit },
+): CredentialThrottle {
   return {
     async failed(address, token) {
       const keyId = keyIdOf(token);
@@ -34,4 +37,7 @@ export function createCredentialThrottle(buckets: FailureBuckets, limits: { perA
 }
 
 export const credentialThrottleFrom = (profile: Profile, buckets: FailureBuckets) =>
-  createCredentialThrottle(buckets, { perAddress: profile.admin.failed_auth_per_address, perKey: profile.admin.failed_auth_per_key });
+  createCredentialThrottle(buckets, {
+    perAddress: profile.admin.failed_auth_per_address,
+    perKey: profile.admin.failed_auth_per_key,
+  });

@@ -14,5 +14,8 @@ export const authFailureBuckets = pgTable(
     /** Whether the last take found no token (RETURNING sees only the new row, so the answer is kept with it). */
     lastRefused: boolean('last_refused').notNull(),
   },
-  (t) => [primaryKey({ name: 'auth_failure_buckets_pk', columns: [t.scope, t.key] }), index('auth_failure_buckets_expires_idx').on(t.expiresAt)],
+  (t) => [
+    primaryKey({ name: 'auth_failure_buckets_pk', columns: [t.scope, t.key] }),
+    index('auth_failure_buckets_expires_idx').on(t.expiresAt),
+  ],
 );
