@@ -11,6 +11,8 @@ import type { RateLimit, Take } from '../lib/token-bucket.js';
 export interface FailureBuckets {
   /** Spends one token of `scope`'s bucket for `key`, or answers how long until one is there. */
   take(scope: string, key: string, limit: RateLimit): Promise<Take>;
+  /** What `take` would answer, without taking. */
+  peek(scope: string, key: string, limit: RateLimit): Promise<Take>;
 }
 
 const PRUNE_EVERY_MS = 60_000;
@@ -31,6 +33,18 @@ export function createFailureBuckets(deps: { db: Db; namespace?: string; now?: (
   };
 
   return {
+    async peek(scope, key, limit) {
+      const until = refusedUntil.get(`${scope}\n${key}`);
+      if (until !== undefined && until > now()) return { allowed: false, retryAfterMs: Math.ceil(until - now()) };
+      const [row] = await db.execute<{ tokens: number }>(sql`
+        select least(${limit.burst}::float8, tokens + greatest(0, extract(epoch from now() - updated_at)) * ${limit.per_second}::float8) as tokens
+          from auth_failure_buckets where scope = ${namespace + scope} and key = ${key}`);
+      const tokens = row ? Number(row.tokens) : limit.burst;
+      return tokens >= 1
+        ? { allowed: true }
+        : { allowed: false, retryAfterMs: Math.max(1, Math.ceil(((1 - tokens) / limit.per_second) * 1000)) };
+    },
+
     async take(scope, key, limit) {
       const remembered = `${scope}\n${key}`;
       const until = refusedUntil.get(remembered);

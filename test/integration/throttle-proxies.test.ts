@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { createKey } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
-import { TEST_DATABASE_URL } from '../helpers/env.js';
+import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL } from '../helpers/env.js';
 import { inboundTestProfile, stripeEvent, stripeRequest } from '../helpers/inbound.js';
 import { uniqueMerchant } from '../helpers/outbound.js';
 import { pageClient } from '../helpers/pages.js';
@@ -56,6 +56,13 @@ describe('A23 a credential that verifies is never refused for its address', () =
     expect((await bearer(app, operator.token, '127.0.0.1')).status).toBe(200);
     // The address is still throttled for what does not verify.
     expect((await bearer(app, 'guess-again', '127.0.0.1')).status).toBe(429);
+  });
+
+  it('A23 the bootstrap ADMIN_TOKEN (chosen by a person, maybe weak) is not let through a throttled address', async () => {
+    const app = appWith('a23-bootstrap');
+    await statuses(21, (i) => bearer(app, `guess-${i}`, '192.0.2.99'));
+    expect((await bearer(app, TEST_ADMIN_TOKEN, '192.0.2.99')).status).toBe(429);
+    expect((await bearer(app, TEST_ADMIN_TOKEN, '192.0.2.100')).status).toBe(200);
   });
 
   it('A23 console sign-in: past the address budget a right key from that address still signs in', async () => {

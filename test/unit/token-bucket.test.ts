@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { FailureBuckets } from '../../src/access/failure-buckets.js';
 import { createCredentialThrottle } from '../../src/api/middleware/credential-throttle.js';
 import { clientAddress } from '../../src/api/middleware/client-address.js';
-import { createRateLimiter } from '../../src/lib/token-bucket.js';
+import { createRateLimiter, type RateLimit } from '../../src/lib/token-bucket.js';
 
 describe('A7 token bucket', () => {
   it('A7 allows a burst, then refuses with the time until the next token, and refills at per_second', () => {
@@ -50,11 +50,13 @@ describe('A7 token bucket', () => {
 /** The shared buckets' semantics over in-memory token buckets (the PostgreSQL ones: test/integration/throttle-proxies). */
 function memoryBuckets(now: () => number): FailureBuckets {
   const scopes = new Map<string, ReturnType<typeof createRateLimiter>>();
+  const of = (scope: string, limit: RateLimit) => {
+    if (!scopes.has(scope)) scopes.set(scope, createRateLimiter(limit, { now }));
+    return scopes.get(scope)!;
+  };
   return {
-    take: async (scope, key, limit) => {
-      if (!scopes.has(scope)) scopes.set(scope, createRateLimiter(limit, { now }));
-      return scopes.get(scope)!.take(key, limit);
-    },
+    take: async (scope, key, limit) => of(scope, limit).take(key, limit),
+    peek: async (scope, key, limit) => of(scope, limit).peek(key, limit),
   };
 }
 
@@ -75,9 +77,12 @@ describe('A17 credential throttle', () => {
     expect(await throttle.failed('d', 'junk')).toBeUndefined();
     expect(await throttle.failed('d', 'junk')).toBeUndefined();
     expect(await throttle.failed('d', 'junk')).toBeUndefined();
+    expect(await throttle.blocked('d')).toBe(1);
     expect(await throttle.failed('d', 'junk')).toBe(1);
     expect(await throttle.failed('e', 'junk')).toBeUndefined();
+    expect(await throttle.blocked('c')).toBeUndefined(); // c's own budget is untouched by the key's
     t = 1000;
+    expect(await throttle.blocked('d')).toBeUndefined();
     expect(await throttle.failed('d', 'junk')).toBeUndefined();
   });
 

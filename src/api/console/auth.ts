@@ -200,7 +200,12 @@ export function registerSignIn(app: Hono<ConsoleEnv>, o: AuthOptions): void {
     if (token.startsWith('apk_')) {
       principal = await o.keys.authenticate(token);
       if (principal) subject = { kind: 'key', keyId: principal.keyId };
-    } else if (o.surface === 'console' && token && timingSafeEqual(digest(token), bootstrap)) {
+    } else if (
+      o.surface === 'console' &&
+      token &&
+      timingSafeEqual(digest(token), bootstrap) &&
+      (await o.throttle.blocked(clientAddress(c))) === undefined // A23: never through a throttled address
+    ) {
       principal = BOOTSTRAP_PRINCIPAL;
       subject = { kind: 'bootstrap', fingerprint: o.sessions.fingerprint(o.adminToken) };
     }

@@ -33,11 +33,13 @@ export const authenticate = (options: AuthenticateOptions) => {
   const bootstrap = digest(options.bootstrapToken);
   let rules: Map<string, Access> | undefined;
 
-  async function principalOf(token: string | undefined): Promise<Principal | undefined> {
+  async function principalOf(token: string | undefined, address: () => string): Promise<Principal | undefined> {
     if (token === undefined) return undefined;
     if (token.startsWith('apk_')) return options.keys.authenticate(token);
     // Hashing first gives equal-length buffers, so the comparison time does not depend on the guess.
-    return timingSafeEqual(digest(token), bootstrap) ? BOOTSTRAP_PRINCIPAL : undefined;
+    if (!timingSafeEqual(digest(token), bootstrap)) return undefined;
+    // A23: the bootstrap token is not let through a throttled address (it may be weak; see credential-throttle.ts).
+    return (await options.throttle.blocked(address())) === undefined ? BOOTSTRAP_PRINCIPAL : undefined;
   }
 
   return createMiddleware<AdminEnv>(async (c, next) => {
@@ -50,7 +52,7 @@ export const authenticate = (options: AuthenticateOptions) => {
     const header = c.req.header('authorization');
     const token = /^Bearer ([\x21-\x7e]{1,512})$/i.exec(header ?? '')?.[1];
     // A23: the credential first; only a failure is counted, and only a failure past its budget is answered 429.
-    const principal = await principalOf(token);
+    const principal = await principalOf(token, () => clientAddress(c));
     if (!principal) {
       const past = header === undefined ? undefined : await options.throttle.failed(clientAddress(c), token ?? '');
       if (past !== undefined) throw new ApiError('rate_limited', 'too many failed credentials from this address or for this key; retry later', undefined, past);

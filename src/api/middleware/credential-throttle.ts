@@ -4,12 +4,16 @@
 // answered 429 with Retry-After instead of 401. A credential that verifies is checked first and is never refused
 // for its address's or its key id's failures: an attacker behind the same proxy or NAT, or one who read a key id in
 // an audit row, cannot lock its owner out (the credentials are 256-bit random, so the budget is about cost, not odds).
+// The one exception is the bootstrap ADMIN_TOKEN, which a person may have chosen (16 characters at least): it is
+// refused from an address past its budget, so a throttled guesser cannot use a right answer as an oracle.
 // Successful requests spend nothing. The buckets are shared by every replica through PostgreSQL (failure-buckets.ts).
 import type { FailureBuckets } from '../../access/failure-buckets.js';
 import type { Profile } from '../../config/profile.js';
 import type { RateLimit } from '../../lib/token-bucket.js';
 
 export interface CredentialThrottle {
+  /** Seconds until this address may try again, or undefined when it is within its budget (a read, no write). */
+  blocked(address: string): Promise<number | undefined>;
   /** Counts one failed attempt; answers the seconds to wait when it was past a budget (429, not 401). */
   failed(address: string, token: string): Promise<number | undefined>;
 }
@@ -24,6 +28,10 @@ export function createCredentialThrottle(
   limits: { perAddress: RateLimit; perKey: RateLimit },
 ): CredentialThrottle {
   return {
+    async blocked(address) {
+      const a = await buckets.peek('failed_auth:address', address, limits.perAddress);
+      return a.allowed ? undefined : seconds(a.retryAfterMs);
+    },
     async failed(address, token) {
       const keyId = keyIdOf(token);
       const [a, k] = await Promise.all([
