@@ -1,9 +1,10 @@
 // POST /webhooks/{provider} (I1–I6): raw bytes first, verify, extract, then one durable commit of registry row and
 // receipt, and only then 200. Order of refusals: 404 unknown provider, 415 not JSON, 413 too large, 401 bad
 // signature (nothing stored; it counts against the client address, and past that address's budget it is 429, A17;
-// a signature that verifies is never refused for its address's failures, A23), 429 that provider's rate limit (A7, its own token bucket, spent only by verified
-// requests, A17: unsigned junk cannot starve the real provider), 400 unreadable payload (nothing stored).
-// Duplicates answer 200 and change nothing. R18: the receipt keeps the request span's traceparent.
+// a signature that verifies is never refused for its address's failures, A23), 429 that provider's rate limit (A7,
+// its own token bucket, spent only by verified requests, A17: unsigned junk cannot starve the real provider), 400
+// unreadable payload (nothing stored). Duplicates answer 200 and change nothing. R18: the receipt keeps the request
+// span's traceparent.
 import type { Hono } from 'hono';
 import { createFailureBuckets } from '../../access/failure-buckets.js';
 import { createRateLimiter } from '../../lib/token-bucket.js';
