@@ -118,6 +118,20 @@ describe('A23 the counts are shared by every replica', () => {
   });
 });
 
+describe('A23 the shared count under concurrency', () => {
+  it('A23 30 failures at once over two replicas: exactly the budget of 20 is answered 401, the rest 429 (one atomic upsert each)', async () => {
+    const shared = `concurrent-${randomUUID()}`;
+    const profile = () => testProfile({ admin: { failed_auth_per_address: { per_second: 0.001, burst: 20 } } });
+    const apps = [
+      appWith('a23-race-1', { throttleNamespace: shared, profile: profile() }),
+      appWith('a23-race-2', { throttleNamespace: shared, profile: profile() }),
+    ];
+    const all = await Promise.all(Array.from({ length: 30 }, (_, i) => bearer(apps[i % 2]!, `guess-${i}`, '192.0.2.77')));
+    const counts = all.reduce<Record<number, number>>((acc, r) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }), {});
+    expect(counts).toEqual({ 401: 20, 429: 10 });
+  });
+});
+
 describe('A23 X-Forwarded-For through trusted proxies only', () => {
   it('A23 behind the trusted proxy each client has its own budget: one anonymous client does not lock out the others', async () => {
     const app = appWith('a23-proxy', { profile: behindProxy() });

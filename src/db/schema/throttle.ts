@@ -1,5 +1,6 @@
 // A23: the shared token buckets of the failure throttles (failed credentials per address and key id, failed
-// signatures per address), one row per (scope, key); written only by src/access/failure-buckets.ts.
+// signatures per address), one row per (scope, key); written only by src/access/failure-buckets.ts. UNLOGGED (migration
+// 0030, which drizzle's schema cannot say): a crash or failover empties it, giving every client a full budget again.
 import { boolean, doublePrecision, index, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
 export const authFailureBuckets = pgTable(
