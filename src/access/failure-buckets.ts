@@ -54,14 +54,15 @@ export function createFailureBuckets(deps: { db: Db; namespace?: string; now?: (
       const rate = limit.per_second;
       const burst = limit.burst;
       const refilled = sql`least(${burst}::float8, b.tokens + greatest(0, extract(epoch from now() - b.updated_at)) * ${rate}::float8)`;
+      const after = sql`(case when ${refilled} >= 1 then ${refilled} - 1 else ${refilled} end)`;
       const [row] = await db.execute<{ refused: boolean; tokens: number }>(sql`
         insert into auth_failure_buckets as b (scope, key, tokens, updated_at, expires_at, last_refused)
         values (${namespace + scope}, ${key}, ${burst - 1}::float8, now(), now() + make_interval(secs => 1 / ${rate}::float8), false)
         on conflict (scope, key) do update set
-          tokens = case when ${refilled} >= 1 then ${refilled} - 1 else ${refilled} end,
+          tokens = ${after},
           last_refused = ${refilled} < 1,
           updated_at = now(),
-          expires_at = now() + make_interval(secs => (${burst}::float8 - (case when ${refilled} >= 1 then ${refilled} - 1 else ${refilled} end)) / ${rate}::float8)
+          expires_at = now() + make_interval(secs => (${burst}::float8 - ${after}) / ${rate}::float8)
         returning last_refused as refused, tokens`);
       if (!row || !row.refused) return { allowed: true };
       const retryAfterMs = Math.max(1, Math.ceil(((1 - Number(row.tokens)) / rate) * 1000));

@@ -1,10 +1,11 @@
 // Sign-in, sessions and CSRF for the console and the portal (C1, C2, A15, A16). The cookie is HttpOnly,
 // SameSite=Strict, Secure over https (A23: always with an https public_url or NODE_ENV=production, else when a
-// trusted proxy says the client used https), scoped to its surface's path, and holds a signed session (session.ts) whose id
-// names a server-side row (console_sessions): sign-out, a revoked key or link and a changed role end that row, so a
-// copied cookie stops working at once. Every POST must carry the session's CSRF token (403 otherwise), the sign-in
-// form included (it has an anonymous session for that). A portal link is opened by a POST from its confirmation
-// page (never by the GET a link preview or another site can make), once.
+// trusted proxy says the client used https), scoped to its surface's path, and holds a signed session (session.ts)
+// whose id names a server-side row (console_sessions): sign-out, a revoked key or link and a changed role end that
+// row, so a copied cookie stops working at once. Every POST must carry the session's CSRF token (403 otherwise), the
+// sign-in form included (it has an anonymous session for that). A portal link is opened by a POST from its
+// confirmation page (never by the GET a link preview or another site can make), once. A23: a right key or a link
+// that opens is never refused for its address's failed sign-ins (the bootstrap token is, from a throttled address).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
