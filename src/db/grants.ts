@@ -40,6 +40,7 @@ export const TABLE_GRANTS: Record<string, string> = {
   outbox_events: `${READ_APPEND}, UPDATE (published_at)`, // M1: only the relay's mark after Kafka's ack
   workflow_step_results: `${READ_APPEND}, DELETE`, // R13: the first durable answer of a step, pruned after a week
   backlog_samples: `SELECT, INSERT, DELETE`, // C12: one sample a minute, never edited, pruned after 8 days
+  auth_failure_buckets: `${READ_WRITE}, DELETE`, // A23: the throttles' shared buckets, pruned once full again
 };
 
 /** The tables test/integration/db-roles.test.ts proves refuse UPDATE, DELETE and TRUNCATE by the application role. */

@@ -50,6 +50,7 @@ export function createConsoleApps(
       store: api.sessions,
       links: api.portalLinks,
       throttle: api.throttle,
+      secureCookies: Boolean(deps.profile.http.public_url?.startsWith('https:')) || deps.env.NODE_ENV === 'production',
       now: deps.now ?? (() => new Date()),
       adminToken: deps.env.ADMIN_TOKEN,
       temporal,
