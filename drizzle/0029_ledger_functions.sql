@@ -219,8 +219,9 @@ END;
 $$;
 --> statement-breakpoint
 -- The reconciliation's projection with its transition (R14), in one call: the event's own columns (payment, amount,
--- currency) are written once and never change; the provider's answer (the currency the money policy reads) changes
--- only here, beside the transition that records why. Answers whether the transition is new.
+-- currency) are written once and never change; the provider's answer (the currency the money policy reads) is set
+-- only here, as the workflow's activity records it (that the answer is the provider's is not this function's to
+-- know). Answers whether the transition is new.
 CREATE OR REPLACE FUNCTION public.apipay_record_reconciliation(p jsonb) RETURNS boolean LANGUAGE plpgsql SECURITY DEFINER
   SET search_path = pg_catalog, public, pg_temp AS $$
 #variable_conflict use_column

@@ -6,7 +6,12 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
+import { createHash } from 'node:crypto';
+import { createApiKeyService } from '../../src/access/api-keys.js';
+import { BOOTSTRAP_KEY_ID } from '../../src/access/roles.js';
 import { LEDGER_FUNCTIONS } from '../../src/db/grants.js';
+import { reconciliations } from '../../src/db/schema/index.js';
+import { AdjustmentRefusedError, postAdjustment } from '../../src/ledger/adjustments.js';
 import { buildPosting, contentHash, type Posting } from '../../src/ledger/postings.js';
 import { postTransaction } from '../../src/ledger/store.js';
 import { TEST_APP_DATABASE_URL, TEST_DATABASE_URL } from '../helpers/env.js';
@@ -253,5 +258,114 @@ describe('A21 the application role writes the ledger, keys and people only throu
       }),
       { numRuns: 60 },
     );
+  });
+
+  it('A21 the application does its own ledger work as the application role: postings, adjustments with their audit row, keys and people', async () => {
+    const old = await oldPayment();
+    const meta = {
+      providerEventId: unique('evt'),
+      reconciliationId: 'none',
+      effectiveAt: new Date().toISOString(),
+      actor: 'system',
+    };
+    const refund = buildPosting({
+      kind: 'refund',
+      provider: old.provider,
+      providerEventId: meta.providerEventId,
+      providerObjectId: unique('re'),
+      paymentReference: old.ref,
+      amountMinor: '100',
+      currency: 'EUR',
+    });
+    const first = await postTransaction(app.db, refund, meta);
+    expect(await postTransaction(app.db, refund, meta)).toMatchObject({ transactionId: first.transactionId, replayed: true }); // an activity's retry
+    await owner.db.insert(reconciliations).values({
+      id: `reconcile:${old.provider}:${unique('evt')}`,
+      provider: old.provider,
+      providerEventId: unique('evt'),
+      eventType: 'payment.succeeded',
+      paymentReference: old.ref,
+      amountMinor: 1000n,
+      currency: 'EUR',
+      effectiveAt: new Date(),
+      state: 'applied',
+      acknowledgedAt: new Date(),
+    });
+    const actor = { keyId: BOOTSTRAP_KEY_ID, name: 'a21', role: 'admin', requestId: null, via: 'api' as const };
+    const input = {
+      provider: old.provider,
+      paymentReference: old.ref,
+      amountMinor: '-50',
+      currency: 'EUR',
+      operator: 'a21',
+      reason: 'a21 correction',
+      actor,
+      idempotencyKey: unique('adj'),
+    };
+    const adjusted = await postAdjustment(app.db, input);
+    expect(adjusted).toMatchObject({ replayed: false, adjustment: { amountMinor: -50n, reason: 'a21 correction' } });
+    expect(await postAdjustment(app.db, input)).toMatchObject({ replayed: true, adjustment: { id: adjusted.adjustment.id } });
+    await expect(postAdjustment(app.db, { ...input, amountMinor: '-51' })).rejects.toThrow(AdjustmentRefusedError);
+    await expect(postAdjustment(app.db, { ...input, idempotencyKey: unique('adj'), amountMinor: '-900' })).rejects.toThrow(
+      /settled/,
+    );
+    const [audit] =
+      await owner.sql`select after from audit_events where action = 'ledger.adjust' and target_id = ${adjusted.adjustment.id}`;
+    expect(audit!.after).toMatchObject({ amount_minor: '-50', ledger_transaction_id: adjusted.adjustment.ledgerTransactionId });
+    const keys = createApiKeyService({ db: app.db });
+    const person = unique('a21-person');
+    const { key } = await keys.create(
+      { keyId: BOOTSTRAP_KEY_ID, name: 'bootstrap', role: 'admin', merchantAccount: null },
+      { name: unique('a21-key'), role: 'admin', merchantAccount: null, person },
+    );
+    const [created] =
+      await owner.sql`select p.name, a.after from api_keys k join principals p on p.id = k.principal_id join audit_events a on a.target_id = k.id and a.action = 'api_key.create' where k.id = ${key.id}`;
+    expect(created).toMatchObject({ name: person, after: { person, person_created: true, principal_id: key.principalId } });
+    expect(JSON.stringify(created!.after)).not.toMatch(/secret|hash/);
+    const revoked = await keys.revoke(
+      { keyId: BOOTSTRAP_KEY_ID, name: 'bootstrap', role: 'admin', merchantAccount: null },
+      key.id,
+    );
+    expect(revoked.revokedAt).not.toBeNull();
+    expect(
+      (await keys.revoke({ keyId: BOOTSTRAP_KEY_ID, name: 'bootstrap', role: 'admin', merchantAccount: null }, key.id)).revokedAt,
+    ).toEqual(revoked.revokedAt);
+  });
+
+  it('A21 a posting hashed before migration 0029 (entries sorted by the locale) is still a replay, not a conflict', async () => {
+    const provider = unique('a21');
+    const posting = buildPosting({
+      kind: 'provisional',
+      provider,
+      providerEventId: unique('evt'),
+      paymentReference: unique('pi'),
+      amountMinor: '700',
+      currency: 'EUR',
+    });
+    const legacy = createHash('sha256')
+      .update(
+        JSON.stringify({
+          key: posting.idempotencyKey,
+          kind: posting.kind,
+          payment: `${provider}:${posting.paymentReference}`,
+          entries: posting.entries
+            .map((e) => [e.account, e.currency, e.amountMinor.toString()])
+            .sort((a, b) => a.join('|').localeCompare(b.join('|'))),
+        }),
+      )
+      .digest('hex');
+    expect(legacy).not.toBe(contentHash(posting)); // provisional_clearing:… and provisional:… sort differently by locale and by byte
+    const id = unique('ltx_legacy');
+    await owner.sql.begin(async (tx) => {
+      await tx`insert into ledger_transactions (id, idempotency_key, content_hash, kind, payment_reference, effective_at, metadata) values (${id}, ${posting.idempotencyKey}, ${legacy}, 'provisional', ${posting.paymentReference}, now(), ${JSON.stringify({ provider, providerEventId: 'evt_legacy' })}::jsonb)`;
+      await tx`insert into ledger_entries ${tx(posting.entries.map((e) => ({ transaction_id: id, account: e.account, amount_minor: e.amountMinor.toString(), currency: e.currency })))}`;
+    });
+    const meta = {
+      providerEventId: 'evt_legacy',
+      reconciliationId: 'none',
+      effectiveAt: new Date().toISOString(),
+      actor: 'system',
+    };
+    expect(await postTransaction(app.db, posting, meta)).toMatchObject({ transactionId: id, replayed: true });
   });
 });
