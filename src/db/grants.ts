@@ -62,6 +62,9 @@ export const LEDGER_FUNCTIONS = [
   'apipay_record_reconciliation',
 ] as const;
 
+/** A21: functions the role may call that write nothing (the ledger check recomputes content hashes with it). */
+export const READ_FUNCTIONS = ['apipay_ledger_content_hash'] as const;
+
 const UNLISTED = `${READ_WRITE}, DELETE`;
 const ident = (name: string) => {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new Error(`not a plain SQL identifier: ${JSON.stringify(name)}`);
@@ -99,7 +102,7 @@ export async function applyGrants(sql: postgres.Sql, role: string): Promise<{ un
     await tx.unsafe(`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO ${r}`);
     // A21: the only way the role writes the ledger, keys and people (EXECUTE is no longer PUBLIC's: migration 0029).
     await tx.unsafe(`REVOKE ALL ON ALL FUNCTIONS IN SCHEMA public FROM ${r}`);
-    for (const fn of LEDGER_FUNCTIONS) await tx.unsafe(`GRANT EXECUTE ON FUNCTION public.${ident(fn)} TO ${r}`);
+    for (const fn of [...LEDGER_FUNCTIONS, ...READ_FUNCTIONS]) await tx.unsafe(`GRANT EXECUTE ON FUNCTION public.${ident(fn)} TO ${r}`);
     // A10: no temporary table can shadow a table a trigger reads, and no object of the role's own can stand in for
     // one of the schema's. TEMP is PUBLIC's by default, so it is taken from PUBLIC (the owner keeps what it has).
     const db = `"${database.replace(/"/g, '""')}"`; // any database name, quoted

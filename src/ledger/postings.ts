@@ -114,6 +114,20 @@ export function contentHash(posting: Posting): string {
   return createHash('sha256').update(canonical).digest('hex');
 }
 
+/**
+ * The hash of rows posted before migration 0029: the same canonical JSON with the entries sorted by the locale
+ * (localeCompare). The ledger check (L6) accepts it for those rows; nothing writes it any more.
+ */
+export function legacyContentHash(posting: Posting): string {
+  const canonical = JSON.stringify({
+    key: posting.idempotencyKey,
+    kind: posting.kind,
+    payment: `${posting.provider}:${posting.paymentReference}`,
+    entries: posting.entries.map((e) => [e.account, e.currency, e.amountMinor.toString()]).sort((a, b) => a.join('|').localeCompare(b.join('|'))),
+  });
+  return createHash('sha256').update(canonical).digest('hex');
+}
+
 export function isBalanced(entries: LedgerEntryDraft[]): boolean {
   const sums = new Map<string, bigint>();
   for (const e of entries) sums.set(e.currency, (sums.get(e.currency) ?? 0n) + e.amountMinor);

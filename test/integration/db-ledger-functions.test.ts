@@ -228,6 +228,11 @@ describe('A21 the application role writes the ledger, keys and people only throu
         from pg_proc p join pg_namespace n on n.oid = p.pronamespace
        where n.nspname = 'public' and p.proname = any(${LEDGER_FUNCTIONS as unknown as string[]})`;
     expect(rows.map((r) => r.name).sort()).toEqual([...LEDGER_FUNCTIONS].sort());
+    const [hash] = await app.sql`select public.apipay_ledger_content_hash('k', 'payment', 'p', 'r', '[]'::jsonb) as h`; // READ_FUNCTIONS: the ledger check's
+    expect(hash!.h).toMatch(/^[0-9a-f]{64}$/);
+    expect(await attempt(app.sql`select public.apipay_ledger_same_content('x', 'payment', 'r', '[]'::jsonb)`)).toMatch(
+      'permission denied for function',
+    );
     for (const row of rows) {
       expect(row).toMatchObject({ definer: true, public_exec: false, app_exec: true });
       expect(row.config).toContain('search_path=pg_catalog, public, pg_temp');
