@@ -1,5 +1,6 @@
 // ISO 4217 exponents (digits after the decimal point) and the conversions between major and minor units that the
 // finance exports (I11) and the money policy's limits (A11, A22) share: EUR 2, JPY 0, KWD 3; 2 for a code not listed.
+// prettier-ignore
 const MINOR_DIGITS: Readonly<Record<string, number>> = {
   BHD: 3, IQD: 3, JOD: 3, KWD: 3, LYD: 3, OMR: 3, TND: 3,
   BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0, RWF: 0, UGX: 0, VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,

@@ -30,20 +30,30 @@ describe('A22 limits fail closed', () => {
     delete document.inbound.dual_control_default_major;
     const production = () => withSecrets(() => parseProfile(document, 'profile p.yaml', { nodeEnv: 'production' }));
     expect(production).toThrow(ProfileError);
-    expect(production).toThrow(/^invalid profile p\.yaml:\n {2}inbound\.dual_control_default_major: must be set when NODE_ENV=production .*e\.g\. dual_control_default_major: 1000$/);
+    expect(production).toThrow(
+      /^invalid profile p\.yaml:\n {2}inbound\.dual_control_default_major: must be set when NODE_ENV=production .*e\.g\. dual_control_default_major: 1000$/,
+    );
     // development and tests may run without limits; production with either a map or a default starts
-    expect(withSecrets(() => parseProfile(document, 'profile p.yaml', { nodeEnv: 'development' })).inbound.dual_control_default_major).toBeUndefined();
+    expect(
+      withSecrets(() => parseProfile(document, 'profile p.yaml', { nodeEnv: 'development' })).inbound.dual_control_default_major,
+    ).toBeUndefined();
     document.inbound.dual_control_above = { EUR: 100000 };
-    expect(withSecrets(() => parseProfile(document, 'p', { nodeEnv: 'production' })).inbound.dual_control_above).toEqual({ EUR: 100000n });
+    expect(withSecrets(() => parseProfile(document, 'p', { nodeEnv: 'production' })).inbound.dual_control_above).toEqual({
+      EUR: 100000n,
+    });
     document.inbound.dual_control_above = {};
     document.inbound.dual_control_default_major = 1000;
-    expect(withSecrets(() => parseProfile(document, 'p', { nodeEnv: 'production' })).inbound.dual_control_default_major).toBe('1000');
+    expect(withSecrets(() => parseProfile(document, 'p', { nodeEnv: 'production' })).inbound.dual_control_default_major).toBe(
+      '1000',
+    );
   });
 
   it('A22 the example profile and the Helm chart ship a default limit that a production process accepts', () => {
     const profile = withSecrets(() => parseProfile(example(), 'config/example.yaml', { nodeEnv: 'production' }));
     expect(profile.inbound.dual_control_default_major).toBe('1000');
-    const values = parse(readFileSync('deploy/helm/apipay/values.yaml', 'utf8')) as { profile: { inbound: Record<string, unknown> } };
+    const values = parse(readFileSync('deploy/helm/apipay/values.yaml', 'utf8')) as {
+      profile: { inbound: Record<string, unknown> };
+    };
     expect(values.profile.inbound.dual_control_default_major).toBe(1000);
     expect(limitFor(limitsOf(profile.inbound), 'EUR')).toBe(100000n);
   });
@@ -56,11 +66,15 @@ describe('A22 limits fail closed', () => {
     const document = example();
     for (const bad of [-1, '1e3', 'lots', Number.POSITIVE_INFINITY, '1.1234567']) {
       document.inbound.dual_control_default_major = bad;
-      expect(() => withSecrets(() => parseProfile(document, 'p'))).toThrow(/inbound\.dual_control_default_major: must be a non-negative amount in major units/);
+      expect(() => withSecrets(() => parseProfile(document, 'p'))).toThrow(
+        /inbound\.dual_control_default_major: must be a non-negative amount in major units/,
+      );
     }
     delete document.inbound.dual_control_default_major;
     document.inbound.dual_control_default_above = 100000; // the old minor-unit key would silently mean 100x as much
-    expect(() => withSecrets(() => parseProfile(document, 'p'))).toThrow(/inbound\.dual_control_default_above: .*use dual_control_default_major/);
+    expect(() => withSecrets(() => parseProfile(document, 'p'))).toThrow(
+      /inbound\.dual_control_default_above: .*use dual_control_default_major/,
+    );
   });
 
   it('A22 without a default, the smallest named limit is compared and scaled in major units (not minor-unit numbers)', () => {
@@ -85,14 +99,19 @@ describe('A22 limits fail closed', () => {
 
   it('A22 property: scaling between currencies rounds down, so no limit in any currency exceeds the named one in major units', () => {
     fc.assert(
-      fc.property(fc.bigInt({ min: 0n, max: 10n ** 15n }), fc.constantFrom(...CURRENCIES), fc.constantFrom(...CURRENCIES), (minor, from, to) => {
-        const scaled = rescaleMinor(minor, from, to);
-        const e = (c: string) => 10n ** BigInt(currencyExponent(c));
-        // scaled / 10^e(to) <= minor / 10^e(from) < (scaled + 1) / 10^e(to)
-        expect(scaled * e(from) <= minor * e(to)).toBe(true);
-        expect((scaled + 1n) * e(from) > minor * e(to)).toBe(true);
-        expect(limitFor({ above: { [from]: minor }, defaultMajor: null }, to)).toBe(from === to ? minor : scaled);
-      }),
+      fc.property(
+        fc.bigInt({ min: 0n, max: 10n ** 15n }),
+        fc.constantFrom(...CURRENCIES),
+        fc.constantFrom(...CURRENCIES),
+        (minor, from, to) => {
+          const scaled = rescaleMinor(minor, from, to);
+          const e = (c: string) => 10n ** BigInt(currencyExponent(c));
+          // scaled / 10^e(to) <= minor / 10^e(from) < (scaled + 1) / 10^e(to)
+          expect(scaled * e(from) <= minor * e(to)).toBe(true);
+          expect((scaled + 1n) * e(from) > minor * e(to)).toBe(true);
+          expect(limitFor({ above: { [from]: minor }, defaultMajor: null }, to)).toBe(from === to ? minor : scaled);
+        },
+      ),
       { seed: 8011, numRuns: 300 },
     );
   });
