@@ -81,6 +81,8 @@ export const profileSchema = z.strictObject({
       /** A18: `GET /events/stream` connections open at once per API key, and per process. */
       max_streams_per_key: z.number().int().min(1).default(4),
       max_streams: z.number().int().min(1).default(64),
+      /** A24: a signed admin request (resolve, approve, cancel) is refused when the workflow accepts it later than this. */
+      signed_request_ttl: duration.prefault('5m'),
     })
     .prefault({}),
   outbound: z.strictObject({

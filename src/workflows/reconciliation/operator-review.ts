@@ -4,7 +4,7 @@
 // and, above the dual-control amount, records a proposal that a second principal approves (proposals.ts).
 import { condition, patched, uuid4, workflowInfo } from '@temporalio/workflow';
 import { commitResolution, finish, type AccessCommand } from './commit.js';
-import { accessProblem, refuse } from './handlers.js';
+import { pathProblem, refuse, REQUEST_ALREADY_USED } from './handlers.js';
 import { legacyResolve } from './legacy-resolution.js';
 import { decideProposal } from './proposals.js';
 import { ensureAllowed, type ReconciliationOutcome, type Run } from './run.js';
@@ -13,6 +13,8 @@ import { ensureAllowed, type ReconciliationOutcome, type Run } from './run.js';
 export const ONE_TRANSACTION_RESOLUTION = 'resolution-one-transaction';
 /** Patch id of attributed resolutions and dual control (A4, A5); histories from before it commit unattributed. */
 export const RESOLUTION_ACCESS = 'resolution-access-dual-control';
+/** Patch id of A24: a signed request's id is spent when it arrives; histories from before it judge reuse as before. */
+export const SPENT_ON_ARRIVAL = 'a24-request-spent-on-arrival';
 
 export async function operatorReview(run: Run): Promise<ReconciliationOutcome> {
   for (;;) {
@@ -34,8 +36,12 @@ export async function operatorReview(run: Run): Promise<ReconciliationOutcome> {
     }
     let access: AccessCommand | undefined;
     if (patched(RESOLUTION_ACCESS)) {
-      // A4: a signal cannot be refused by a validator; it is refused here, before anything runs.
-      const problem = accessProblem(run, resolution);
+      // A4: a signal cannot be refused by a validator; it is refused here, before anything runs. A24: its own id is
+      // already spent (on arrival), so reuse is what the handler saw then; an update's validator already judged it.
+      const problem = patched(SPENT_ON_ARRIVAL)
+        ? (pathProblem(run, resolution) ?? (run.pendingSpent ? REQUEST_ALREADY_USED : null))
+        : (pathProblem(run, resolution) ??
+          (resolution.api && run.usedRequestIds.includes(resolution.api.requestId) ? REQUEST_ALREADY_USED : null));
       if (problem) {
         refuse(run, resolution, problem, run.pendingVia);
         run.pendingResolution = undefined;
