@@ -82,7 +82,9 @@ export const profileSchema = z.strictObject({
       max_streams_per_key: z.number().int().min(1).default(4),
       max_streams: z.number().int().min(1).default(64),
       /** A24: a signed admin request (resolve, approve, cancel) is refused when the workflow accepts it later than this. */
-      signed_request_ttl: duration.prefault('5m'),
+      signed_request_ttl: duration
+        .prefault('5m')
+        .refine((ms) => ms >= 10_000 && ms <= 3_600_000, 'must be between 10s and 1h (a few minutes: long enough for a retry)'),
     })
     .prefault({}),
   outbound: z.strictObject({
