@@ -3,12 +3,13 @@
 // request (HMAC-SHA256) with a key derived from the master key only the API and worker processes hold
 // (SECRETS_ENCRYPTION_KEY, A8); the worker's resolution activity verifies it. The signature covers the workflow
 // id, the action, the payload and the principal, so a request copied from a history cannot be replayed on another
-// reconciliation, turned into another action or re-attributed.
+// reconciliation, turned into another action or re-attributed. A24 (v2): it also covers the issue time, which the
+// activity holds against the profile's admin.signed_request_ttl, the server's request id and the client's.
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { keyringOf, type SecretKeys } from '../shared/keyring.js';
 import type { ApiRequestProof } from '../shared/inbound.js';
 
-const INFO = 'apipay admin resolution request v1';
+const INFO = 'apipay admin resolution request v1'; // the subkey's purpose; the message itself is v2 (A24)
 export type SignedAction = 'resolve' | 'approve' | 'cancel';
 
 /** A purpose-bound subkey: the encryption key itself is never used for anything but encryption. */
@@ -32,14 +33,16 @@ function message(
   payload: unknown,
   proof: Omit<ApiRequestProof, 'signature' | 'signingKeyId'>,
 ): string {
-  const { principal, requestId } = proof;
+  const { principal, requestId, issuedAt, clientRequestId } = proof;
   return canonical({
-    v: 1,
+    v: 2,
     workflowId,
     action,
     payload,
     principal: { keyId: principal.keyId, name: principal.name, role: principal.role },
     requestId,
+    issuedAt,
+    clientRequestId: clientRequestId ?? null,
   });
 }
 
@@ -55,7 +58,14 @@ export function signRequest(
   const signature = createHmac('sha256', key)
     .update(message(workflowId, action, payload, proof))
     .digest('base64url');
-  return { principal: { ...proof.principal }, requestId: proof.requestId, signingKeyId: ring.currentId, signature };
+  return {
+    principal: { ...proof.principal },
+    requestId: proof.requestId,
+    issuedAt: proof.issuedAt,
+    ...(proof.clientRequestId ? { clientRequestId: proof.clientRequestId } : {}),
+    signingKeyId: ring.currentId,
+    signature,
+  };
 }
 
 /** True when `proof` was made by signRequest for exactly this workflow, action and payload (current or previous key). */
@@ -67,6 +77,7 @@ export function verifyRequest(
   proof: ApiRequestProof,
 ): boolean {
   if (typeof proof?.signature !== 'string' || typeof proof.signingKeyId !== 'string' || !proof.principal) return false;
+  if (typeof proof.issuedAt !== 'string') return false; // A24: a v1 proof (no issue time) never verifies
   const master = keyringOf(keys).keys.get(proof.signingKeyId);
   if (!master) return false;
   const expected = createHmac('sha256', derive(master))

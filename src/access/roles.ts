@@ -21,8 +21,10 @@ export interface Principal {
    * are the merchant's, cut down to this staff role (an operator's link cannot rotate a secret). Unset: no ceiling.
    */
   ceiling?: StaffRole;
-  /** The request this principal acts in (X-Request-Id), set by the admin authentication: the audit log's (A3). */
+  /** The request this principal acts in (the server's X-Request-Id), set by the admin authentication: the audit log's (A3). */
   requestId?: string;
+  /** A24: the X-Request-Id the client sent, kept beside the server's in audit rows (never instead of it). */
+  clientRequestId?: string;
   /** A12: the person (principals row) the key belongs to, and every key id of that person. */
   personId?: string;
   personKeys?: string[];

@@ -8,7 +8,8 @@ import type { Db } from '../db/client.js';
 import type { Logger } from '../lib/logger.js';
 import type { SecretKeys } from '../shared/keyring.js';
 import { closeProposal, proposalById } from '../inbound/dual-control.js';
-import { authorize, identityIn, type AccessDeps, type RequestOrigin } from '../inbound/resolution-access.js';
+import { keyProblemAt } from '../access/request-freshness.js';
+import { acceptedAtIn, authorize, identityIn, type AccessDeps, type RequestOrigin } from '../inbound/resolution-access.js';
 import { limitsOf } from '../ledger/money-policy.js';
 import { commitResolution, type ResolutionCommand, type ResolutionCommit, type ResolvedAccess } from '../inbound/resolution-store.js';
 import type { ProposalDecision } from '../shared/inbound.js';
@@ -29,11 +30,20 @@ async function historyIdentity(workflowId: string, origin: RequestOrigin): Promi
   return identityIn(history, origin);
 }
 
+/** A24: when the server recorded the request in this workflow run's history (the same answer on every retry). */
+async function historyAcceptedAt(workflowId: string, origin: RequestOrigin): Promise<number | null> {
+  const history = await Context.current().client.workflow.getHandle(workflowId, origin.runId).fetchHistory();
+  return acceptedAtIn(history, origin);
+}
+
 export function createResolutionActivities(deps: ResolutionActivityDeps) {
   const access: AccessDeps = {
     keys: deps.secretsKey ?? Buffer.alloc(0),
     viaTemporal: deps.profile?.inbound.resolution_via_temporal ?? 'deny',
     identityOf: historyIdentity,
+    ttlMs: deps.profile?.admin.signed_request_ttl ?? 5 * 60_000,
+    acceptedAt: historyAcceptedAt,
+    keyProblem: (keyId, role, atMs) => keyProblemAt(deps.db, keyId, role, atMs),
   };
   const limits = limitsOf(deps.profile?.inbound ?? { dual_control_above: {} }); // A11: the one money policy
   return {

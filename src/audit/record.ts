@@ -17,6 +17,7 @@ export const actorOf = (principal: AuditPrincipal, via: AuditVia = 'api'): Audit
   name: principal.name,
   role: principal.role,
   requestId: principal.requestId ?? null,
+  clientRequestId: principal.clientRequestId ?? null,
   via,
 });
 
@@ -80,6 +81,7 @@ export async function recordAuditEvent(tx: AuditExecutor, entry: AuditEntry): Pr
     before: entry.before ? (redact(entry.before) as Snapshot) : null,
     after: entry.after ? (redact(entry.after) as Snapshot) : null,
     requestId: entry.actor.requestId,
+    clientRequestId: entry.actor.clientRequestId ?? null,
     via: entry.actor.via,
   });
   return id;

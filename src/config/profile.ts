@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { MAJOR_AMOUNT } from '../shared/currency.js';
 import { DEFAULT_REVIEW_WINDOW_MS } from '../shared/outbound.js';
 import { formatDuration, parseDuration } from './duration.js';
 import { httpSchema } from './http.js';
@@ -28,6 +29,16 @@ const secretRef = z.string().transform((ref, ctx) => {
     return z.NEVER;
   }
   return value;
+});
+
+/** A22: a non-negative amount in major units, as a YAML number or a decimal string (1000, 1000.50, "250.125"). */
+const majorAmount = z.unknown().transform((value, ctx) => {
+  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+  if (!MAJOR_AMOUNT.test(text)) {
+    ctx.addIssue({ code: 'custom', message: 'must be a non-negative amount in major units with at most 6 decimals (e.g. 1000)' });
+    return z.NEVER;
+  }
+  return text;
 });
 
 /** A7: a token bucket, `per_second` refill up to `burst` requests at once. */
@@ -71,6 +82,10 @@ export const profileSchema = z.strictObject({
       /** A18: `GET /events/stream` connections open at once per API key, and per process. */
       max_streams_per_key: z.number().int().min(1).default(4),
       max_streams: z.number().int().min(1).default(64),
+      /** A24: a signed admin request (resolve, approve, cancel) is refused when the workflow accepts it later than this. */
+      signed_request_ttl: duration
+        .prefault('5m')
+        .refine((ms) => ms >= 10_000 && ms <= 3_600_000, 'must be between 10s and 1h (a few minutes: long enough for a retry)'),
     })
     .prefault({}),
   /** A23: trusted proxies (X-Forwarded-For, X-Forwarded-Proto) and the public URL (src/config/http.ts). */
@@ -150,8 +165,15 @@ export const profileSchema = z.strictObject({
     resolution_via_temporal: z.enum(['allow', 'deny']).default('deny'),
     /** A5: per currency, minor units: a resolution about more than this needs a second principal's approval. */
     dual_control_above: z.record(z.string().regex(/^[A-Z]{3}$/, 'currencies are ISO 4217 codes'), z.coerce.bigint().min(0n)).default({}),
-    /** A11: the limit of every currency dual_control_above does not name (absent: the smallest it names). */
-    dual_control_default_above: z.coerce.bigint().min(0n).optional(),
+    /**
+     * A11/A22: the limit of every currency dual_control_above does not name, in MAJOR units scaled by the currency's
+     * ISO 4217 exponent (1000: EUR 1,000.00, JPY 1,000, KWD 1,000.000); absent: the smallest limit the map names.
+     */
+    dual_control_default_major: majorAmount.optional(),
+    /** A22: the minor-unit default this replaced; refused by name so that an old profile does not silently mean 100× more. */
+    dual_control_default_above: z
+      .never({ error: 'was one minor-unit number for every currency; use dual_control_default_major (major units, e.g. 1000)' })
+      .optional(),
     unstarted_sweep_interval: duration,
     unstarted_grace: duration,
     /** P7: reconciliation workflow starts per second per process (ingress starter and sweep together); 0 = unlimited. */
@@ -210,6 +232,13 @@ export function parseProfile(document: unknown, source = 'profile', options: Pro
     // R7: http and loopback/private targets are for a developer's receiver, never for a production worker (SSRF).
     throw new ProfileError(
       `invalid ${source}:\n  outbound.allow_insecure_urls: must be false when NODE_ENV=production (it allows http and private, loopback and link-local endpoint URLs); set it to false or use a development profile`,
+    );
+  }
+  const { dual_control_above, dual_control_default_major } = result.data.inbound;
+  if (nodeEnv === 'production' && Object.keys(dual_control_above).length === 0 && dual_control_default_major === undefined) {
+    // A22: limits fail closed: a production process with none would let one operator post any amount alone.
+    throw new ProfileError(
+      `invalid ${source}:\n  inbound.dual_control_default_major: must be set when NODE_ENV=production and inbound.dual_control_above names no currency (without a limit one operator posts any amount alone); set it, e.g. dual_control_default_major: 1000`,
     );
   }
   const { batched, request_timeout } = result.data.outbound;

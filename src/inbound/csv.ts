@@ -1,12 +1,11 @@
 // CSV for finance exports: RFC 4180 quoting, formula-injection guard on free text, minor units → decimal.
-const MINOR_DIGITS: Record<string, number> = {
-  BHD: 3, IQD: 3, JOD: 3, KWD: 3, LYD: 3, OMR: 3, TND: 3,
-  BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0, RWF: 0, UGX: 0, VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,
-};
+import { currencyExponent } from '../shared/currency.js';
+
+export { currencyExponent };
 
 /** "12345" EUR → "123.45"; JPY → "12345"; KWD → "12.345". */
 export function minorToDecimal(amountMinor: bigint | string, currency: string): string {
-  const digits = MINOR_DIGITS[currency] ?? 2;
+  const digits = currencyExponent(currency);
   const value = BigInt(amountMinor);
   const sign = value < 0n ? '-' : '';
   const abs = (value < 0n ? -value : value).toString().padStart(digits + 1, '0');
@@ -33,6 +32,3 @@ export function csvField(value: CsvValue, { text = false } = {}): string {
 export function csvLine(values: CsvValue[], textColumns: ReadonlySet<number> = new Set()): string {
   return values.map((v, i) => csvField(v, { text: textColumns.has(i) })).join(',') + '\r\n';
 }
-
-/** Digits after the decimal point of a currency (ISO 4217 exponent): EUR 2, JPY 0, KWD 3. */
-export const currencyExponent = (currency: string): number => MINOR_DIGITS[currency] ?? 2;

@@ -15,6 +15,7 @@ const auditActor = (by: ResolutionPrincipal) => ({
   name: by.name,
   role: by.role,
   requestId: by.requestId,
+  clientRequestId: by.clientRequestId ?? null,
   via: by.via,
 });
 export type ProposalRow = typeof resolutionProposals.$inferSelect;

@@ -77,6 +77,8 @@ export function createReconciliationAdmin({
     signRequest(keys, id, action, payload, {
       principal: { keyId: who.principal.keyId, name: who.principal.name, role: who.principal.role },
       requestId: who.requestId,
+      issuedAt: new Date().toISOString(), // A24: expires admin.signed_request_ttl later
+      ...(who.principal.clientRequestId ? { clientRequestId: who.principal.clientRequestId } : {}),
     });
 
   /** Runs one update within the deadline: pending when it has not finished by then (it still runs). */

@@ -3,7 +3,9 @@
 // Temporal directly (the Temporal UI, `temporal workflow update/signal`): it is refused when the profile denies
 // that way, else attributed to the identity Temporal recorded with the request in the workflow history (the
 // accepted update's request meta identity, or the signal event's identity). A payload's own words (`operator`,
-// a made-up `api` block) never decide who it was.
+// a made-up `api` block) never decide who it was. A24: a signed request is also refused when the workflow accepted
+// it after admin.signed_request_ttl, or when its key was revoked by then (src/access/request-freshness.ts).
+import { staleProblem } from '../access/request-freshness.js';
 import { verifyRequest, type SignedAction } from '../access/request-signing.js';
 import type { SecretKeys } from '../shared/keyring.js';
 import type { ApiRequestProof, ResolutionPrincipal } from '../shared/inbound.js';
@@ -21,6 +23,12 @@ export interface AccessDeps {
   viaTemporal: 'allow' | 'deny';
   /** The identity Temporal recorded for the request at `origin` of workflow `workflowId`, or null. */
   identityOf: (workflowId: string, origin: RequestOrigin) => Promise<string | null>;
+  /** A24: how long a signed request stays good after its issue time (profile admin.signed_request_ttl). */
+  ttlMs: number;
+  /** A24: when Temporal recorded the request at `origin` (epoch ms), or null when it is not in the history. */
+  acceptedAt: (workflowId: string, origin: RequestOrigin) => Promise<number | null>;
+  /** A24: why the key could not sign as `role` at `atMs` (revoked, another role, no person), or null. */
+  keyProblem: (keyId: string, role: string, atMs: number) => Promise<string | null>;
 }
 
 export type Authorized = { ok: true; principal: ResolutionPrincipal } | { ok: false; problem: string };
@@ -47,6 +55,12 @@ export async function authorize(
     }
     if (!STAFF.has(proof.principal.role))
       return { ok: false, problem: `role ${proof.principal.role} may not ${request.action} resolutions` };
+    const acceptedAt = await deps.acceptedAt(request.workflowId, request.origin);
+    if (acceptedAt === null) return { ok: false, problem: 'the request is not in the workflow history: refused' };
+    const problem =
+      staleProblem(proof.issuedAt, acceptedAt, deps.ttlMs) ??
+      (await deps.keyProblem(proof.principal.keyId, proof.principal.role, acceptedAt));
+    if (problem) return { ok: false, problem };
     return {
       ok: true,
       principal: {
@@ -55,6 +69,7 @@ export async function authorize(
         role: proof.principal.role,
         via: 'api',
         requestId: proof.requestId,
+        ...(proof.clientRequestId ? { clientRequestId: proof.clientRequestId } : {}),
       },
     };
   }
@@ -74,9 +89,16 @@ export async function authorize(
   };
 }
 
+/** google.protobuf.Timestamp as the SDK decodes it (seconds may be a Long). */
+interface TimestampLike {
+  seconds?: unknown;
+  nanos?: number | null;
+}
+
 /** Minimal shape of a history the activity fetched (temporal.api.history.v1.History). */
 interface HistoryLike {
   events?: Array<{
+    eventTime?: TimestampLike | null;
     workflowExecutionSignaledEventAttributes?: { signalName?: string | null; identity?: string | null } | null;
     workflowExecutionUpdateAcceptedEventAttributes?: {
       acceptedRequest?: { meta?: { updateId?: string | null; identity?: string | null } | null } | null;
@@ -84,16 +106,32 @@ interface HistoryLike {
   }> | null;
 }
 
-/** The identity of the request at `origin` in a run's history, or null when it is not there. */
-export function identityIn(history: HistoryLike, origin: RequestOrigin, signalName = 'operatorResolution'): string | null {
+/** The event of the request at `origin` in a run's history: the accepted update, or the n-th signal of its name. */
+function requestEvent(history: HistoryLike, origin: RequestOrigin, signalName: string) {
   const events = history.events ?? [];
   if (origin.via === 'update') {
-    for (const event of events) {
-      const meta = event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.meta;
-      if (meta && meta.updateId === origin.updateId) return meta.identity ?? null;
-    }
-    return null;
+    return events.find((e) => {
+      const meta = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.meta;
+      return meta !== null && meta !== undefined && meta.updateId === origin.updateId;
+    });
   }
   const signals = events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === signalName);
-  return signals[origin.signalIndex ?? -1]?.workflowExecutionSignaledEventAttributes?.identity ?? null;
+  return signals[origin.signalIndex ?? -1];
+}
+
+/** The identity of the request at `origin` in a run's history, or null when it is not there. */
+export function identityIn(history: HistoryLike, origin: RequestOrigin, signalName = 'operatorResolution'): string | null {
+  const event = requestEvent(history, origin, signalName);
+  if (!event) return null;
+  return origin.via === 'update'
+    ? (event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.meta?.identity ?? null)
+    : (event.workflowExecutionSignaledEventAttributes?.identity ?? null);
+}
+
+/** A24: when the server recorded the request at `origin` (epoch ms), or null when it is not there. */
+export function acceptedAtIn(history: HistoryLike, origin: RequestOrigin, signalName = 'operatorResolution'): number | null {
+  const time = requestEvent(history, origin, signalName)?.eventTime;
+  if (!time || time.seconds === undefined || time.seconds === null) return null;
+  const ms = Number(String(time.seconds)) * 1000 + Math.floor((time.nanos ?? 0) / 1e6);
+  return Number.isFinite(ms) ? ms : null;
 }

@@ -205,7 +205,7 @@ export async function commitResolution(db: Db, command: ResolutionCommand, acces
       const why = `${note ? `${reason} (${note})` : reason}${approved}`;
       const actingAs = approval?.approver ?? by;
       const auditActor = actingAs
-        ? { keyId: actingAs.key, name: actingAs.name, role: actingAs.role, requestId: actingAs.requestId, via: actingAs.via }
+        ? { keyId: actingAs.key, name: actingAs.name, role: actingAs.role, requestId: actingAs.requestId, clientRequestId: actingAs.clientRequestId ?? null, via: actingAs.via }
         : actorOfResolution(resolution, operator);
       await recordAuditEvent(tx, {
         actor: auditActor, // A4: the verified principal (the approver, A5), never the payload's own `actor`

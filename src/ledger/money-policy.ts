@@ -4,8 +4,10 @@
 // adjustment store (./adjustments.ts) call `moneyVerdict` inside their own transaction. Rules:
 // - a posting in a currency other than the payment's is refused unless the request says why (currency_reason),
 //   and is then always dual control (A5);
-// - each currency's limit is inbound.dual_control_above[currency], else inbound.dual_control_default_above, else
-//   the smallest limit the map names (a map naming nothing turns the per-amount limits off);
+// - each currency's limit is inbound.dual_control_above[currency] (minor units), else A22's
+//   inbound.dual_control_default_major (major units, scaled by the currency's ISO 4217 exponent: 1000 is EUR
+//   100000, JPY 1000, KWD 1000000), else the smallest limit the map names, compared and scaled in major units
+//   (a map naming nothing and no default turn the per-amount limits off, which a production profile refuses);
 // - the limit holds per request, per payment (every single-person posting on it) and per operator over the last
 //   24 hours (every single-person posting by that person's keys), so splitting does not escape it.
 // Above a limit the request becomes a proposal that a second person approves; what was approved by a second
@@ -14,14 +16,18 @@ import { sql } from 'drizzle-orm';
 import { siblingKeys } from '../access/people.js';
 import { BOOTSTRAP_KEY_ID } from '../access/roles.js';
 import type { Db } from '../db/client.js';
+import { majorLess, majorToMinor, rescaleMinor } from '../shared/currency.js';
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
 export interface MoneyLimits {
   /** Minor units per currency. */
   above: Record<string, bigint>;
-  /** For every currency `above` does not name; null: the smallest of `above` (none when `above` is empty). */
-  defaultAbove: bigint | null;
+  /**
+   * A22: major units (a decimal string) for every currency `above` does not name, scaled by its exponent; null: the
+   * smallest of `above` in major units (none when `above` is empty).
+   */
+  defaultMajor: string | null;
 }
 
 export interface Amount {
@@ -48,21 +54,23 @@ export type MoneyVerdict = { kind: 'alone' } | { kind: 'dual_control'; why: stri
 
 const abs = (v: bigint) => (v < 0n ? -v : v);
 
-/** The limit for `currency`, or null when there is none. */
+/** The limit for `currency` in its minor units, or null when there is none. Rounded down when scaled (A22). */
 export function limitFor(limits: MoneyLimits, currency: string): bigint | null {
-  const named = limits.above[currency];
-  if (named !== undefined) return named;
-  if (limits.defaultAbove !== null) return limits.defaultAbove;
-  const all = Object.values(limits.above);
-  return all.length === 0 ? null : all.reduce((a, b) => (b < a ? b : a));
+  if (Object.hasOwn(limits.above, currency)) return limits.above[currency]!;
+  if (limits.defaultMajor !== null) return majorToMinor(limits.defaultMajor, currency);
+  let smallest: [string, bigint] | null = null;
+  for (const [named, minor] of Object.entries(limits.above)) {
+    if (smallest === null || majorLess(minor, named, smallest[1], smallest[0])) smallest = [named, minor];
+  }
+  return smallest === null ? null : rescaleMinor(smallest[1], smallest[0], currency);
 }
 
 export const limitsOf = (inbound: {
   dual_control_above: Record<string, bigint>;
-  dual_control_default_above?: bigint | undefined;
+  dual_control_default_major?: string | undefined;
 }): MoneyLimits => ({
   above: inbound.dual_control_above,
-  defaultAbove: inbound.dual_control_default_above ?? null,
+  defaultMajor: inbound.dual_control_default_major ?? null,
 });
 
 /** Pure: the verdict given what was already posted alone on this payment and by this person (same currency). */

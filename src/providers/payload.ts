@@ -69,10 +69,16 @@ export function currencyAt(object: Json, key: string, path: string): string {
   return value.toUpperCase();
 }
 
+/**
+ * R21: the instants a provider's timestamp may name, 1970-01-01 up to 9999-12-31T23:59:59.999Z: what every reader
+ * downstream (toISOString, PostgreSQL timestamptz, ISO 8601's four-digit year) can hold. Out of it is a 400.
+ */
+export const MAX_EVENT_TIME_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 export function unixSecondsAt(object: Json, key: string, path: string): string {
   const value = object[key];
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-    throw new PayloadError('invalid_fields', `${path}.${key} must be a unix timestamp in seconds`);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0 || value * 1000 > MAX_EVENT_TIME_MS) {
+    throw new PayloadError('invalid_fields', `${path}.${key} must be a unix timestamp in seconds between 1970 and 9999`);
   }
   return new Date(value * 1000).toISOString();
 }
@@ -80,6 +86,8 @@ export function unixSecondsAt(object: Json, key: string, path: string): string {
 export function isoTimeAt(object: Json, key: string, path: string): string {
   const value = object[key];
   const time = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(time)) throw new PayloadError('invalid_fields', `${path}.${key} must be an ISO 8601 date-time`);
+  if (Number.isNaN(time) || time < 0 || time > MAX_EVENT_TIME_MS) {
+    throw new PayloadError('invalid_fields', `${path}.${key} must be an ISO 8601 date-time between 1970 and 9999`);
+  }
   return new Date(time).toISOString();
 }

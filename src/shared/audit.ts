@@ -9,8 +9,10 @@ export interface AuditActor {
   keyId: string | null;
   name: string;
   role: string | null;
-  /** X-Request-Id of the admin API request, or null. */
+  /** The server's id of the admin API request (its X-Request-Id answer), or null. */
   requestId: string | null;
+  /** A24: the X-Request-Id the client sent with it, when it sent one. */
+  clientRequestId?: string | null;
   via: AuditVia;
 }
 
@@ -23,4 +25,5 @@ export interface AuditPrincipal {
   name: string;
   role: string;
   requestId?: string;
+  clientRequestId?: string;
 }

@@ -71,7 +71,12 @@ export interface OperatorResolution {
 /** A4: who sent a request through the admin API, signed with a key only the API and the workers derive. */
 export interface ApiRequestProof {
   principal: { keyId: string; name: string; role: string };
+  /** The server's id of the admin API request (A24: never the client's). */
   requestId: string;
+  /** A24: when the admin API signed it (ISO 8601); it expires admin.signed_request_ttl later. */
+  issuedAt: string;
+  /** A24: the X-Request-Id the client sent, kept beside the server's in the audit row. */
+  clientRequestId?: string;
   signingKeyId: string;
   signature: string;
 }
@@ -84,6 +89,8 @@ export interface ResolutionPrincipal {
   role: string | null;
   via: 'api' | 'temporal';
   requestId: string | null;
+  /** A24: the client's X-Request-Id of the admin API request, when it sent one. */
+  clientRequestId?: string | null;
 }
 
 /** A5: a resolution above the dual-control amount, waiting for a second principal. */

@@ -15,3 +15,5 @@ export const LOCAL_STEPS = 'p3-local-steps';
 export const DELIVERY_ADMISSION = 'm2-m3-m5-admission';
 /** O18: a longer wait asked by Retry-After; only taken when an attempt's result carries one. */
 export const RETRY_AFTER = 'o18-retry-after';
+/** A24: a signed request's id is spent when it arrives, refused or not; histories from before judge reuse as before. */
+export const SPENT_ON_ARRIVAL = 'a24-request-spent-on-arrival';

@@ -42,6 +42,20 @@ export const hostileString = fc.oneof(
   fc.string({ minLength: 250, maxLength: 2_000 }),
 );
 
+/**
+ * R21: numbers at and past the edges every reader has: unix seconds and milliseconds past 9999, the Date range
+ * (8.64e15 ms), 2^53, the bigint columns, negative zero, fractions, and date-time strings with odd years.
+ */
+export const hostileNumber: fc.Arbitrary<unknown> = fc.oneof(
+  fc.constantFrom(9_999_999_999_999, 253_402_300_799, 253_402_300_800, 8.64e15, 8.64e15 + 1, 2 ** 53, 2 ** 53 - 1, -1, -0, 0, 0.5, 1e21, 1e308, -1e308),
+  fc.maxSafeInteger(),
+  fc.integer({ min: 0, max: 2 ** 31 }).map((n) => n * 1_000_003),
+  fc.double({ noNaN: true }),
+  fc.bigInt({ min: 0n, max: 2n ** 70n }).map(String),
+  fc.constantFrom('0000-01-01T00:00:00Z', '9999-12-31T23:59:59-14:00', '+275760-09-13T00:00:00Z', '2026-02-30T00:00:00Z', '1969-12-31T23:59:59Z', '2026-12-01T09:00:00+25:00'),
+  fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+);
+
 /** Any JSON value, including the hostile strings above as leaves. */
 export const hostileJson: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
   value: fc.oneof(

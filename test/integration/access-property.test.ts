@@ -157,7 +157,7 @@ describe('A20 property: random principals, random requests', () => {
           if (r.text.includes('whsec_'))
             expect(mayOwn(s.who, s.side), `${s.who} ${s.action} on ${s.side}: shown a secret`).toBe(true);
           if (r.changed) {
-            const rows = await database.db.select().from(auditEvents).where(eq(auditEvents.requestId, r.requestId));
+            const rows = await database.db.select().from(auditEvents).where(eq(auditEvents.clientRequestId, r.requestId)); // A24
             expect(rows.length, `${s.who} ${s.action}: no audit row`).toBeGreaterThan(0);
             for (const row of rows) expect(row.actorName, `${s.who} ${s.action}`).toContain(actors[s.who].person);
           }

@@ -32,6 +32,34 @@ const post = (path: string, body: unknown) =>
     body: JSON.stringify(body),
   });
 
+describe('R21 admin times out of the range PostgreSQL and ISO 8601 hold: 400 naming the field, never a 5xx', () => {
+  const cursor = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
+  it.each([
+    ['a list window from year 0000', '/reconciliations?from=0000-01-01', 'from'],
+    ['a list window to year 0000 as a date-time', '/webhook-deliveries?to=0000-06-01T00:00:00Z', 'to'],
+    ['a reconciliations cursor past 9999', `/reconciliations?cursor=${cursor('999999999999999:rec_x')}`, 'cursor'],
+    ['an export window from year 0000', '/exports/ledger.csv?from=0000-01-01T00:00:00Z', 'from'],
+    ['a resolutions export window to year 0000', '/exports/operator-resolutions.csv?to=0000-12-31T23:00:00Z', 'to'],
+    ['a ledger check from year 0000', '/ledger/check?from=0000-01-01T00:00:00Z', 'from'],
+  ])('R21 %s: 400 naming it', async (_name, path, field) => {
+    const response = await get(path);
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('validation_failed');
+    expect(body.error.message).toContain(field);
+  });
+
+  it('R21 a recover since year 0000: 400 naming since', async () => {
+    const response = await post(`/webhook-endpoints/we_${randomUUID().replace(/-/g, '')}/recover`, {
+      since: '0000-01-01T00:00:00Z',
+      reason: 'r21',
+    });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(body.error.message).toContain('since');
+  });
+});
+
 describe('R1 admin input PostgreSQL would refuse', () => {
   it.each([
     [

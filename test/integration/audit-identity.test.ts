@@ -79,6 +79,7 @@ async function call(who: Caller, method: string, path: string, body?: unknown) {
       }
     })(),
     requestId,
+    serverRequestId: res.headers.get('x-request-id'),
   };
 }
 const resolution = (id: string) => `/reconciliations/${encodeURIComponent(id)}/resolution`;
@@ -123,7 +124,8 @@ describe('A2 the operator is the credential', () => {
       actorRole: 'operator',
       action: 'reconciliation.resolve',
       targetType: 'reconciliation',
-      requestId: done.requestId,
+      requestId: done.serverRequestId, // A24: the server's; the client's is beside it
+      clientRequestId: done.requestId,
       via: 'api',
       before: { state: 'manual_review' },
       after: {
@@ -172,7 +174,8 @@ describe('A2 the operator is the credential', () => {
     expect(row).toMatchObject({
       actorKeyId: callers.alice.id,
       action: 'ledger.adjust',
-      requestId: adjusted.requestId,
+      requestId: adjusted.serverRequestId, // A24
+      clientRequestId: adjusted.requestId,
       after: { amount_minor: '-300', ledger_transaction_id: adjusted.json.ledger_transaction_id },
     });
     const replay = await call(callers.alice, 'POST', '/ledger/adjustments', body);

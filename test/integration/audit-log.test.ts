@@ -58,7 +58,9 @@ async function call(who: Caller, method: string, path: string, body?: unknown) {
 
 const rowsOf = (targetId: string) =>
   database.db.select().from(auditEvents).where(eq(auditEvents.targetId, targetId)).orderBy(auditEvents.id);
-const rowsOfRequest = (requestId: string) => database.db.select().from(auditEvents).where(eq(auditEvents.requestId, requestId));
+// A24: the client's X-Request-Id is kept beside the server's request id (client_request_id), never as it.
+const rowsOfRequest = (requestId: string) =>
+  database.db.select().from(auditEvents).where(eq(auditEvents.clientRequestId, requestId));
 
 /** Exactly one row for the request, by `who`, with this action and target. */
 async function theRow(reply: { requestId: string }, who: Caller, action: string, target: { type: string; id: string }) {

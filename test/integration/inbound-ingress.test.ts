@@ -256,6 +256,9 @@ describe('§7 bad input: a clear status and nothing stored', () => {
     ['invalid UTF-8 after a valid signature', () => ({ id: `evt_bad_${uniqueReference()}`, body: Buffer.concat([Buffer.from('{"id":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]) }), /UTF-8/],
     ['a missing amount', () => { const e = stripeEvent(); return { id: e.id, body: e.body.replace(/"amount":\d+,/, '') }; }, /body\.data\.object\.amount/],
     ['a missing event id', () => { const e = stripeEvent(); return { id: e.id, body: e.body.replace(/"id":"evt_[^"]+",/, '') }; }, /body\.id/],
+    // R21: out of range answered 500 (RangeError from toISOString) and the provider retried it forever
+    ['R21 created: 9999999999999 (out of the Date range)', () => { const e = stripeEvent(); return { id: e.id, body: e.body.replace(/"created":\d+/, '"created":9999999999999') }; }, /body\.created/],
+    ['R21 created after 9999-12-31', () => { const e = stripeEvent(); return { id: e.id, body: e.body.replace(/"created":\d+/, '"created":253402300800') }; }, /body\.created/],
   ])('§7 %s → 400 invalid_payload, nothing stored', async (_name, make, message) => {
     const { app, enqueued } = ingress();
     const { id, body } = make();
@@ -265,6 +268,22 @@ describe('§7 bad input: a clear status and nothing stored', () => {
     expect(error.code).toBe('invalid_payload');
     expect(error.message).toMatch(message);
     expect(await storedFor(database.db, stripe, id)).toMatchObject({ registry: 0, receipts: 0 });
+    expect(enqueued).toHaveLength(0);
+  });
+
+  it.each([
+    ['year 0000', '0000-06-01T00:00:00Z'],
+    ['a year past 9999', '+010000-01-01T00:00:00Z'],
+    ['a six-digit year', '+275760-09-13T00:00:00Z'],
+  ])('R21 an hmac occurred_at in %s → 400 naming body.occurred_at, nothing stored', async (_name, occurredAt) => {
+    const { app, enqueued } = ingress();
+    const payload = hmacPayload({ type: 'payment.succeeded', reference: uniqueReference(), amountMinor: 1999, currency: 'EUR' });
+    const body = payload.body.replace(/"occurred_at":"[^"]+"/, `"occurred_at":${JSON.stringify(occurredAt)}`);
+    expect(body).toContain(occurredAt);
+    const response = await app.request(`/webhooks/${hmac}`, hmacRequest(body));
+    expect(response.status).toBe(400);
+    expect((await json(response)).error.message).toMatch(/body\.occurred_at/);
+    expect(await storedFor(database.db, hmac, payload.id)).toMatchObject({ registry: 0, receipts: 0 });
     expect(enqueued).toHaveLength(0);
   });
 

@@ -108,6 +108,7 @@ describe('A4 resolutions sent to Temporal directly', () => {
       api: {
         principal: { keyId: 'bootstrap', name: 'ADMIN_TOKEN', role: 'admin' },
         requestId: 'req-forged',
+        issuedAt: new Date().toISOString(),
         signingKeyId: 'k1',
         signature: 'AAAA',
       },

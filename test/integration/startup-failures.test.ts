@@ -84,6 +84,23 @@ describe('R9 start-up failures are one clear line', () => {
     expect(result.stderr).toMatch(/^api: invalid profile .*SANDBOX_STRIPE_WEBHOOK_SECRET.*fix: /);
   });
 
+  it('A22 a production api, worker or dispatcher whose profile sets no money limit stops with one line (exit 78)', { timeout: 150_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apipay-limits-'));
+    const profile = parse(readFileSync(join(ROOT, 'config/example.yaml'), 'utf8')) as { inbound: Record<string, unknown> };
+    profile.inbound.dual_control_above = {};
+    delete profile.inbound.dual_control_default_major;
+    writeFileSync(join(dir, 'profile.yaml'), stringify(profile));
+    const results = await Promise.all(
+      (['api', 'worker', 'dispatcher'] as const).map((name) => run(name, { NODE_ENV: 'production', APIPAY_PROFILE: join(dir, 'profile.yaml') })),
+    );
+    for (const [i, result] of results.entries()) {
+      expect(result.code, result.stderr).toBe(78);
+      const lines = result.stderr.split('\n').filter((line) => line.trim() !== '');
+      expect(lines, result.stderr).toHaveLength(1);
+      expect(lines[0]).toMatch(new RegExp(`^${['api', 'worker', 'dispatcher'][i]}: invalid profile .*: inbound\\.dual_control_default_major: must be set when NODE_ENV=production .*; fix: `));
+    }
+  });
+
   it('C11 a dispatcher whose topic does not exist says so (not "cannot reach Kafka"), in one line with the fix', { timeout: 150_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'apipay-topic-'));
     const profile = parse(readFileSync(join(ROOT, 'config/example.yaml'), 'utf8')) as { outbound: { kafka: { topic: string } } };

@@ -58,6 +58,15 @@ describe('profile', () => {
     expect(() => parseProfile(document)).toThrow(named);
   });
 
+  it('A24 admin.signed_request_ttl defaults to 5m and is bounded to 10s..1h, naming the key', () => {
+    expect(parseProfile(example()).admin.signed_request_ttl).toBe(300_000);
+    for (const bad of ['5s', '2h']) {
+      const document = example();
+      document.admin = { ...(document.admin ?? {}), signed_request_ttl: bad };
+      expect(() => parseProfile(document)).toThrow(/admin\.signed_request_ttl: must be between 10s and 1h/);
+    }
+  });
+
   it('R7 allow_insecure_urls is refused when NODE_ENV=production, with a message naming the key and the fix', () => {
     const document = example();
     document.outbound.allow_insecure_urls = true;

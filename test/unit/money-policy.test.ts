@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { judge, limitFor, type MoneyLimits, type MoneyRequest } from '../../src/ledger/money-policy.js';
 
-const limits: MoneyLimits = { above: { USD: 100000n, EUR: 100000n }, defaultAbove: null };
+const limits: MoneyLimits = { above: { USD: 100000n, EUR: 100000n }, defaultMajor: null };
 const request = (amountMinor: string, currency = 'EUR', extra: Partial<MoneyRequest> = {}): MoneyRequest => ({
   provider: 'stripe',
   paymentReference: 'pi_1',
@@ -19,9 +19,9 @@ const none = { payment: 0n, operator: 0n };
 describe('A11 money policy', () => {
   it('A11 a currency the map does not name gets the default, else the smallest named limit; an empty map has none', () => {
     expect(limitFor(limits, 'GBP')).toBe(100000n);
-    expect(limitFor({ above: { USD: 5n, EUR: 7n }, defaultAbove: null }, 'JPY')).toBe(5n);
-    expect(limitFor({ above: { USD: 5n }, defaultAbove: 50n }, 'JPY')).toBe(50n);
-    expect(limitFor({ above: {}, defaultAbove: null }, 'JPY')).toBeNull();
+    expect(limitFor({ above: { USD: 500n, EUR: 700n }, defaultMajor: null }, 'JPY')).toBe(5n); // A22: 5.00 USD in yen units
+    expect(limitFor({ above: { USD: 5n }, defaultMajor: '50' }, 'JPY')).toBe(50n);
+    expect(limitFor({ above: {}, defaultMajor: null }, 'JPY')).toBeNull();
   });
 
   it('A11 another currency than the payment is refused without a reason and always dual control with one', () => {
@@ -30,7 +30,7 @@ describe('A11 money policy', () => {
       problem: expect.stringMatching(/currency_reason/),
     });
     expect(judge(limits, request('1', 'GBP', { currencyReason: 'acquirer settled in GBP' }), none).kind).toBe('dual_control');
-    expect(judge({ above: {}, defaultAbove: null }, request('1', 'GBP', { currencyReason: 'x' }), none).kind).toBe(
+    expect(judge({ above: {}, defaultMajor: null }, request('1', 'GBP', { currencyReason: 'x' }), none).kind).toBe(
       'dual_control',
     );
   });

@@ -3,11 +3,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonical, signRequest, verifyRequest } from '../../src/access/request-signing.js';
-import { authorize, identityIn, type AccessDeps } from '../../src/inbound/resolution-access.js';
+import { acceptedAtIn, authorize, identityIn, type AccessDeps } from '../../src/inbound/resolution-access.js';
 
 const k1 = Buffer.alloc(32, 1);
 const k2 = Buffer.alloc(32, 2);
-const who = { principal: { keyId: 'apk_alice', name: 'alice', role: 'operator' }, requestId: 'req-1' };
+const T0 = Date.parse('2026-12-03T10:00:00Z');
+const who = {
+  principal: { keyId: 'apk_alice', name: 'alice', role: 'operator' },
+  requestId: 'req-1',
+  issuedAt: new Date(T0).toISOString(),
+};
 const payload = { decision: 'applied', operator: 'alice', reason: 'ok', post: 'webhook' };
 const wf = 'reconcile:p:evt_1';
 
@@ -68,7 +73,15 @@ describe('A4 attribution', () => {
     expect(identityIn(history, { ...origin, via: 'signal', signalIndex: 2 })).toBeNull();
   });
 
-  const deps = (viaTemporal: 'allow' | 'deny'): AccessDeps => ({ keys: k1, viaTemporal, identityOf: async () => 'ana@ui' });
+  const deps = (viaTemporal: 'allow' | 'deny', more: Partial<AccessDeps> = {}): AccessDeps => ({
+    keys: k1,
+    viaTemporal,
+    identityOf: async () => 'ana@ui',
+    ttlMs: 300_000,
+    acceptedAt: async () => T0 + 1000,
+    keyProblem: async () => null,
+    ...more,
+  });
   it('A4 deny refuses an unsigned request; allow attributes it to the recorded identity, never to the payload', async () => {
     const request = {
       workflowId: wf,
@@ -89,5 +102,84 @@ describe('A4 attribution', () => {
       proof: signRequest(k1, wf, 'resolve', payload, { ...who, principal: { ...who.principal, role: 'viewer' } }),
     };
     expect(await authorize(deps('deny'), viewer)).toMatchObject({ ok: false });
+  });
+});
+
+describe('A24 signed requests expire and die with their key', () => {
+  const origin = { runId: 'r', via: 'update' as const, updateId: 'u-1' };
+  const request = (proof: ReturnType<typeof signRequest>) => ({
+    workflowId: wf,
+    action: 'resolve' as const,
+    payload,
+    proof,
+    origin,
+  });
+  const base: AccessDeps = {
+    keys: k1,
+    viaTemporal: 'deny',
+    identityOf: async () => null,
+    ttlMs: 300_000,
+    acceptedAt: async () => T0 + 1000,
+    keyProblem: async () => null,
+  };
+
+  it('A24 the issue time, the server request id and the client request id are signed', () => {
+    const proof = signRequest(k1, wf, 'resolve', payload, { ...who, clientRequestId: 'client-7' });
+    expect(verifyRequest(k1, wf, 'resolve', payload, proof)).toBe(true);
+    expect(verifyRequest(k1, wf, 'resolve', payload, { ...proof, issuedAt: new Date(T0 + 3_600_000).toISOString() })).toBe(false);
+    expect(verifyRequest(k1, wf, 'resolve', payload, { ...proof, clientRequestId: 'client-8' })).toBe(false);
+    const { issuedAt: _dropped, ...v1 } = proof;
+    expect(verifyRequest(k1, wf, 'resolve', payload, v1 as typeof proof)).toBe(false);
+  });
+
+  it('A24 accepted within the TTL: attributed with the server request id and the client one beside it', async () => {
+    const proof = signRequest(k1, wf, 'resolve', payload, { ...who, clientRequestId: 'client-7' });
+    expect(await authorize(base, request(proof))).toEqual({
+      ok: true,
+      principal: {
+        key: 'apk_alice',
+        name: 'alice',
+        role: 'operator',
+        via: 'api',
+        requestId: 'req-1',
+        clientRequestId: 'client-7',
+      },
+    });
+  });
+
+  const at = (ms: number | null): Partial<AccessDeps> => ({ acceptedAt: async () => ms });
+  it.each<[string, Partial<AccessDeps>, RegExp]>([
+    ['accepted after the TTL (replayed from the history later)', at(T0 + 300_001), /expired/],
+    ['signed more than the skew in the future', at(T0 - 61_000), /in the future/],
+    ['not in the history', at(null), /not in the workflow history/],
+    ['its key revoked', { keyProblem: async () => 'key apk_alice is revoked: refused' }, /revoked/],
+  ])('A24 refused when %s', async (_name, more, problem) => {
+    const proof = signRequest(k1, wf, 'resolve', payload, who);
+    expect(await authorize({ ...base, ...more }, request(proof))).toEqual({ ok: false, problem: expect.stringMatching(problem) });
+  });
+
+  it('A24 the key is judged at the time Temporal recorded the request', async () => {
+    const seen: unknown[] = [];
+    const proof = signRequest(k1, wf, 'resolve', payload, who);
+    await authorize({ ...base, keyProblem: async (...args) => (seen.push(args), null) }, request(proof));
+    expect(seen).toEqual([['apk_alice', 'operator', T0 + 1000]]);
+  });
+
+  it('A24 the acceptance time is read from the accepted update or the n-th signal', () => {
+    const history = {
+      events: [
+        {
+          eventTime: { seconds: 100, nanos: 5_000_000 },
+          workflowExecutionSignaledEventAttributes: { signalName: 'operatorResolution' },
+        },
+        {
+          eventTime: { seconds: { toString: () => '200' }, nanos: 0 },
+          workflowExecutionUpdateAcceptedEventAttributes: { acceptedRequest: { meta: { updateId: 'u-1' } } },
+        },
+      ],
+    };
+    expect(acceptedAtIn(history, { runId: 'r', via: 'signal', signalIndex: 0 })).toBe(100_005);
+    expect(acceptedAtIn(history, origin)).toBe(200_000);
+    expect(acceptedAtIn(history, { ...origin, updateId: 'u-9' })).toBeNull();
   });
 });

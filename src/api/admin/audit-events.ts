@@ -58,7 +58,11 @@ const auditEventSchema = z
     target: z.object({ type: z.string(), id: z.string() }),
     before: z.record(z.string(), z.unknown()).nullable().openapi({ description: 'what the object was (never a secret)' }),
     after: z.record(z.string(), z.unknown()).nullable().openapi({ description: 'what it became (never a secret)' }),
-    request_id: z.string().nullable().openapi({ description: 'X-Request-Id of the admin API request' }),
+    request_id: z
+      .string()
+      .nullable()
+      .openapi({ description: "the server's id of the admin API request (its X-Request-Id answer)" }),
+    client_request_id: z.string().nullable().openapi({ description: 'A24: the X-Request-Id the client sent, if any' }),
     via: z.enum(['api', 'temporal']),
   })
   .openapi('AuditEvent');
@@ -73,6 +77,7 @@ const auditEventJson = (r: AuditEventRow): z.infer<typeof auditEventSchema> => (
   before: r.before ?? null,
   after: r.after ?? null,
   request_id: r.requestId,
+  client_request_id: r.clientRequestId,
   via: r.via as 'api' | 'temporal',
 });
 

@@ -9,6 +9,7 @@ import { ApiError } from '../errors.js';
 import { adminRoute } from './access.js';
 import type { AdminApp } from './app.js';
 import { errorResponses } from './outbound-schemas.js';
+import { isoDateTime } from './datetime.js';
 
 /** Minor units, the currency's exponent and the decimal, or three empty fields. */
 const money = (amount: string | null, currency: string | null) =>
@@ -32,7 +33,7 @@ const textColumns = (columns: readonly string[], names: string[]) => new Set(nam
 const RESOLUTION_TEXT = textColumns(RESOLUTION_CSV_COLUMNS, ['provider_event_id', 'event_type', 'payment_reference', 'operator', 'reason', 'operator_key', 'approved_by', 'approved_by_key']);
 const LEDGER_TEXT = textColumns(LEDGER_COLUMNS, ['idempotency_key', 'kind', 'payment_reference', 'actor', 'reconciliation_id', 'account']);
 
-const datetime = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' });
+const datetime = isoDateTime();
 const periodQuery = z.strictObject({
   from: datetime.optional().openapi({ description: 'inclusive; default: the beginning' }),
   to: datetime.optional().openapi({ description: 'exclusive; default: now' }),

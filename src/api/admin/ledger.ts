@@ -14,6 +14,7 @@ import { adminRoute } from './access.js';
 import type { AdminApp } from './app.js';
 import { OPERATOR_FIELD_HELP, operatorOf, refuseBootstrapMoney } from './operator.js';
 import { conflictResponse, errorResponses, json } from './outbound-schemas.js';
+import { isoDateTime } from './datetime.js';
 
 const tags = ['Ledger'];
 const providerName = z.string().regex(/^[a-z0-9-]+$/, 'lowercase, digits and dashes');
@@ -114,7 +115,7 @@ const listAdjustmentsRoute = adminRoute({ role: 'viewer', merchant: false }, {
 });
 
 const violationSchema = z.object({ kind: z.enum(['unbalanced', 'hash_mismatch', 'past_settled', 'posted_twice', 'export_mismatch']), message: z.string(), ids: z.array(z.string()) });
-const datetime = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' });
+const datetime = isoDateTime();
 const checkRoute = adminRoute({ role: 'viewer', merchant: false }, {
   method: 'get',
   path: '/ledger/check',

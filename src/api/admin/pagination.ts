@@ -2,7 +2,7 @@
 // base64url (opaque, and safe in a query string whatever the id holds: A9).
 // C9: every list also takes order (asc|desc) and a from/to window on the creation time.
 import { z } from '@hono/zod-openapi';
-import { OPERATOR_DATE_HINT, parseOperatorDate } from '../../shared/operator-date.js';
+import { OPERATOR_DATE_HINT, parseOperatorDate, storableInstant } from '../../shared/operator-date.js';
 import { parseTimeCursor } from '../../db/list-window.js';
 import { ApiError } from '../errors.js';
 
@@ -48,7 +48,8 @@ export const afterIdOf = (cursor: string | undefined) => (cursor === undefined ?
 export function afterTimeOf(cursor: string | undefined) {
   if (cursor === undefined) return {};
   const after = parseTimeCursor(decodeCursor(cursor)!);
-  if (!after) throw new ApiError('validation_failed', 'cursor: not a cursor returned by this API');
+  // R21: a made-up time past 9999 would reach PostgreSQL as a timestamptz it refuses (a 500): not a cursor of ours.
+  if (!after || !storableInstant(after.at.getTime())) throw new ApiError('validation_failed', 'cursor: not a cursor returned by this API');
   return { after };
 }
 

@@ -23,6 +23,7 @@ import {
   json,
 } from './outbound-schemas.js';
 import { afterIdOf, listEnvelope, listWindow, page, paginationQuery, windowQuery } from './pagination.js';
+import { isoDateTime } from './datetime.js';
 
 const tags = ['Webhook deliveries'];
 
@@ -93,7 +94,7 @@ const recoverEndpoint = adminRoute({ role: 'operator', merchant: false }, {
     body: {
       content: {
         'application/json': {
-          schema: z.strictObject({ since: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' }), ...operatorFields }).openapi('RecoverRequest'),
+          schema: z.strictObject({ since: isoDateTime(), ...operatorFields }).openapi('RecoverRequest'),
         },
       },
       required: true,

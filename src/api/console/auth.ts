@@ -41,6 +41,11 @@ export interface AuthOptions {
   ttlSeconds: number;
 }
 
+/** A24: the client's own X-Request-Id, kept beside the server's in audit rows. */
+const clientRequestIdOf = (c: { get: (key: never) => unknown }) => {
+  const id = c.get('clientRequestId' as never) as string | undefined;
+  return id ? { clientRequestId: id } : {};
+};
 const cookieName = (surface: Surface) => `apipay_${surface}`;
 const digest = (value: string) => createHash('sha256').update(value).digest();
 /** Paths served without a principal: the sign-in form, the portal link's entry, the stylesheet. */
@@ -141,7 +146,7 @@ export function sessionMiddleware(o: AuthOptions) {
       base: o.base,
       csrf: o.sessions.csrfToken(session),
       temporal: o.temporal,
-      ...(principal ? { principal: { ...principal, requestId: c.get('requestId') } } : {}), // A3: audited with it
+      ...(principal ? { principal: { ...principal, requestId: c.get('requestId'), ...clientRequestIdOf(c) } } : {}), // A3, A24
     });
 
     if (c.req.method === 'POST') {

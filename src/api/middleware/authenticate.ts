@@ -61,7 +61,8 @@ export const authenticate = (options: AuthenticateOptions) => {
     }
     const taken = options.limiter.take(principal.keyId);
     if (!taken.allowed) throw new ApiError('rate_limited', 'rate limit of this API key exceeded; retry later', undefined, taken.retryAfterMs / 1000);
-    c.set('principal', { ...principal, requestId: c.get('requestId') }); // A3: changes are audited with it
+    const clientRequestId = c.get('clientRequestId' as never) as string | undefined; // A24: kept beside the server's
+    c.set('principal', { ...principal, requestId: c.get('requestId'), ...(clientRequestId ? { clientRequestId } : {}) }); // A3
     if (!key) return next(); // no such route: the 404 goes to an authenticated caller only
 
     rules ??= options.rules();

@@ -18,6 +18,8 @@ export const auditEvents = pgTable(
     before: jsonb('before').$type<Record<string, unknown>>(),
     after: jsonb('after').$type<Record<string, unknown>>(),
     requestId: text('request_id'),
+    /** A24 (migration 0031): the X-Request-Id the client sent; request_id is always the server's. */
+    clientRequestId: text('client_request_id'),
     via: text('via').notNull(),
     /** A12 (migration 0018): the person behind actor_key_id, filled by a trigger; null for bootstrap and Temporal. */
     actorPrincipalId: text('actor_principal_id'),

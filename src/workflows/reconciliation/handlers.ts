@@ -28,12 +28,32 @@ function resolutionProblem(resolution: OperatorResolution, state: Reconciliation
   return resolutionInputProblem(resolution);
 }
 
+export const REQUEST_ALREADY_USED = 'this admin API request was already used';
+
 /** A4/A5 checks that need no activity: the way in allowed, a waiting proposal, a signed request not used before. */
 export function accessProblem(run: Run, request: { api?: { requestId?: unknown } } | undefined): string | null {
-  if (request?.api === undefined && run.input.settings.resolutionViaTemporal !== 'allow') return TEMPORAL_PATH_DENIED;
-  if (request?.api && run.usedRequestIds.includes(String(request.api.requestId)))
-    return 'this admin API request was already used';
+  const denied = pathProblem(run, request);
+  if (denied) return denied;
+  const id = request?.api ? String(request.api.requestId) : undefined;
+  if (id !== undefined && (run.usedRequestIds.includes(id) || run.spentRequestIds.includes(id))) return REQUEST_ALREADY_USED;
   return null;
+}
+
+/** A4: a request without the admin API's signature, when the profile denies Temporal's way in. */
+export function pathProblem(run: Run, request: { api?: unknown } | undefined): string | null {
+  return request?.api === undefined && run.input.settings.resolutionViaTemporal !== 'allow' ? TEMPORAL_PATH_DENIED : null;
+}
+
+/**
+ * A24: a signed request's id is spent when the workflow accepts it, whatever comes of it, so one refused (expired, its
+ * key revoked, the money policy) and sent again from the history is refused as used. True when it was spent before.
+ */
+function spend(run: Run, request: { api?: { requestId?: unknown } } | undefined): boolean {
+  if (!request?.api) return false;
+  const id = String(request.api.requestId);
+  if (run.spentRequestIds.includes(id)) return true;
+  run.spentRequestIds.push(id);
+  return false;
 }
 
 /** R2: every refused resolution is visible in the state query; a signal's is never retried. */
@@ -44,8 +64,15 @@ export function refuse(run: Run, resolution: OperatorResolution | undefined, pro
   log.warn('operator resolution refused', { problem, via });
 }
 
-function accept(run: Run, resolution: OperatorResolution, via: 'signal' | 'update', origin: Run['pendingOrigin']): void {
+function accept(
+  run: Run,
+  resolution: OperatorResolution,
+  via: 'signal' | 'update',
+  origin: Run['pendingOrigin'],
+  spent = false,
+): void {
   run.resolutionOutcome = undefined;
+  run.pendingSpent = spent;
   run.pendingResolution = resolution;
   run.pendingVia = via;
   run.pendingOrigin = origin;
@@ -64,6 +91,7 @@ function registerDecision(run: Run, kind: 'approve' | 'cancel'): void {
   setHandler(
     kind === 'approve' ? approveResolutionUpdate : cancelResolutionUpdate,
     async (decision: ProposalDecision) => {
+      spend(run, decision); // A24 (the validator refused one already spent)
       run.decisionOutcome = undefined;
       run.pendingDecision = { kind, decision, updateId: currentUpdateInfo()?.id };
       await condition(() => run.decisionOutcome !== undefined);
@@ -95,15 +123,17 @@ export function registerHandlers(run: Run): void {
   // instead. Whether Temporal's way in is allowed is decided in operatorReview (behind its patch, for old histories).
   setHandler(operatorResolutionSignal, (resolution) => {
     const signalIndex = run.signalCount++;
+    const spent = spend(run, resolution); // A24: judged in operatorReview, behind its patch (old histories)
     const problem =
       resolutionProblem(resolution, run.state, run.pendingResolution !== undefined) ??
       (run.proposal ? `proposal ${run.proposal.id} is waiting for approval: approve or cancel it first` : null);
     if (problem) refuse(run, resolution, problem, 'signal');
-    else accept(run, resolution, 'signal', { signalIndex });
+    else accept(run, resolution, 'signal', { signalIndex }, spent);
   });
   setHandler(
     resolveUpdate,
     async (resolution) => {
+      spend(run, resolution); // A24 (the validator refused one already spent)
       accept(run, resolution, 'update', { updateId: currentUpdateInfo()?.id });
       await condition(() => run.resolutionOutcome !== undefined);
       const outcome = run.resolutionOutcome!;

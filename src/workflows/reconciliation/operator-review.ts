@@ -4,10 +4,10 @@
 // and, above the dual-control amount, records a proposal that a second principal approves (proposals.ts).
 import { condition, patched, uuid4, workflowInfo } from '@temporalio/workflow';
 import { commitResolution, finish, type AccessCommand } from './commit.js';
-import { accessProblem, refuse } from './handlers.js';
+import { pathProblem, refuse, REQUEST_ALREADY_USED } from './handlers.js';
 import { legacyResolve } from './legacy-resolution.js';
 import { decideProposal } from './proposals.js';
-import { ONE_TRANSACTION_RESOLUTION, RESOLUTION_ACCESS } from '../patches.js';
+import { ONE_TRANSACTION_RESOLUTION, RESOLUTION_ACCESS, SPENT_ON_ARRIVAL } from '../patches.js';
 import { ensureAllowed, type ReconciliationOutcome, type Run } from './run.js';
 
 export async function operatorReview(run: Run): Promise<ReconciliationOutcome> {
@@ -30,8 +30,12 @@ export async function operatorReview(run: Run): Promise<ReconciliationOutcome> {
     }
     let access: AccessCommand | undefined;
     if (patched(RESOLUTION_ACCESS)) {
-      // A4: a signal cannot be refused by a validator; it is refused here, before anything runs.
-      const problem = accessProblem(run, resolution);
+      // A4: a signal cannot be refused by a validator; it is refused here, before anything runs. A24: its own id is
+      // already spent (on arrival), so reuse is what the handler saw then; an update's validator already judged it.
+      const problem = patched(SPENT_ON_ARRIVAL)
+        ? (pathProblem(run, resolution) ?? (run.pendingSpent ? REQUEST_ALREADY_USED : null))
+        : (pathProblem(run, resolution) ??
+          (resolution.api && run.usedRequestIds.includes(resolution.api.requestId) ? REQUEST_ALREADY_USED : null));
       if (problem) {
         refuse(run, resolution, problem, run.pendingVia);
         run.pendingResolution = undefined;

@@ -44,6 +44,8 @@ export interface Run {
   pendingVia: 'signal' | 'update';
   /** A4: which request the pending resolution came in (the activity reads its identity from the history). */
   pendingOrigin: { updateId?: string; signalIndex?: number };
+  /** A24: the pending signal's request id had been spent before it arrived (an update's validator refuses those). */
+  pendingSpent: boolean;
   /** A4: operatorResolution signals received by this run, in history order. */
   signalCount: number;
   readonly refusedResolutions: NonNullable<ReconciliationProgress['refusedResolutions']>;
@@ -53,6 +55,8 @@ export interface Run {
   decisionOutcome: ResolutionAnswer | { state: ReconciliationState; cancelled: string } | { error: string } | undefined;
   /** A4: request ids of the admin API that were acted on: a signed request copied from the history is not reused. */
   readonly usedRequestIds: string[];
+  /** A24: request ids of the admin API this run accepted, refused or not: each is spent when it arrives. */
+  readonly spentRequestIds: string[];
 }
 
 export function startRun(input: ReconciliationWorkflowInput): Run {
@@ -72,12 +76,14 @@ export function startRun(input: ReconciliationWorkflowInput): Run {
     resolutionOutcome: undefined,
     pendingVia: 'update',
     pendingOrigin: {},
+    pendingSpent: false,
     signalCount: 0,
     refusedResolutions: [],
     proposal: null,
     pendingDecision: undefined,
     decisionOutcome: undefined,
     usedRequestIds: [],
+    spentRequestIds: [],
   };
 }
 
