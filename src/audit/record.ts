@@ -63,6 +63,7 @@ export function auditRow(entry: AuditEntry): Record<string, unknown> {
     before: entry.before ? redact(entry.before) : null,
     after: entry.after ? redact(entry.after) : null,
     request_id: entry.actor.requestId,
+    client_request_id: entry.actor.clientRequestId ?? null,
     via: entry.actor.via,
   };
 }
