@@ -3,6 +3,7 @@
 // seed (KEYCLOAK_STAMP holds the file's hash), so demo people, groups, TOTP secrets and clients match the repository.
 // Users have fixed ids, so a person's subject (`sub`) is the same on every machine. Usage:
 //   KEYCLOAK_URL=… KEYCLOAK_ADMIN_PASSWORD=… KEYCLOAK_STAMP=file node keycloak-seed.mjs realm.json
+/* global fetch, URLSearchParams */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 

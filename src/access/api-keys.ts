@@ -55,7 +55,16 @@ export class BootstrapLimitError extends Error {
   override name = 'BootstrapLimitError';
 }
 
-export function createApiKeyService(deps: { db: Db; now?: () => Date }) {
+/**
+ * A28: with an identity provider, people sign in through it: a key belongs to a service (or a merchant's system),
+ * never to a person, and may not join a person's principal; the bootstrap token creates service keys only.
+ */
+function idpKeyProblem(input: CreateApiKeyInput): string | null {
+  if (input.kind === 'human') return 'people sign in through the identity provider: API keys are for services and merchants\' systems (kind service)';
+  return null;
+}
+
+export function createApiKeyService(deps: { db: Db; now?: () => Date; peopleFromIdp?: boolean }) {
   const { db } = deps;
   const now = deps.now ?? (() => new Date());
 
@@ -78,13 +87,18 @@ export function createApiKeyService(deps: { db: Db; now?: () => Date }) {
     },
 
     async create(actor: Principal, input: CreateApiKeyInput): Promise<{ key: ApiKeyRow; token: string }> {
-      if (actor.keyId === BOOTSTRAP_KEY_ID && input.role !== 'admin') {
+      const idpProblem = deps.peopleFromIdp ? idpKeyProblem(input) : null;
+      if (idpProblem) throw new BootstrapLimitError(idpProblem);
+      if (!deps.peopleFromIdp && actor.keyId === BOOTSTRAP_KEY_ID && input.role !== 'admin') {
         throw new BootstrapLimitError('the bootstrap token (ADMIN_TOKEN) creates admin keys only: create an admin key for a person, then the other keys with it');
       }
       const { id, token, secretHash } = generateApiKey();
       const key = await db.transaction(async (tx) => {
-        const kind = input.kind ?? (input.role === 'merchant' ? 'service' : 'human');
+        const kind = input.kind ?? (input.role === 'merchant' || deps.peopleFromIdp ? 'service' : 'human');
         const person = await personNamed(tx, (input.person ?? input.name).trim(), kind, actor.keyId);
+        if (deps.peopleFromIdp && person.row.kind !== 'service') {
+          throw new BootstrapLimitError(`"${person.row.name}" is a person: a service key cannot belong to them (people sign in through the identity provider)`);
+        }
         const [row] = await tx
           .insert(apiKeys)
           .values({ id, name: input.name, role: input.role, merchantAccount: input.merchantAccount, secretHash, createdBy: actor.keyId, createdAt: now(), principalId: person.row.id })

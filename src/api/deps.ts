@@ -16,7 +16,7 @@ export interface ApiDeps {
   temporal: Client;
   profile: Profile;
   env: Pick<Env, 'ADMIN_TOKEN' | 'SECRETS_ENCRYPTION_KEY'> &
-    Partial<Pick<Env, 'SECRETS_ENCRYPTION_KEY_ID' | 'SECRETS_ENCRYPTION_PREVIOUS_KEYS' | 'TEMPORAL_UI_URL' | 'TEMPORAL_NAMESPACE' | 'APIPAY_TRACE_URL'>>;
+    Partial<Pick<Env, 'SECRETS_ENCRYPTION_KEY_ID' | 'SECRETS_ENCRYPTION_PREVIOUS_KEYS' | 'TEMPORAL_UI_URL' | 'TEMPORAL_NAMESPACE' | 'APIPAY_TRACE_URL' | 'NODE_ENV'>>;
   taskQueues: TaskQueues;
   logger: Logger;
   /** Dependency checks for /readyz, by name: each resolves when its dependency answers (the API's: PostgreSQL, R5). */

@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { DEFAULT_REVIEW_WINDOW_MS } from '../shared/outbound.js';
 import { formatDuration, parseDuration } from './duration.js';
+import { idpSchema } from './idp.js';
 
 const duration = z.string().transform((text, ctx) => {
   try {
@@ -57,6 +58,8 @@ const provider = z.discriminatedUnion('scheme', [
 ]);
 
 export const profileSchema = z.strictObject({
+  /** A25: the organisation's OpenID Connect provider (src/config/idp.ts); absent: API keys only. */
+  idp: idpSchema.optional(),
   /** The admin API (A7): every API key (and the bootstrap ADMIN_TOKEN) has its own bucket. */
   admin: z
     .strictObject({

@@ -26,6 +26,7 @@ export const TABLE_GRANTS: Record<string, string> = {
   portal_links: `${READ_APPEND}, UPDATE (used_at, revoked_at, revoked_by)`, // A15: used once, revoked once
   console_sessions: `${READ_APPEND}, UPDATE (ended_at, ended_reason)`, // A16: ended, never reopened
   principals: READ_APPEND, // A12: the people keys belong to, never edited
+  proposal_approvals: READ_APPEND, // A27: a first IdP approval, never edited or withdrawn
   audit_events: READ_APPEND, // A3: who changed what, never edited
   events: `${READ_APPEND}, UPDATE (body, expunged_at, expunge_reason)`, // O19: only the body can go (expunge, retention)
   quarantined_messages: READ_APPEND,
