@@ -77,7 +77,7 @@ export const authenticate = (options: AuthenticateOptions) => {
       const past = header === undefined ? undefined : options.throttle.failed(address, token ?? '');
       if (past !== undefined) throw new ApiError('rate_limited', 'too many failed credentials from this address or for this key; retry later', undefined, past);
       c.header('WWW-Authenticate', 'Bearer realm="apipay-admin"');
-      throw principal ?? new ApiError('unauthorized', 'a valid bearer token (API key or identity provider token) is required');
+      throw principal ?? new ApiError('unauthorized', 'a valid bearer token (API key) is required');
     }
     const taken = options.limiter.take(principal.keyId);
     if (!taken.allowed) throw new ApiError('rate_limited', 'rate limit of this API key exceeded; retry later', undefined, taken.retryAfterMs / 1000);
