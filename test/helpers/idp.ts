@@ -101,20 +101,29 @@ export function demoPerson(username: string) {
   return { subject: user.id, password, otpSecret };
 }
 
-/** A real access token of the stack's Keycloak for a demo person: password, and a TOTP code when they have one. */
+/**
+ * A real access token of the stack's Keycloak for a demo person: password, and a TOTP code when they have one.
+ * Keycloak accepts each code once, so a refusal (another test used this person's code of this 30 s window) waits for
+ * the next window and tries again.
+ */
 export async function keycloakToken(username: string): Promise<string> {
   const person = demoPerson(username);
-  const form = new URLSearchParams({
-    grant_type: 'password',
-    client_id: 'apipay-tests',
-    username,
-    password: person.password,
-    scope: 'openid',
-  });
-  if (person.otpSecret) form.set('totp', await generate({ secret: new TextEncoder().encode(person.otpSecret) }));
-  const res = await fetch(`${KEYCLOAK_ISSUER}/protocol/openid-connect/token`, { method: 'POST', body: form });
-  const body = (await res.json()) as { access_token?: string; error_description?: string };
-  if (!res.ok || !body.access_token)
-    throw new Error(`Keycloak direct grant for ${username}: ${res.status} ${body.error_description ?? ''}`);
-  return body.access_token;
+  let last = '';
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const form = new URLSearchParams({
+      grant_type: 'password',
+      client_id: 'apipay-tests',
+      username,
+      password: person.password,
+      scope: 'openid',
+    });
+    if (person.otpSecret) form.set('totp', await generate({ secret: new TextEncoder().encode(person.otpSecret) }));
+    const res = await fetch(`${KEYCLOAK_ISSUER}/protocol/openid-connect/token`, { method: 'POST', body: form });
+    const body = (await res.json()) as { access_token?: string; error_description?: string };
+    if (res.ok && body.access_token) return body.access_token;
+    last = `${res.status} ${body.error_description ?? ''}`;
+    if (!person.otpSecret) break;
+    await new Promise((resolve) => setTimeout(resolve, 30_000 - (Date.now() % 30_000) + 500));
+  }
+  throw new Error(`Keycloak direct grant for ${username}: ${last}`);
 }
