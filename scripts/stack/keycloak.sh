@@ -10,7 +10,7 @@ KEYCLOAK_VERSION="26.7.3"
 KEYCLOAK_PORT="${KEYCLOAK_PORT:-8180}"
 KEYCLOAK_MGMT_PORT="${KEYCLOAK_MGMT_PORT:-9180}"
 KEYCLOAK_HOME="$CACHE/keycloak-$KEYCLOAK_VERSION"
-KEYCLOAK_BOOT_S="${KEYCLOAK_BOOT_S:-300}"
+KEYCLOAK_BOOT_S="${KEYCLOAK_BOOT_S:-420}" # a first start also builds (augments) the server
 IDP_ENABLED="${APIPAY_IDP:-1}"
 
 keycloak_healthy() { curl -fsS -m 5 "http://127.0.0.1:$KEYCLOAK_MGMT_PORT/health/ready" >/dev/null 2>&1; }

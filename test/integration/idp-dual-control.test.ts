@@ -12,6 +12,7 @@ import { callAs } from '../helpers/access.js';
 import { testApp, TEST_API_ENV } from '../helpers/app.js';
 import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL } from '../helpers/env.js';
 import { startLocalIssuer, type LocalIssuer } from '../helpers/idp.js';
+import { pageClient } from '../helpers/pages.js';
 import { testProfile } from '../helpers/profile.js';
 import { ledgerRowsFor, uniqueRef } from '../helpers/reconciliation.js';
 import { connectDevServer, uniqueTaskQueues } from '../helpers/temporal.js';
@@ -205,7 +206,7 @@ describe('A27 two IdP people, each with a fresh second factor', () => {
 });
 
 describe('A28 ADMIN_TOKEN once an IdP is configured', () => {
-  it('A28 in production it creates service keys and is refused everywhere else', async () => {
+  it('A28 in production it creates service keys and is refused everywhere else, the console included', async () => {
     const production = testApp({
       db: database.db,
       temporal: temporal.client,
@@ -222,6 +223,11 @@ describe('A28 ADMIN_TOKEN once an IdP is configured', () => {
     const read = await callAs(production, TEST_ADMIN_TOKEN, 'GET', '/audit-events?limit=1');
     expect(read.status).toBe(403);
     expect(read.json.error.message).toMatch(/only creates service keys/);
+    // Nor does it sign in to the console.
+    const page = pageClient(production);
+    await page.get('/console/sign-in');
+    expect((await page.post('/console/sign-in', { token: TEST_ADMIN_TOKEN })).status).not.toBe(303);
+    expect((await page.get('/console/deliveries')).status).not.toBe(200);
     // A person of the IdP is unaffected.
     expect((await callAs(production, await tokenOf(person('Flo')), 'GET', '/audit-events?limit=1')).status).toBe(200);
   });
