@@ -25,6 +25,35 @@ export default tseslint.config(
     },
   },
   {
+    // Workflows are deterministic (the rule Temporal's TypeScript samples lint): a value import of anything but the
+    // workflow SDK, src/shared, other workflow files and the pure rules is flagged in the editor; type-only imports
+    // (activity interfaces) are erased and allowed. test/unit/architecture.test.ts checks the same over the whole
+    // graph (transitive imports too); this override is the early warning.
+    files: ['src/workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!@temporalio/workflow$)(?!\\.)',
+              allowTypeImports: true,
+              message: 'A workflow loads only @temporalio/workflow among packages (determinism; docs/architecture.md).',
+            },
+            {
+              regex:
+                '^(\\.\\./)+(?!shared/|workflows/|inbound/(verdict|state-machine|posting-outcome)\\.js$|outbound/retry-policy\\.js$)[a-z-]+/',
+              allowTypeImports: true,
+              message:
+                'A workflow loads values only from src/shared, src/workflows and the pure rules (src/inbound verdicts, src/outbound/retry-policy); put side effects in an activity.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tests poke at shapes the types forbid (hostile input, partial fakes); src/ keeps `any` out.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

@@ -5,13 +5,13 @@
 // expensive. A 256-bit random secret cannot be guessed whatever the hash costs, so a fast hash loses nothing and
 // keeps every admin request cheap; a stolen table of hashes does not give back a usable key.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { and, asc, eq, gt, isNull, type SQL } from 'drizzle-orm';
-import { actorOf, recordAuditEvent } from '../audit/record.js';
+import { and, asc, eq, gt, isNull, sql, type SQL } from 'drizzle-orm';
+import { actorOf, auditRow, recordAuditEvent } from '../audit/record.js';
 import { apiKeySnapshot } from '../audit/snapshots.js';
 import type { Db } from '../db/client.js';
-import { apiKeys } from '../db/schema/index.js';
+import { apiKeys, principals } from '../db/schema/index.js';
 import { newId } from '../shared/ids.js';
-import { personNamed, type PrincipalKind } from './people.js';
+import type { PrincipalKind } from './people.js';
 import { BOOTSTRAP_KEY_ID, type Principal, type Role } from './roles.js';
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
@@ -93,19 +93,23 @@ export function createApiKeyService(deps: { db: Db; now?: () => Date; peopleFrom
         throw new BootstrapLimitError('the bootstrap token (ADMIN_TOKEN) creates admin keys only: create an admin key for a person, then the other keys with it');
       }
       const { id, token, secretHash } = generateApiKey();
+      // A21: key, person (found or created) and audit row in one call of apipay_create_api_key (migration 0029).
       const key = await db.transaction(async (tx) => {
         const kind = input.kind ?? (input.role === 'merchant' || deps.peopleFromIdp ? 'service' : 'human');
-        const person = await personNamed(tx, (input.person ?? input.name).trim(), kind, actor.keyId);
-        if (deps.peopleFromIdp && person.row.kind !== 'service') {
-          throw new BootstrapLimitError(`"${person.row.name}" is a person: a service key cannot belong to them (people sign in through the identity provider)`);
+        const createdAt = now();
+        const values = { id, name: input.name, role: input.role, merchantAccount: input.merchantAccount, createdBy: actor.keyId, createdAt };
+        // A12: the person the key belongs to is in the key's row; a person created with it is named so (the function adds them to `after`).
+        const { principal_id: _principal, ...after } = apiKeySnapshot({ ...values, secretHash, revokedAt: null, revokedBy: null, principalId: '' });
+        const audit = auditRow({ actor: actorOf(actor), action: 'api_key.create', target: { type: 'api_key', id }, after });
+        const keyJson = { id, name: input.name, role: input.role, merchant_account: input.merchantAccount, secret_hash: secretHash.toString('hex'), created_by: actor.keyId, created_at: createdAt.toISOString() };
+        const personJson = { id: newId('prn'), name: (input.person ?? input.name).trim(), kind };
+        await tx.execute(sql`select * from public.apipay_create_api_key(${JSON.stringify(keyJson)}::jsonb, ${JSON.stringify(personJson)}::jsonb, ${JSON.stringify(audit)}::jsonb)`);
+        const [row] = await tx.select().from(apiKeys).where(eq(apiKeys.id, id));
+        // A28: a service key may not join a person found by that name (the refusal undoes the whole call).
+        const [person] = await tx.select({ name: principals.name, kind: principals.kind }).from(principals).where(eq(principals.id, row!.principalId));
+        if (deps.peopleFromIdp && person?.kind !== 'service') {
+          throw new BootstrapLimitError(`"${person?.name}" is a person: a service key cannot belong to them (people sign in through the identity provider)`);
         }
-        const [row] = await tx
-          .insert(apiKeys)
-          .values({ id, name: input.name, role: input.role, merchantAccount: input.merchantAccount, secretHash, createdBy: actor.keyId, createdAt: now(), principalId: person.row.id })
-          .returning();
-        // A12: the person the key belongs to is in the key's row; a person created with it is named so.
-        const after = { ...apiKeySnapshot(row!), person: person.row.name, person_kind: person.row.kind, person_created: person.created };
-        await recordAuditEvent(tx, { actor: actorOf(actor), action: 'api_key.create', target: { type: 'api_key', id }, after });
         return row!;
       });
       return { key, token };
@@ -121,11 +125,13 @@ export function createApiKeyService(deps: { db: Db; now?: () => Date; peopleFrom
     /** Idempotent: revoking a revoked key returns it unchanged (first revocation's time and author; audited once). */
     async revoke(actor: Principal, id: string): Promise<ApiKeyRow> {
       return db.transaction(async (tx) => {
-        const [before] = await tx.select().from(apiKeys).where(eq(apiKeys.id, id)).for('update');
-        if (!before) throw new ApiKeyNotFoundError(id);
-        if (before.revokedAt !== null) return before;
-        const [revoked] = await tx.update(apiKeys).set({ revokedAt: now(), revokedBy: actor.keyId }).where(eq(apiKeys.id, id)).returning();
-        await recordAuditEvent(tx, { actor: actorOf(actor), action: 'api_key.revoke', target: { type: 'api_key', id }, before: apiKeySnapshot(before), after: apiKeySnapshot(revoked!) });
+        // A21: the lock and the revocation are apipay_revoke_api_key's; it answers whether the key was revoked already.
+        const [answer] = await tx.execute<{ was_revoked: boolean }>(sql`select * from public.apipay_revoke_api_key(${id}, ${actor.keyId}, ${now().toISOString()}::timestamptz)`);
+        if (!answer) throw new ApiKeyNotFoundError(id);
+        const [revoked] = await tx.select().from(apiKeys).where(eq(apiKeys.id, id));
+        if (answer.was_revoked) return revoked!;
+        const before = apiKeySnapshot({ ...revoked!, revokedAt: null, revokedBy: null });
+        await recordAuditEvent(tx, { actor: actorOf(actor), action: 'api_key.revoke', target: { type: 'api_key', id }, before, after: apiKeySnapshot(revoked!) });
         return revoked!;
       });
     },

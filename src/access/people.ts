@@ -15,24 +15,28 @@ type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 export type PrincipalRow = typeof principals.$inferSelect;
 export type PrincipalKind = 'human' | 'service';
 
-/** The principal named `name` (case-insensitive), created with `kind` by `createdBy` when there is none yet. */
+/**
+ * The principal named `name` (case-insensitive), created with `kind` by `createdBy` when there is none yet. A21:
+ * through apipay_create_principal (migration 0029); the application role cannot insert a principal itself.
+ */
 export async function personNamed(
   tx: Db | Tx,
   name: string,
   kind: PrincipalKind,
   createdBy: string,
 ): Promise<{ row: PrincipalRow; created: boolean }> {
-  const inserted = await tx
-    .insert(principals)
-    .values({ id: newId('prn'), name, kind, createdBy })
-    .onConflictDoNothing()
-    .returning();
-  if (inserted[0]) return { row: inserted[0], created: true };
-  const [row] = await tx
-    .select()
-    .from(principals)
-    .where(sql`lower(${principals.name}) = lower(${name})`);
-  return { row: row!, created: false };
+  const [row] = await tx.execute<{
+    id: string;
+    name: string;
+    kind: string;
+    created_at: string;
+    created_by: string;
+    created: boolean;
+  }>(sql`select * from public.apipay_create_principal(${newId('prn')}, ${name}, ${kind}, ${createdBy})`);
+  return {
+    row: { id: row!.id, name: row!.name, kind: row!.kind, createdAt: new Date(row!.created_at), createdBy: row!.created_by },
+    created: row!.created,
+  };
 }
 
 /** The principal of each key id that is an API key (bootstrap and Temporal identities have none). */

@@ -1,18 +1,18 @@
-// The delivery activities (O7–O9, O12, O13, O15): each composes the outbound modules — the attempt store
-// (src/outbound/attempt-store.ts), the sender (src/outbound/sender.ts), the delivery rows — with metrics and logs.
+// The delivery activities (O7–O9, O12, O13, O15): each composes the outbound modules — the attempt path shared
+// with the batched mode (src/outbound/attempt-path.ts: the attempt store, the sender, an attempt's metrics and
+// logs), the delivery rows, lanes, ordering and the throttle.
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Profile } from '../config/profile.js';
 import type { Db } from '../db/client.js';
 import type { Logger } from '../lib/logger.js';
-import { attemptLatency, attemptsDeferred, attemptsTotal, deliveriesFinished, endpointsDisabled, retriesScheduled } from '../metrics/outbound.js';
-import { endpointStatusChanges } from '../metrics/outbox.js';
+import { attemptsDeferred, deliveriesFinished } from '../metrics/outbound.js';
 import { unsent, type AttemptErrorKind } from '../outbound/attempt-record.js';
-import { createAttemptStore, type Applied, type AttemptInput, type AttemptTarget } from '../outbound/attempt-store.js';
+import { createAttemptPath } from '../outbound/attempt-path.js';
+import type { Applied, AttemptInput, AttemptTarget } from '../outbound/attempt-store.js';
 import { createDeliveryStore, type DeliveryState } from '../outbound/delivery-store.js';
 import type { SecretKeys } from '../shared/keyring.js';
 import { createInFlightTracker, keepsFailing, type InFlightPermit, type InFlightTracker } from '../outbound/lanes.js';
-import { outboundAgents, type PinnedAgents } from '../outbound/pinned-agents.js';
-import { createSender } from '../outbound/sender.js';
+import type { PinnedAgents } from '../outbound/pinned-agents.js';
 import { predecessorDone, successorOfDelivery } from '../outbound/sequencing.js';
 import { reserveSend, reserveSlot } from '../outbound/throttle.js';
 import type { LookupAll } from '../outbound/url-safety.js';
@@ -77,39 +77,15 @@ const notFound = (deliveryId: string) => ApplicationFailure.nonRetryable(`delive
 
 export function createDeliveryActivities(deps: DeliveryActivityDeps) {
   const { db, profile, logger } = deps;
-  const attempts = createAttemptStore({ db, logger, autoDisableAfterMs: profile.outbound.auto_disable_after, lastRetryWaitMs: profile.outbound.retry_schedule.at(-1) });
+  const { attempts, sender, observed } = createAttemptPath(deps);
   const rows = createDeliveryStore(db);
   const lanes = profile.outbound.lanes;
   const inFlight = deps.inFlight ?? createInFlightTracker(lanes);
-  const sender = createSender({
-    db,
-    secretsKey: deps.secretsKey,
-    agents: deps.agents ?? outboundAgents,
-    timeoutMs: profile.outbound.request_timeout,
-    excerptBytes: profile.outbound.response_excerpt_bytes,
-    allowInsecureUrls: profile.outbound.allow_insecure_urls,
-    lookup: deps.lookup,
-  });
 
-  /** Metrics and the log line of one attempt, and what the workflow gets back. */
-  function report(input: AttemptInput, endpointId: string, { recorded, status, disabledNow, stopRetrying, retryInMs }: Applied): AttemptResult {
-    const outcomeLabel = recorded.succeeded ? 'success' : (recorded.errorKind ?? 'unknown');
-    attemptsTotal.inc({ outcome: outcomeLabel });
-    attemptLatency.observe({ outcome: outcomeLabel }, recorded.latencyMs / 1000);
-    if (status === 'RETRYING') retriesScheduled.inc();
-    else deliveriesFinished.inc({ status });
-    if (disabledNow) {
-      endpointsDisabled.inc();
-      endpointStatusChanges.inc({ to: 'disabled', actor: 'system' }); // M4: announced as endpoint.disabled
-      logger.warn(
-        { endpointId, deliveryId: input.deliveryId, status: recorded.responseStatus },
-        recorded.responseStatus === 410 ? 'endpoint disabled: it answered 410 Gone (O18)' : 'endpoint auto-disabled: every attempt failed for outbound.auto_disable_after (O13)',
-      );
-    }
-    logger.debug(
-      { deliveryId: input.deliveryId, attempt: input.attemptNumber, status: recorded.responseStatus, errorKind: recorded.errorKind, latencyMs: recorded.latencyMs, deliveryStatus: status },
-      'delivery attempt',
-    );
+  /** Metrics and the log line of one attempt (the shared attempt path's), and what the workflow gets back. */
+  function report(input: AttemptInput, endpointId: string, applied: Applied): AttemptResult {
+    observed(input, endpointId, applied);
+    const { recorded, stopRetrying, retryInMs } = applied;
     return {
       outcome: recorded.succeeded ? 'delivered' : 'failed',
       attemptNumber: input.attemptNumber,

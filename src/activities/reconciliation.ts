@@ -1,11 +1,11 @@
 // Activities of the reconciliation workflow: query the provider, post to the ledger, record the projection and
 // its transitions, write the operator-resolution audit row. Each is safe to retry. R18: the provider query and the
 // ledger posting have spans of their own (children of the activity's), and the posting's outbox row keeps its context.
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import type { Profile } from '../config/profile.js';
 import type { Logger } from '../lib/logger.js';
-import { operatorResolutions, reconciliations, reconciliationTransitions } from '../db/schema/index.js';
+import { operatorResolutions } from '../db/schema/index.js';
 import { fetchProviderPayment, ProviderApiError } from '../inbound/provider-client.js';
 import { CaptureNotPostedError, LedgerConflictError } from '../ledger/errors.js';
 import { buildPosting, REVERSAL_KINDS, type PostingKind } from '../ledger/postings.js';
@@ -103,40 +103,31 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
 
     async recordReconciliationTransition(record: TransitionRecord): Promise<void> {
       const { event } = record;
-      const inserted = await db.transaction(async (tx) => {
-        const projection = {
-          state: record.to,
-          reason: record.reason,
-          providerAmountMinor: record.providerPayment ? BigInt(record.providerPayment.amountMinor) : null,
-          providerCurrency: record.providerPayment?.currency ?? null,
-          ledgerTransactionId: record.ledgerTransactionId ?? null,
-          discrepancy: record.discrepancy ?? null,
-          updatedAt: new Date(),
-        };
-        await tx
-          .insert(reconciliations)
-          .values({
-            id: record.reconciliationId,
-            provider: record.provider,
-            providerEventId: event.providerEventId,
-            eventType: event.type,
-            paymentReference: event.paymentReference,
-            amountMinor: BigInt(event.amountMinor),
-            currency: event.currency,
-            effectiveAt: new Date(event.effectiveAt),
-            providerObjectId: event.providerObjectId ?? null,
-            acknowledgedAt: new Date(record.acknowledgedAt),
-            ...projection,
-          })
-          .onConflictDoUpdate({ target: reconciliations.id, set: projection });
-        if (record.from === null) return false;
-        const rows = await tx
-          .insert(reconciliationTransitions)
-          .values({ reconciliationId: record.reconciliationId, fromState: record.from, toState: record.to, actor: record.actor, reason: record.reason })
-          .onConflictDoNothing()
-          .returning({ id: reconciliationTransitions.id });
-        return rows.length > 0;
-      });
+      // A21: the projection and its transition in one call; the application role cannot write a reconciliation's
+      // money (the event's amount, the provider's answer) any other way (migration 0029).
+      const projection = {
+        id: record.reconciliationId,
+        provider: record.provider,
+        provider_event_id: event.providerEventId,
+        event_type: event.type,
+        payment_reference: event.paymentReference,
+        amount_minor: BigInt(event.amountMinor).toString(),
+        currency: event.currency,
+        effective_at: new Date(event.effectiveAt).toISOString(),
+        provider_object_id: event.providerObjectId ?? null,
+        acknowledged_at: new Date(record.acknowledgedAt).toISOString(),
+        state: record.to,
+        reason: record.reason,
+        provider_amount_minor: record.providerPayment ? BigInt(record.providerPayment.amountMinor).toString() : null,
+        provider_currency: record.providerPayment?.currency ?? null,
+        ledger_transaction_id: record.ledgerTransactionId ?? null,
+        discrepancy: record.discrepancy ?? null,
+        updated_at: new Date().toISOString(),
+        from_state: record.from,
+        actor: record.actor,
+      };
+      const [answer] = await db.execute<{ inserted: boolean }>(sql`select public.apipay_record_reconciliation(${JSON.stringify(projection)}::jsonb) as inserted`);
+      const inserted = answer?.inserted === true;
       // Counted once per transition, not once per retried activity.
       if (inserted) {
         const actor = record.actor.startsWith('operator') ? 'operator' : 'system';

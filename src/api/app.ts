@@ -9,6 +9,7 @@ import { errorBody, handleError } from './errors.js';
 import { registerHealth } from './health.js';
 import { registerIngress } from './ingress/index.js';
 import { registerMetrics } from './metrics.js';
+import { clientOrigin } from './middleware/client-address.js';
 import { requestId } from './middleware/request-id.js';
 import { traceRequests } from './middleware/trace.js';
 import { createApiServices } from './services.js';
@@ -17,6 +18,7 @@ export function createApp(deps: ApiDeps): Hono {
   const app = new Hono();
   app.use('*', traceRequests()); // R18: the request's server span
   app.use('*', requestId());
+  app.use('*', clientOrigin(deps.profile.http)); // A23: the client behind the trusted proxies, and whether it used https
   app.use('*', async (c, next) => {
     c.set('logger' as never, deps.logger as never);
     await next();

@@ -16,7 +16,7 @@ export interface ApiDeps {
   temporal: Client;
   profile: Profile;
   env: Pick<Env, 'ADMIN_TOKEN' | 'SECRETS_ENCRYPTION_KEY'> &
-    Partial<Pick<Env, 'SECRETS_ENCRYPTION_KEY_ID' | 'SECRETS_ENCRYPTION_PREVIOUS_KEYS' | 'TEMPORAL_UI_URL' | 'TEMPORAL_NAMESPACE' | 'APIPAY_TRACE_URL' | 'NODE_ENV'>>;
+    Partial<Pick<Env, 'NODE_ENV' | 'SECRETS_ENCRYPTION_KEY_ID' | 'SECRETS_ENCRYPTION_PREVIOUS_KEYS' | 'TEMPORAL_UI_URL' | 'TEMPORAL_NAMESPACE' | 'APIPAY_TRACE_URL'>>;
   taskQueues: TaskQueues;
   logger: Logger;
   /** Dependency checks for /readyz, by name: each resolves when its dependency answers (the API's: PostgreSQL, R5). */
@@ -27,6 +27,11 @@ export interface ApiDeps {
   producer?: Producer;
   /** Injected clock for tests of TTLs and tolerances. */
   now?: () => Date;
+  /**
+   * A23: prefixes the scopes of the shared failure buckets (auth_failure_buckets). The replicas of one deployment
+   * share '' (the default); tests give each app its own, so apps on one test database do not share budgets.
+   */
+  throttleNamespace?: string;
   /** Replaces parts of the provider ingress (receipt writer, dedupe cache, starter; null starter = sweep only). */
   ingress?: Partial<IngressServices>;
 }

@@ -1,6 +1,7 @@
 // The services the HTTP routes share, built once per app from its deps (createApp runs once per process) and
 // handed to the routes typed, so every route sees the same instance with the same options.
 import { createConsoleSessionStore, type ConsoleSessionStore } from '../access/console-sessions.js';
+import { createFailureBuckets } from '../access/failure-buckets.js';
 import { createPortalLinkService, type PortalLinkService } from '../access/portal-links.js';
 import { createDeliveryAdmin, type DeliveryAdmin } from '../outbound/delivery-admin.js';
 import type { ApiDeps } from './deps.js';
@@ -13,7 +14,7 @@ export interface ApiServices {
   portalLinks: PortalLinkService;
   /** A16: the console's and portal's server-side sessions. */
   sessions: ConsoleSessionStore;
-  /** A17: one budget of failed credentials per address and key, shared by the admin API and the sign-in forms. */
+  /** A17, A23: one budget of failed credentials per address and key, shared by the admin API, the sign-in forms and the replicas. */
   throttle: CredentialThrottle;
 }
 
@@ -22,7 +23,10 @@ export function createApiServices(deps: ApiDeps): ApiServices {
   return {
     portalLinks: createPortalLinkService({ db: deps.db, ...clock }),
     sessions: createConsoleSessionStore({ db: deps.db, ...clock }),
-    throttle: credentialThrottleFrom(deps.profile),
+    throttle: credentialThrottleFrom(
+      deps.profile,
+      createFailureBuckets({ db: deps.db, namespace: deps.throttleNamespace ?? '' }),
+    ),
     deliveryAdmin: createDeliveryAdmin({
       db: deps.db,
       temporal: deps.temporal,

@@ -46,6 +46,26 @@ export function redact(value: unknown): unknown {
   );
 }
 
+/**
+ * A21: the audit row as a database function takes it (snake_case columns, redacted like every row), for a change
+ * whose function writes the row in the same call (migration 0029).
+ */
+export function auditRow(entry: AuditEntry): Record<string, unknown> {
+  return {
+    id: newId('aud'),
+    actor_key_id: entry.actor.keyId,
+    actor_name: entry.actor.name,
+    actor_role: entry.actor.role,
+    action: entry.action,
+    target_type: entry.target.type,
+    target_id: entry.target.id,
+    before: entry.before ? redact(entry.before) : null,
+    after: entry.after ? redact(entry.after) : null,
+    request_id: entry.actor.requestId,
+    via: entry.actor.via,
+  };
+}
+
 /** Writes one audit row with `tx` (the change's own transaction); returns its id. */
 export async function recordAuditEvent(tx: AuditExecutor, entry: AuditEntry): Promise<string> {
   const id = newId('aud');

@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { DEFAULT_REVIEW_WINDOW_MS } from '../shared/outbound.js';
 import { formatDuration, parseDuration } from './duration.js';
+import { httpSchema } from './http.js';
 import { idpSchema } from './idp.js';
 
 const duration = z.string().transform((text, ctx) => {
@@ -64,7 +65,7 @@ export const profileSchema = z.strictObject({
   admin: z
     .strictObject({
       rate_limit: rateLimit.default({ per_second: 20, burst: 40 }),
-      /** A17: failed bearer credentials and console/portal sign-ins per client address; past it 429 before any check. */
+      /** A17: failed bearer credentials and console/portal sign-ins per client address; past it 429 (A23: a right one passes). */
       failed_auth_per_address: rateLimit.default({ per_second: 0.2, burst: 20 }),
       /** A17: the same per key id (the apk_… part of a presented key), whatever address the guesses come from. */
       failed_auth_per_key: rateLimit.default({ per_second: 0.1, burst: 10 }),
@@ -75,6 +76,8 @@ export const profileSchema = z.strictObject({
       max_streams: z.number().int().min(1).default(64),
     })
     .prefault({}),
+  /** A23: trusted proxies (X-Forwarded-For, X-Forwarded-Proto) and the public URL (src/config/http.ts). */
+  http: httpSchema,
   outbound: z.strictObject({
     kafka: z.strictObject({ topic: z.string().min(1), group: z.string().min(1) }),
     retry_schedule: z.array(duration).min(1),
@@ -171,7 +174,7 @@ export const profileSchema = z.strictObject({
     overload_retry_after: duration.prefault('5s'),
     /** A7: each provider's own bucket on POST /webhooks/{provider}; past it 429 with Retry-After (providers retry). */
     rate_limit: rateLimit.default({ per_second: 500, burst: 1000 }),
-    /** A17: requests that fail signature verification, per client address; past it 429 before the body is read. */
+    /** A17: requests that fail signature verification, per client address; past it 429 (A23: a verified one passes). */
     unverified_per_address: rateLimit.default({ per_second: 5, burst: 50 }),
     providers: z.record(z.string().regex(/^[a-z0-9-]+$/, 'provider names are lowercase, digits and dashes'), provider),
   }),

@@ -2,7 +2,8 @@
 // owner (src/db/migrate.ts). The processes connect as that role (DATABASE_URL); migrations as the owner
 // (MIGRATION_DATABASE_URL). No table gets TRUNCATE, REFERENCES or TRIGGER; the append-only ones get no UPDATE or
 // DELETE (beyond the triggers of migrations 0001 and 0009, which stop the owner too), except the one column a
-// process must set. The role has no TEMP and no CREATE anywhere (A10). Re-running converges: everything is revoked and granted again in one transaction.
+// process must set; A21: the ledger, keys, people and a reconciliation's money are written only through the
+// SECURITY DEFINER functions of migration 0029 (LEDGER_FUNCTIONS). The role has no TEMP and no CREATE anywhere (A10). Re-running converges: everything is revoked and granted again in one transaction.
 import type postgres from 'postgres';
 
 export const DEFAULT_APP_ROLE = 'apipay_app';
@@ -15,24 +16,27 @@ export const TABLE_GRANTS: Record<string, string> = {
   // Immutable: the registry (I5), receipts (I2; only the sweep's marker changes), the ledger (I9), the audit rows.
   provider_event_registry: READ_APPEND,
   webhook_receipts: `${READ_APPEND}, UPDATE (workflow_started_at)`,
-  ledger_transactions: READ_APPEND,
-  ledger_entries: READ_APPEND,
+  // A21: the ledger, keys and people are written only by the functions of migration 0029 (LEDGER_FUNCTIONS).
+  ledger_transactions: 'SELECT',
+  ledger_entries: 'SELECT',
   operator_resolutions: READ_APPEND,
-  ledger_adjustments: READ_APPEND, // L3: an operator's correction is audited like a resolution
+  ledger_adjustments: 'SELECT', // L3: an operator's correction is audited like a resolution (apipay_post_adjustment)
   reconciliation_transitions: READ_APPEND,
   resolution_proposals: `${READ_APPEND}, UPDATE (closed, closed_by, closed_by_key, closed_via, closed_at)`, // A5: closed once
   adjustment_proposals: `${READ_APPEND}, UPDATE (closed, closed_by, closed_by_key, closed_at, adjustment_id)`, // A5 (L3): closed once
-  api_keys: `${READ_APPEND}, UPDATE (revoked_at, revoked_by)`,
+  api_keys: 'SELECT', // A21: created and revoked by apipay_create_api_key and apipay_revoke_api_key
   portal_links: `${READ_APPEND}, UPDATE (used_at, revoked_at, revoked_by)`, // A15: used once, revoked once
   console_sessions: `${READ_APPEND}, UPDATE (ended_at, ended_reason)`, // A16: ended, never reopened
-  principals: READ_APPEND, // A12: the people keys belong to, never edited
+  principals: 'SELECT', // A12: the people keys belong to, never edited; A21: created by apipay_create_principal
   proposal_approvals: READ_APPEND, // A27: a first IdP approval, never edited or withdrawn
   audit_events: READ_APPEND, // A3: who changed what, never edited
   events: `${READ_APPEND}, UPDATE (body, expunged_at, expunge_reason)`, // O19: only the body can go (expunge, retention)
   quarantined_messages: READ_APPEND,
   endpoint_status_changes: READ_APPEND, // M4: the feed of disables and enables
   // Mutable projections and state.
-  reconciliations: READ_WRITE,
+  // A21: the event's money and the provider's answer are written by apipay_record_reconciliation only; an
+  // operator's resolution sets the state it moves to and the transaction it posted.
+  reconciliations: 'SELECT, UPDATE (state, reason, ledger_transaction_id, updated_at)',
   webhook_endpoints: READ_WRITE, // deleted softly: no DELETE
   endpoint_secrets: `${READ_WRITE}, DELETE`, // a deleted endpoint's secrets are destroyed
   deliveries: READ_WRITE,
@@ -41,10 +45,27 @@ export const TABLE_GRANTS: Record<string, string> = {
   outbox_events: `${READ_APPEND}, UPDATE (published_at)`, // M1: only the relay's mark after Kafka's ack
   workflow_step_results: `${READ_APPEND}, DELETE`, // R13: the first durable answer of a step, pruned after a week
   backlog_samples: `SELECT, INSERT, DELETE`, // C12: one sample a minute, never edited, pruned after 8 days
+  auth_failure_buckets: `${READ_WRITE}, DELETE`, // A23: the throttles' shared buckets, pruned once full again
 };
 
 /** The tables test/integration/db-roles.test.ts proves refuse UPDATE, DELETE and TRUNCATE by the application role. */
-export const IMMUTABLE_TABLES = ['provider_event_registry', 'webhook_receipts', 'ledger_transactions', 'ledger_entries', 'operator_resolutions', 'reconciliation_transitions', 'ledger_adjustments', 'audit_events', 'principals'] as const;
+export const IMMUTABLE_TABLES = ['provider_event_registry', 'webhook_receipts', 'ledger_transactions', 'ledger_entries', 'operator_resolutions', 'reconciliation_transitions', 'ledger_adjustments', 'audit_events', 'principals', 'api_keys', 'proposal_approvals'] as const;
+
+/** A21: tables the application role may read and never write: only LEDGER_FUNCTIONS write them. */
+export const FUNCTION_WRITTEN_TABLES = ['ledger_transactions', 'ledger_entries', 'ledger_adjustments', 'api_keys', 'principals'] as const;
+
+/** A21 (migration 0029): the SECURITY DEFINER functions the application role writes the ledger, keys and people with. */
+export const LEDGER_FUNCTIONS = [
+  'apipay_post_ledger_transaction',
+  'apipay_post_adjustment',
+  'apipay_create_principal',
+  'apipay_create_api_key',
+  'apipay_revoke_api_key',
+  'apipay_record_reconciliation',
+] as const;
+
+/** A21: functions the role may call that write nothing (the ledger check recomputes content hashes with it). */
+export const READ_FUNCTIONS = ['apipay_ledger_content_hash'] as const;
 
 const UNLISTED = `${READ_WRITE}, DELETE`;
 const ident = (name: string) => {
@@ -81,6 +102,9 @@ export async function applyGrants(sql: postgres.Sql, role: string): Promise<{ un
     await tx.unsafe(`GRANT USAGE ON SCHEMA public TO ${r}`);
     for (const table of tables) await tx.unsafe(`GRANT ${TABLE_GRANTS[table] ?? UNLISTED} ON TABLE public.${ident(table)} TO ${r}`);
     await tx.unsafe(`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO ${r}`);
+    // A21: the only way the role writes the ledger, keys and people (EXECUTE is no longer PUBLIC's: migration 0029).
+    await tx.unsafe(`REVOKE ALL ON ALL FUNCTIONS IN SCHEMA public FROM ${r}`);
+    for (const fn of [...LEDGER_FUNCTIONS, ...READ_FUNCTIONS]) await tx.unsafe(`GRANT EXECUTE ON FUNCTION public.${ident(fn)} TO ${r}`);
     // A10: no temporary table can shadow a table a trigger reads, and no object of the role's own can stand in for
     // one of the schema's. TEMP is PUBLIC's by default, so it is taken from PUBLIC (the owner keeps what it has).
     const db = `"${database.replace(/"/g, '""')}"`; // any database name, quoted

@@ -7,7 +7,7 @@ import { deliveries, events, quarantinedMessages, webhookEndpoints } from '../db
 import type { RawMessage } from '../kafka/types.js';
 import { newId } from '../shared/ids.js';
 import type { ValidEvent } from '../outbound/envelope.js';
-import type { DeliveryToStart, Handoff } from './start-deliveries.js';
+import type { DeliveryToStart, Handoff } from '../outbound/delivery-start.js';
 import { needsDeliveryWorkflow, type LaneSettings } from '../outbound/lanes.js';
 import { takeSequence } from '../outbound/sequencing.js';
 

@@ -7,17 +7,16 @@
 import type { Profile } from '../config/profile.js';
 import type { Db } from '../db/client.js';
 import type { Logger } from '../lib/logger.js';
-import { attemptLatency, attemptsTotal, deliveriesFinished, endpointsDisabled, retriesScheduled } from '../metrics/outbound.js';
 import type { AttemptOutcome } from '../outbound/attempt-record.js';
-import { createAttemptStore } from '../outbound/attempt-store.js';
+import { createAttemptPath } from '../outbound/attempt-path.js';
 import { isBatchable } from '../outbound/batchable.js';
 import { createFirstAttemptStore, type Delivered, type Reserved } from '../outbound/first-attempt-store.js';
 import type { SecretKeys } from '../shared/keyring.js';
-import { outboundAgents, type PinnedAgents } from '../outbound/pinned-agents.js';
-import { createSender } from '../outbound/sender.js';
+import type { PinnedAgents } from '../outbound/pinned-agents.js';
+import { firstRetryWait } from '../outbound/retry-policy.js';
 import type { LookupAll } from '../outbound/url-safety.js';
 import { contextFrom } from '../tracing/context.js';
-import { fromRow, handOff, type DeliveryToStart, type StartOptions } from './start-deliveries.js';
+import { fromRow, handOff, type DeliveryToStart, type StartOptions } from '../outbound/delivery-start.js';
 
 export type Stage = 'sign' | 'reserve' | 'post' | 'record' | 'handoff';
 
@@ -43,23 +42,9 @@ export type Owned = DeliveryToStart & { handoff: NonNullable<DeliveryToStart['ha
 
 export function createFirstAttempts(deps: FirstAttemptDeps) {
   const { db, profile, logger } = deps;
-  const attempts = createAttemptStore({
-    db,
-    logger,
-    autoDisableAfterMs: profile.outbound.auto_disable_after,
-    lastRetryWaitMs: profile.outbound.retry_schedule.at(-1),
-  });
+  const { attempts, sender, counted, observed } = createAttemptPath(deps);
   const store = createFirstAttemptStore(db);
-  const sender = createSender({
-    db,
-    secretsKey: deps.secretsKey,
-    agents: deps.agents ?? outboundAgents,
-    timeoutMs: profile.outbound.request_timeout,
-    excerptBytes: profile.outbound.response_excerpt_bytes,
-    allowInsecureUrls: profile.outbound.allow_insecure_urls,
-    lookup: deps.lookup,
-  });
-  const firstRetryMs = profile.outbound.retry_schedule[0]!;
+  const firstRetryMs = firstRetryWait(profile.outbound.retry_schedule)!;
   const timed = async <T>(stage: Stage, count: number, work: () => Promise<T>): Promise<T> => {
     const started = performance.now();
     try {
@@ -67,11 +52,6 @@ export function createFirstAttempts(deps: FirstAttemptDeps) {
     } finally {
       deps.observe?.(stage, performance.now() - started, count);
     }
-  };
-  const count = (outcome: AttemptOutcome) => {
-    const label = outcome.succeeded ? 'success' : (outcome.errorKind ?? 'unknown');
-    attemptsTotal.inc({ outcome: label });
-    attemptLatency.observe({ outcome: label }, outcome.latencyMs / 1000);
   };
 
   type Signer = ((body: Buffer) => Record<string, string>) | null;
@@ -182,28 +162,22 @@ export function createFirstAttempts(deps: FirstAttemptDeps) {
         return one;
       });
       for (const s of succeeded) {
-        count(s.outcome);
-        if (marked.has(s.deliveryId)) deliveriesFinished.inc({ status: 'DELIVERED' });
-        else
+        if (marked.has(s.deliveryId))
+          observed(input(s.deliveryId, at), s.endpointId, { recorded: s.outcome, status: 'DELIVERED', disabledNow: false });
+        else {
+          counted(s.outcome); // not marked here: its workflow records it from the row
           workflows.push(
             fromRow(
               chunk.find((d) => d.deliveryId === s.deliveryId)!,
               { status: 'PENDING', attemptCount: 0, nextAttemptAt: null },
             ),
           );
+        }
       }
       for (const [d, outcome] of failed) {
-        count(outcome);
-        const applied = await attempts.record(input(d.deliveryId, at), attemptIds.get(d.deliveryId)!, d.endpointId, outcome);
-        if (applied.disabledNow) {
-          endpointsDisabled.inc();
-          logger.warn(
-            { endpointId: d.endpointId, deliveryId: d.deliveryId },
-            'endpoint auto-disabled: every attempt failed for outbound.auto_disable_after (O13)',
-          );
-        }
-        if (applied.status === 'RETRYING') retriesScheduled.inc();
-        else deliveriesFinished.inc({ status: applied.status });
+        const attempt = input(d.deliveryId, at);
+        const applied = await attempts.record(attempt, attemptIds.get(d.deliveryId)!, d.endpointId, outcome);
+        observed(attempt, d.endpointId, applied);
         if (applied.status === 'DELIVERED') continue; // an earlier execution's 2xx, re-applied: nothing left to do
         workflows.push(
           // O18: a Retry-After longer than the first wait moves the workflow's first timer too.

@@ -7,7 +7,7 @@
 import type { Db } from '../db/client.js';
 import type { Logger } from '../lib/logger.js';
 import { createFirstAttemptStore } from '../outbound/first-attempt-store.js';
-import { fromRow, handOff, type StartOptions } from './start-deliveries.js';
+import { fromRow, handOff, type StartOptions } from '../outbound/delivery-start.js';
 
 export interface HandoffSweepDeps {
   db: Db;

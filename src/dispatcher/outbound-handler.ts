@@ -24,7 +24,7 @@ import { fanOut, type FanOutOptions, type FanOutOutcome, type Positioned, type R
 import { createFirstAttempts, type Owned, type Stage } from './first-attempts.js';
 import { coalesceBatches } from './coalesce.js';
 import { createPipeline } from './pipeline.js';
-import { handOff, type StartOptions } from './start-deliveries.js';
+import { handOff, type StartOptions } from '../outbound/delivery-start.js';
 
 export { subscribes } from './fan-out.js';
 

@@ -1,8 +1,8 @@
 // L3: an operator's correcting transaction against a payment, posted with its immutable audit row in one
-// PostgreSQL transaction, with its row in the audit log (A3). An idempotency key makes a repeated request return
+// PostgreSQL transaction, with its row in the audit log (A3); A21: all three by one call of apipay_post_adjustment. An idempotency key makes a repeated request return
 // the first adjustment (and writes nothing).
 import { and, eq } from 'drizzle-orm';
-import { recordAuditEvent, type AuditActor } from '../audit/record.js';
+import { auditRow, type AuditActor } from '../audit/record.js';
 import type { Db } from '../db/client.js';
 import { ledgerAdjustments, ledgerTransactions, reconciliations } from '../db/schema/index.js';
 import { newId } from '../shared/ids.js';
@@ -10,7 +10,9 @@ import { OPERATOR_MAX, REASON_MAX, textProblem } from '../shared/operator-input.
 import { LedgerConflictError, ReversalExceedsSettledError } from './errors.js';
 import { buildAdjustment, LedgerValidationError } from './postings.js';
 import { moneyVerdict, type MoneyLimits } from './money-policy.js';
-import { postWithin } from './store.js';
+import { announcePosting } from './announce.js';
+import { callPostAdjustment } from './ledger-calls.js';
+import { lockPayment, postingMetadata } from './store.js';
 
 export interface AdjustmentInput {
   provider: string;
@@ -95,53 +97,41 @@ export async function postAdjustment(db: Db, input: AdjustmentInput, access?: Ad
         if (verdict.kind === 'refused') throw new AdjustmentRefusedError('validation_failed', verdict.problem);
         if (verdict.kind === 'dual_control') throw new AdjustmentNeedsApprovalError(verdict.why);
       }
-      const posted = await postWithin(tx, posting, {
+      // A21: posting, adjustment row and audit row in one call of the database's function.
+      const reason = input.reason.trim();
+      const meta = {
         providerEventId: seen.providerEventId,
         reconciliationId: input.reconciliationId ?? seen.id,
         effectiveAt: new Date().toISOString(),
         actor: `operator:${operator}`,
         description: `adjustment ${input.amountMinor} ${input.currency} of ${input.paymentReference}`,
         adjustmentId: id,
-      });
-      if (posted.replayed) {
-        const [existing] = await tx.select().from(ledgerAdjustments).where(eq(ledgerAdjustments.ledgerTransactionId, posted.transactionId));
-        await access?.approval?.close(tx, existing!.id); // A5: a proposal of an adjustment already posted is that one
-        return { adjustment: existing!, replayed: true };
-      }
-      const [row] = await tx
-        .insert(ledgerAdjustments)
-        .values({
-          id,
-          provider: input.provider,
-          paymentReference: input.paymentReference,
-          amountMinor: BigInt(input.amountMinor),
-          currency: input.currency,
-          operator,
-          reason: input.reason.trim(),
-          reconciliationId: input.reconciliationId ?? null,
-          ledgerTransactionId: posted.transactionId,
-          ...(access ? { operatorKey: access.operatorKey } : {}),
-          ...(access?.approval
-            ? { proposalId: access.approval.proposalId, approvedBy: access.approval.approvedBy, approvedByKey: access.approval.approvedByKey, approvedAt: new Date() }
-            : {}),
-        })
-        .returning();
-      await access?.approval?.close(tx, id);
-      await recordAuditEvent(tx, {
+      };
+      const row = {
+        id,
+        provider: input.provider,
+        payment_reference: input.paymentReference,
+        amount_minor: BigInt(input.amountMinor).toString(),
+        currency: input.currency,
+        operator,
+        reason,
+        reconciliation_id: input.reconciliationId ?? null,
+        ...(access ? { operator_key: access.operatorKey } : {}),
+        ...(access?.approval ? { proposal_id: access.approval.proposalId, approved_by: access.approval.approvedBy, approved_by_key: access.approval.approvedByKey } : {}),
+      };
+      const audit = auditRow({
         actor: input.actor,
         action: 'ledger.adjust',
         target: { type: 'ledger_adjustment', id },
-        after: {
-          provider: row!.provider,
-          payment_reference: row!.paymentReference,
-          amount_minor: row!.amountMinor,
-          currency: row!.currency,
-          reason: row!.reason,
-          reconciliation_id: row!.reconciliationId,
-          ledger_transaction_id: row!.ledgerTransactionId,
-        },
+        after: { provider: row.provider, payment_reference: row.payment_reference, amount_minor: row.amount_minor, currency: row.currency, reason, reconciliation_id: row.reconciliation_id },
       });
-      return { adjustment: row!, replayed: false };
+      await lockPayment(tx, posting.provider, posting.paymentReference);
+      const posted = await callPostAdjustment(tx, posting, { id: newId('ltx'), effectiveAt: meta.effectiveAt, description: meta.description, metadata: postingMetadata(posting, meta) }, row, audit);
+      const [stored] = await tx.select().from(ledgerAdjustments).where(eq(ledgerAdjustments.ledgerTransactionId, posted.transactionId));
+      await access?.approval?.close(tx, stored!.id); // A5: a proposal of an adjustment already posted is that one
+      if (posted.replayed) return { adjustment: stored!, replayed: true };
+      await announcePosting(tx, posted.transactionId, posted.postedAt, posting, meta); // M1, as postLocked does
+      return { adjustment: stored!, replayed: false };
     });
   } catch (error) {
     if (error instanceof LedgerConflictError) throw new AdjustmentRefusedError('conflict', `idempotency key ${input.idempotencyKey} was used for another adjustment`);

@@ -1,11 +1,12 @@
 // L6: `apipay ledger check` — invariants of the ledger read straight from PostgreSQL: every transaction
-// balances per currency, no payment account holds more than the provider reported (or less than zero), no
+// balances per currency and still matches its content hash (A21: entries appended later show), no payment account holds more than the provider reported (or less than zero), no
 // provider object is posted twice, and the resolutions export sums to what operators posted.
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { exportTotals, operatorResolutionTotals, resolutionLines } from './exports.js';
+import { legacyContentHash, type PostingKind } from './postings.js';
 
-export type ViolationKind = 'unbalanced' | 'past_settled' | 'posted_twice' | 'export_mismatch';
+export type ViolationKind = 'unbalanced' | 'hash_mismatch' | 'past_settled' | 'posted_twice' | 'export_mismatch';
 export interface Violation {
   kind: ViolationKind;
   message: string;
@@ -39,6 +40,22 @@ export async function checkLedger(db: Db, scope: CheckScope = {}): Promise<Ledge
     where ${inPeriod} group by t.id, e.currency having count(e.id) = 0 or sum(e.amount_minor) <> 0 order by t.id`);
   for (const r of unbalanced) {
     violations.push({ kind: 'unbalanced', message: `transaction ${r.id} ${r.currency ? `sums to ${r.sum} ${r.currency}` : 'has no entries'}`, ids: [String(r.id)] });
+  }
+
+  // A21: the hash the database computes from the entries (apipay_ledger_content_hash), or for a row posted before
+  // migration 0029 the locale-sorted one; anything else is a transaction whose entries changed after it was posted.
+  const entriesOf = sql`coalesce(jsonb_agg(jsonb_build_object('account', e.account, 'currency', e.currency, 'amount_minor', e.amount_minor::text)) filter (where e.id is not null), '[]'::jsonb)`;
+  const rehashed = await db.execute(sql`
+    select t.id, t.idempotency_key as key, t.kind, t.metadata->>'provider' as provider, t.payment_reference as ref, t.content_hash as hash, ${entriesOf} as entries
+    from ledger_transactions t left join ledger_entries e on e.transaction_id = t.id
+    where ${inPeriod} group by t.id
+    having t.content_hash is distinct from public.apipay_ledger_content_hash(t.idempotency_key, t.kind, t.metadata->>'provider', t.payment_reference, ${entriesOf})
+    order by t.id`);
+  for (const r of rehashed) {
+    const entries = (r.entries as { account: string; currency: string; amount_minor: string }[]).map((e) => ({ account: e.account, currency: e.currency, amountMinor: BigInt(e.amount_minor) }));
+    const posting = { idempotencyKey: String(r.key), kind: r.kind as PostingKind, provider: String(r.provider), paymentReference: String(r.ref), currency: '', amountMinor: 0n, entries };
+    if (legacyContentHash(posting) === r.hash) continue;
+    violations.push({ kind: 'hash_mismatch', message: `transaction ${r.id} no longer matches its content hash (its entries changed after it was posted)`, ids: [String(r.id)] });
   }
 
   // What each payment account holds against the provider's latest reported amount in that currency.

@@ -101,16 +101,29 @@ export function buildPosting(request: PostingRequest): Posting {
 
 /**
  * The content a key stands for: kind, payment and the entries (accounts, amounts, currency). Event ids and
- * effective times are metadata, so the same settlement reported by two events is the same content.
+ * effective times are metadata, so the same settlement reported by two events is the same content. A21: the
+ * database computes the same hash (apipay_ledger_content_hash, migration 0029), so the entries are sorted by their
+ * JSON text byte by byte (PostgreSQL's COLLATE "C"), not by a locale.
  */
 export function contentHash(posting: Posting): string {
+  const entries = posting.entries
+    .map((e) => JSON.stringify([e.account, e.currency, e.amountMinor.toString()]))
+    .sort((a, b) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')));
+  const head = JSON.stringify({ key: posting.idempotencyKey, kind: posting.kind, payment: `${posting.provider}:${posting.paymentReference}` });
+  const canonical = `${head.slice(0, -1)},"entries":[${entries.join(',')}]}`;
+  return createHash('sha256').update(canonical).digest('hex');
+}
+
+/**
+ * The hash of rows posted before migration 0029: the same canonical JSON with the entries sorted by the locale
+ * (localeCompare). The ledger check (L6) accepts it for those rows; nothing writes it any more.
+ */
+export function legacyContentHash(posting: Posting): string {
   const canonical = JSON.stringify({
     key: posting.idempotencyKey,
     kind: posting.kind,
     payment: `${posting.provider}:${posting.paymentReference}`,
-    entries: posting.entries
-      .map((e) => [e.account, e.currency, e.amountMinor.toString()])
-      .sort((a, b) => a.join('|').localeCompare(b.join('|'))),
+    entries: posting.entries.map((e) => [e.account, e.currency, e.amountMinor.toString()]).sort((a, b) => a.join('|').localeCompare(b.join('|'))),
   });
   return createHash('sha256').update(canonical).digest('hex');
 }

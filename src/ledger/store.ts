@@ -1,12 +1,12 @@
-// Writes postings to the append-only ledger tables, once per idempotency key (I9), and computes balances from
-// entries. Postings of one payment are serialized by an advisory lock so the reversal bound (I10) is race-free.
+// Writes postings to the append-only ledger tables, once per idempotency key (I9), through the database's posting
+// function (A21), and computes balances from entries. Postings of one payment are serialized by an advisory lock so the reversal bound (I10) is race-free.
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { ledgerEntries, ledgerTransactions } from '../db/schema/index.js';
 import { newId } from '../shared/ids.js';
 import { announcePosting } from './announce.js';
-import { CaptureNotPostedError, LedgerConflictError, ReversalExceedsSettledError } from './errors.js';
-import { accounts, contentHash, idempotencyKey, REVERSAL_KINDS, type Posting } from './postings.js';
+import { callPostLedgerTransaction } from './ledger-calls.js';
+import { accounts, idempotencyKey, type Posting } from './postings.js';
 
 export interface PostingMetadata {
   providerEventId: string;
@@ -116,57 +116,28 @@ export async function postProviderObject(db: Db, request: ObjectPostingRequest, 
   );
 }
 
-/** Inside a transaction holding the payment's lock: the row for the key, or a new one within the I10 bounds. */
+/**
+ * Inside a transaction holding the payment's lock: the row for the key, or a new one within the I10 bounds. A21:
+ * the database function apipay_post_ledger_transaction decides (idempotency, content hash, balance, I10 bounds)
+ * and writes header and entries in one call; the application role cannot write the ledger otherwise.
+ */
 export async function postLocked(tx: Tx, posting: Posting, meta: PostingMetadata): Promise<PostedTransaction> {
-  const hash = contentHash(posting);
-  const [existing] = await tx.select().from(ledgerTransactions).where(eq(ledgerTransactions.idempotencyKey, posting.idempotencyKey));
-  if (existing) {
-    if (existing.contentHash !== hash) throw new LedgerConflictError(posting.idempotencyKey, existing.id, String(existing.metadata.actor ?? '') || undefined);
-    return {
-      transactionId: existing.id,
-      postedAt: existing.postedAt,
-      replayed: true,
-      providerEventId: String(existing.metadata.providerEventId ?? ''),
-    };
-  }
-  if (REVERSAL_KINDS.includes(posting.kind)) {
-    const captureKey = idempotencyKey({ kind: 'payment', provider: posting.provider, providerEventId: '', paymentReference: posting.paymentReference });
-    const [capture] = await tx.select({ id: ledgerTransactions.id }).from(ledgerTransactions).where(eq(ledgerTransactions.idempotencyKey, captureKey));
-    if (!capture) throw new CaptureNotPostedError(posting.idempotencyKey);
-    const settled = -(await balanceIn(tx as unknown as Db, accounts.payment(posting.provider, posting.paymentReference), posting.currency));
-    if (posting.amountMinor > settled) throw new ReversalExceedsSettledError(posting.idempotencyKey, settled, posting.amountMinor);
-  }
-  if (posting.kind === 'adjustment' && posting.amountMinor < 0n) {
-    // L3: a correction never gives back more than is settled (the account never goes negative).
-    const settled = -(await balanceIn(tx as unknown as Db, accounts.payment(posting.provider, posting.paymentReference), posting.currency));
-    if (-posting.amountMinor > settled) throw new ReversalExceedsSettledError(posting.idempotencyKey, settled, -posting.amountMinor);
-  }
   const id = newId('ltx');
-  const [row] = await tx
-    .insert(ledgerTransactions)
-    .values({
-      id,
-      idempotencyKey: posting.idempotencyKey,
-      contentHash: hash,
-      kind: posting.kind,
-      paymentReference: posting.paymentReference,
-      effectiveAt: new Date(meta.effectiveAt),
-      description: meta.description ?? null,
-      metadata: {
-        provider: posting.provider,
-        providerEventId: meta.providerEventId,
-        reconciliationId: meta.reconciliationId,
-        actor: meta.actor,
-        ...(meta.providerObjectId ? { providerObjectId: meta.providerObjectId, matchedBy: meta.matchedBy ?? 'id' } : {}),
-        ...(meta.resolutionId ? { resolutionId: meta.resolutionId } : {}),
-        ...(meta.adjustmentId ? { adjustmentId: meta.adjustmentId } : {}),
-      },
-    })
-    .returning();
-  await tx.insert(ledgerEntries).values(posting.entries.map((e) => ({ transactionId: id, account: e.account, amountMinor: e.amountMinor, currency: e.currency })));
-  await announcePosting(tx, id, row!.postedAt, posting, meta); // M1: the merchant's event, in this transaction
-  return { transactionId: id, postedAt: row!.postedAt, replayed: false, providerEventId: meta.providerEventId };
+  const answer = await callPostLedgerTransaction(tx, posting, { id, effectiveAt: meta.effectiveAt, description: meta.description ?? null, metadata: postingMetadata(posting, meta) });
+  if (!answer.replayed) await announcePosting(tx, answer.transactionId, answer.postedAt, posting, meta); // M1: the merchant's event, in this transaction
+  return { transactionId: answer.transactionId, postedAt: answer.postedAt, replayed: answer.replayed, providerEventId: answer.providerEventId };
 }
+
+/** What a ledger transaction's metadata says about who posted it and why (L1, L3, L4). */
+export const postingMetadata = (posting: Posting, meta: PostingMetadata): Record<string, unknown> => ({
+  provider: posting.provider,
+  providerEventId: meta.providerEventId,
+  reconciliationId: meta.reconciliationId,
+  actor: meta.actor,
+  ...(meta.providerObjectId ? { providerObjectId: meta.providerObjectId, matchedBy: meta.matchedBy ?? 'id' } : {}),
+  ...(meta.resolutionId ? { resolutionId: meta.resolutionId } : {}),
+  ...(meta.adjustmentId ? { adjustmentId: meta.adjustmentId } : {}),
+});
 
 async function balanceIn(db: Db, account: string, currency: string): Promise<bigint> {
   const [row] = await db

@@ -16,7 +16,8 @@ import {
 } from './attempt-record.js';
 import { endStreak, recordEndpointFailure } from './endpoint-health.js';
 import { EventExpungedError } from './expunge.js';
-import { backOff, disableGone, nextWait, throttleRateSql } from './receiver-signals.js';
+import { backOff, disableGone, throttleRateSql } from './receiver-signals.js';
+import { nextWait } from './retry-policy.js';
 import type { Executor } from './secrets.js';
 
 /** Marks an attempt row reserved before its POST and not yet finished. */

@@ -13,7 +13,7 @@ import { deliveries, deliveryAttempts, events, webhookEndpoints } from '../db/sc
 import type { DeliveryStatus, RetryRequest } from '../shared/outbound.js';
 import { orderReleasedSignal } from '../shared/outbound.js';
 import { EventExpungedError, expungedEventOf } from './expunge.js';
-import { requestDeliveryRetry } from './retry.js';
+import { requestDeliveryRetry } from './operator-retry.js';
 import { skipInOrder, successorOfDelivery } from './sequencing.js';
 
 export type Delivery = typeof deliveries.$inferSelect;

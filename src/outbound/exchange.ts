@@ -4,7 +4,7 @@
 import { request as undiciRequest, type Dispatcher } from 'undici';
 import { readBody } from './body-reader.js';
 import { excerptText, storableText } from './excerpt.js';
-import { honoursRetryAfter, parseRetryAfter } from './receiver-signals.js';
+import { honoursRetryAfter, parseRetryAfter } from './retry-policy.js';
 
 export type ExchangeErrorKind =
   | 'timeout'

@@ -23,6 +23,8 @@ import {
   type DeliveryStatus,
   type DeliveryWorkflowInput,
 } from '../shared/outbound.js';
+import { scheduleWait, timerWait } from '../outbound/retry-policy.js';
+import { DELIVERY_ADMISSION, RETRY_AFTER } from './patches.js';
 import { failureReason, isActivityFailure, NON_RETRYABLE_ERROR_TYPES } from '../shared/failures.js';
 import { SA } from '../shared/search-attributes.js';
 import { slowLaneQueue } from '../shared/task-queues.js';
@@ -43,10 +45,6 @@ const remote = proxyActivities<DeliveryActivities>(attemptOptions);
 // fewer history events for the common case of a merchant that answers 2xx at once (docs/benchmarks.md).
 const local = proxyLocalActivities<DeliveryActivities>({ ...attemptOptions, localRetryThreshold: '10 seconds' });
 
-/** M2/M3/M5: the admission of an attempt (slow lane, ordering, throttle); only taken when an attempt is deferred. */
-const ADMISSION_PATCH = 'm2-m3-m5-admission';
-/** O18: a longer wait asked by Retry-After; only taken when an attempt's result carries one. */
-const RETRY_AFTER_PATCH = 'o18-retry-after';
 /** M3: an ordered delivery rechecks its predecessor this often even without the signal (a safety net, not a poll). */
 const ORDER_RECHECK_MS = 15 * 60_000;
 
@@ -88,7 +86,7 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
   async function attemptUntilSent(request: AttemptInput, first: boolean): Promise<AttemptResult> {
     const via = () => (lane === 'slow' ? slow : first && input.firstAttempt !== 'activity' ? local : remote);
     let result = await via().attemptDelivery(request);
-    while (result.outcome === 'deferred' && result.deferral && patched(ADMISSION_PATCH)) {
+    while (result.outcome === 'deferred' && result.deferral && patched(DELIVERY_ADMISSION)) {
       const deferral = result.deferral;
       if (deferral.kind === 'slow_lane') {
         lane = 'slow';
@@ -119,7 +117,7 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
   async function runCycle(from = 0): Promise<boolean> {
     const schedule = input.retryScheduleMs;
     for (let index = from; index <= schedule.length; index++) {
-      const retryInMs = index < schedule.length ? schedule[index]! : null;
+      const retryInMs = scheduleWait(schedule, index);
       retryRequested = false; // a retryNow that arrives during this attempt asks for the next one at once
       const result = await attemptUntilSent(
         {
@@ -146,7 +144,7 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
       }
       setStatus('RETRYING');
       // O18: the activity already capped it by the schedule's last wait; histories from before carry no retryInMs.
-      const wait = result.retryInMs !== undefined && result.retryInMs > retryInMs && patched(RETRY_AFTER_PATCH) ? result.retryInMs : retryInMs;
+      const wait = result.retryInMs !== undefined && result.retryInMs > retryInMs && patched(RETRY_AFTER) ? timerWait(retryInMs, result.retryInMs) : retryInMs;
       nextAttemptAt = Date.now() + wait;
       await condition(() => retryRequested, wait);
     }

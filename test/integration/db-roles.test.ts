@@ -6,6 +6,8 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { IMMUTABLE_TABLES, TABLE_GRANTS } from '../../src/db/grants.js';
+import { buildPosting } from '../../src/ledger/postings.js';
+import { postTransaction } from '../../src/ledger/store.js';
 import { callAs } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
 import { TEMPORAL_ADDRESS, TEST_ADMIN_TOKEN, TEST_APP_DATABASE_URL, TEST_DATABASE_URL } from '../helpers/env.js';
@@ -37,6 +39,8 @@ const anyColumn: Record<string, string> = {
   ledger_adjustments: 'reason',
   audit_events: 'action',
   principals: 'name', // A12
+  api_keys: 'name', // A21: revoked through apipay_revoke_api_key only
+  proposal_approvals: 'approver_name', // A27
 };
 
 describe('A6 the application role', () => {
@@ -57,11 +61,10 @@ describe('A6 the application role', () => {
   });
 
   it('A6 the application role cannot alter a ledger row it wrote itself, nor drop the guards', async () => {
-    const id = `ltx_a6_${randomUUID().slice(0, 8)}`;
-    await app.sql.begin(async (tx) => {
-      await tx`insert into ledger_transactions (id, idempotency_key, content_hash, kind, payment_reference, effective_at) values (${id}, ${id}, 'h', 'payment', 'pi_a6', now())`;
-      await tx`insert into ledger_entries (transaction_id, account, amount_minor, currency) values (${id}, 'a', 100, 'EUR'), (${id}, 'b', -100, 'EUR')`;
-    });
+    // A21: the role writes the ledger only through apipay_post_ledger_transaction (postTransaction calls it).
+    const ref = `pi_a6_${randomUUID().slice(0, 8)}`;
+    const posting = buildPosting({ kind: 'payment', provider: 'a6', providerEventId: `evt_${ref}`, paymentReference: ref, amountMinor: '100', currency: 'EUR' });
+    const { transactionId: id } = await postTransaction(app.db, posting, { providerEventId: `evt_${ref}`, reconciliationId: 'none', effectiveAt: new Date().toISOString(), actor: 'system' });
     expect(await attempt(app.sql`update ledger_entries set amount_minor = 1 where transaction_id = ${id}`)).toMatch('permission denied');
     expect(await attempt(app.sql`delete from ledger_transactions where id = ${id}`)).toMatch('permission denied');
     const [still] = await app.sql`select sum(amount_minor) filter (where amount_minor > 0) as debit from ledger_entries where transaction_id = ${id}`;
@@ -71,9 +74,9 @@ describe('A6 the application role', () => {
     expect(await attempt(app.sql`drop table ledger_entries`)).toMatch('must be owner');
   });
 
-  it('A6 receipts: only the sweep marker may change; api keys: only their revocation', async () => {
+  it('A6 receipts: only the sweep marker may change; api keys: nothing directly (A21: revoked by a function)', async () => {
     expect(await attempt(app.sql`update webhook_receipts set workflow_started_at = now() where false`)).toBe('ok');
-    expect(await attempt(app.sql`update api_keys set revoked_at = now(), revoked_by = 'x' where false`)).toBe('ok');
+    expect(await attempt(app.sql`update api_keys set revoked_at = now(), revoked_by = 'x' where false`)).toMatch('permission denied');
     expect(await attempt(app.sql`update api_keys set role = 'admin' where false`)).toMatch('permission denied');
     expect(await attempt(app.sql`truncate api_keys`)).toMatch('permission denied');
   });

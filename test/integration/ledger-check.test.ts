@@ -10,7 +10,7 @@ import { reconciliations, reconciliationTransitions } from '../../src/db/schema/
 import { commitResolution } from '../../src/inbound/resolution-store.js';
 import { checkLedger } from '../../src/ledger/check.js';
 import { exportTotals, operatorResolutionTotals, resolutionLines } from '../../src/ledger/exports.js';
-import type { PostingKind } from '../../src/ledger/postings.js';
+import { contentHash, legacyContentHash, type PostingKind } from '../../src/ledger/postings.js';
 import type { OperatorResolution, ProviderEventType } from '../../src/shared/inbound.js';
 import { testApp } from '../helpers/app.js';
 import { parseCsv } from '../helpers/csv.js';
@@ -31,19 +31,25 @@ const newProvider = (label: string) => `chk-${label}-${randomUUID().slice(0, 8)}
 let seq = 0;
 
 /** Inserts ledger rows as given, with the triggers off for this transaction only (needs the postgres role). */
-async function insertRaw(provider: string, txns: { kind: string; ref: string; actor?: string; objectId?: string; reconciliationId?: string; entries: [string, number, string][] }[]) {
+async function insertRaw(provider: string, txns: { kind: string; ref: string; actor?: string; objectId?: string; reconciliationId?: string; hashOf?: (id: string) => string; entries: [string, number, string][] }[]): Promise<string[]> {
+  const ids: string[] = [];
   await database.db.transaction(async (tx) => {
     await tx.execute(sql`set local session_replication_role = replica`);
     for (const t of txns) {
       const id = `ltx_test_${++seq}_${randomUUID().slice(0, 8)}`;
+      ids.push(id);
       const metadata = { provider, actor: t.actor ?? 'system', providerEventId: 'evt', reconciliationId: t.reconciliationId ?? 'none', ...(t.objectId ? { providerObjectId: t.objectId } : {}) };
+      // A21: the hash of the entries as given (what the posting function would have written), unless a test says otherwise.
+      const entries = t.entries.map(([account, amount, currency]) => ({ account: account.replace('$p', provider), amountMinor: BigInt(amount), currency }));
+      const hash = t.hashOf?.(id) ?? contentHash({ idempotencyKey: `${id}:key`, kind: t.kind as PostingKind, provider, paymentReference: t.ref, currency: '', amountMinor: 0n, entries });
       await tx.execute(sql`insert into ledger_transactions (id, idempotency_key, content_hash, kind, payment_reference, effective_at, metadata)
-        values (${id}, ${`${id}:key`}, 'x', ${t.kind}, ${t.ref}, now(), ${JSON.stringify(metadata)}::jsonb)`);
+        values (${id}, ${`${id}:key`}, ${hash}, ${t.kind}, ${t.ref}, now(), ${JSON.stringify(metadata)}::jsonb)`);
       for (const [account, amount, currency] of t.entries) {
         await tx.execute(sql`insert into ledger_entries (transaction_id, account, amount_minor, currency) values (${id}, ${account.replace('$p', provider)}, ${amount}, ${currency})`);
       }
     }
   });
+  return ids;
 }
 
 async function reconciliation(provider: string, ref: string, o: { type?: ProviderEventType; amount?: string; currency?: string; providerAmount?: string | null; providerCurrency?: string | null } = {}) {
@@ -80,6 +86,24 @@ describe('L6 ledger check', () => {
     await reconciliation(provider, 'pay_u');
     await insertRaw(provider, [{ kind: 'payment', ref: 'pay_u', entries: [['provider_clearing:$p', 1000, 'EUR'], ['payments:$p:pay_u', -900, 'EUR']] }]);
     expect(await kinds(provider)).toEqual(['unbalanced']);
+  });
+
+  it('A21 a transaction whose entries no longer match its content hash (entries appended before 0029 forbade it); a pre-0029 hash passes', async () => {
+    const provider = newProvider('hash');
+    await reconciliation(provider, 'pay_h', { providerAmount: '1500' });
+    await reconciliation(provider, 'pay_l', { providerAmount: '700' });
+    const appended = [['provider_clearing:$p', 1000, 'EUR'], ['payments:$p:pay_h', -1000, 'EUR']] as [string, number, string][];
+    const id = await insertRaw(provider, [{ kind: 'payment', ref: 'pay_h', entries: appended }]);
+    await database.db.transaction(async (tx) => {
+      await tx.execute(sql`set local session_replication_role = replica`); // as a superuser could, or as anyone could before 0029
+      await tx.execute(sql`insert into ledger_entries (transaction_id, account, amount_minor, currency) values (${id[0]!}, ${`provider_clearing:${provider}`}, 500, 'EUR'), (${id[0]!}, ${`payments:${provider}:pay_h`}, -500, 'EUR')`);
+    });
+    const legacyEntries = [['provisional_clearing:$p', 700, 'EUR'], ['provisional:$p:pay_l', -700, 'EUR']] as [string, number, string][];
+    const legacy = (txId: string) =>
+      legacyContentHash({ idempotencyKey: `${txId}:key`, kind: 'provisional', provider, paymentReference: 'pay_l', currency: '', amountMinor: 0n, entries: legacyEntries.map(([a, m, c]) => ({ account: a.replace('$p', provider), amountMinor: BigInt(m), currency: c })) });
+    await insertRaw(provider, [{ kind: 'provisional', ref: 'pay_l', entries: legacyEntries, hashOf: legacy }]);
+    const found = (await checkLedger(database.db, { provider })).violations;
+    expect(found.map((v) => `${v.kind} ${v.ids[0]}`)).toEqual([`hash_mismatch ${id[0]}`]);
   });
 
   it('L6 a payment account past what the provider settled, negative, or in a currency the provider never reported', async () => {

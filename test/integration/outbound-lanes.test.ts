@@ -6,7 +6,7 @@ import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { deliveries, deliveryAttempts, webhookEndpoints } from '../../src/db/schema/index.js';
-import { startDeliveryWorkflows } from '../../src/dispatcher/start-deliveries.js';
+import { startDeliveryWorkflows } from '../../src/outbound/delivery-start.js';
 import { createWorkers, runWorkers } from '../../src/temporal-workers/build.js';
 import { TEST_DATABASE_URL, TEST_SECRETS_KEY, WORKFLOW_BUNDLE_PATH } from '../helpers/env.js';
 import { insertDelivery, insertEndpoint, startReceiver, uniqueMerchant, waitFor } from '../helpers/outbound.js';

@@ -5,7 +5,7 @@ import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { deliveries, deliveryAttempts, webhookEndpoints } from '../../src/db/schema/index.js';
-import { startDeliveryWorkflows } from '../../src/dispatcher/start-deliveries.js';
+import { startDeliveryWorkflows } from '../../src/outbound/delivery-start.js';
 import { TEST_DATABASE_URL } from '../helpers/env.js';
 import { insertDelivery, insertEndpoint, startReceiver, uniqueMerchant, waitFor } from '../helpers/outbound.js';
 import { testProfile } from '../helpers/profile.js';

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEnvelope } from '../../src/outbound/envelope.js';
-import { startDeliveryWorkflows } from '../../src/dispatcher/start-deliveries.js';
+import { startDeliveryWorkflows } from '../../src/outbound/delivery-start.js';
 import { buildReconciliationStart } from '../../src/inbound/start.js';
 import { SA } from '../../src/shared/search-attributes.js';
 import { envelope, uniqueMerchant, waitFor } from '../helpers/outbound.js';

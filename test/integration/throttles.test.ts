@@ -28,7 +28,7 @@ const statusesOf = async (requests: Array<() => { status: number } | Promise<{ s
 };
 
 describe('A17 failed credentials on the admin API', () => {
-  it('A17 issue 23: 150 wrong bearer tokens from one address hit 429 with Retry-After; a right key from elsewhere is still served', async () => {
+  it('A17 issue 23: 150 wrong bearer tokens from one address hit 429 with Retry-After; a right key is still served, from there too', async () => {
     const app = testApp({ db: database.db, temporal, taskQueues: uniqueTaskQueues('throttle-admin') });
     const viewer = await createKey(app, 'viewer', undefined, 'throttle-viewer');
     const guess = (i: number) => () =>
@@ -43,14 +43,14 @@ describe('A17 failed credentials on the admin API', () => {
     const refused = await guess(999)();
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('rate_limited');
-    // Blocked before the credential is looked at: the right key from that address is refused too.
+    // A23 (issue 30): a right key is never refused for its address's failures (it was 429 here until then).
     const right = (address: string) =>
       app.request(
         '/admin/v1/webhook-endpoints',
         { headers: { authorization: `Bearer ${viewer.token}` } },
         { remoteAddress: address },
       );
-    expect((await right('203.0.113.7')).status).toBe(429);
+    expect((await right('203.0.113.7')).status).toBe(200);
     expect((await right('198.51.100.9')).status).toBe(200);
   });
 

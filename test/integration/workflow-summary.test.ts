@@ -2,7 +2,7 @@
 // one, read back from the real dev server (no worker polls these queues; the workflows are terminated after).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDeliveryWorkflows } from '../../src/dispatcher/start-deliveries.js';
+import { startDeliveryWorkflows } from '../../src/outbound/delivery-start.js';
 import { startReconciliation } from '../../src/inbound/reconciliation-starter.js';
 import { deliveryWorkflowId } from '../../src/shared/ids.js';
 import { testProfile } from '../helpers/profile.js';

@@ -5,16 +5,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { API_SCHEMA_EXCEPTIONS, WORKFLOW_PURE_MODULES } from '../helpers/architecture-doc.js';
 import { importCycles, importGraph, importsOf, ROOT, sourceFiles, type ImportEdge } from '../helpers/import-graph.js';
 
-/** Pure modules (no I/O, no clock, no randomness) that workflows may run: the reconciliation rules and verdicts. */
-const WORKFLOW_PURE_MODULES = ['src/inbound/verdict.ts', 'src/inbound/state-machine.ts', 'src/inbound/posting-outcome.ts'];
 /** Erased at compile time, so a workflow may name their types: activity interfaces, posting kinds. */
 const WORKFLOW_TYPE_SOURCES = ['src/activities/', 'src/ledger/postings.ts'];
 /** Packages a workflow's modules may load: the workflow SDK, and the failure classes src/shared builds on. */
 const WORKFLOW_PACKAGES = ['@temporalio/workflow', '@temporalio/common'];
-/** TODO(issue 9): admin routes that still read tables directly; move the queries into src/inbound or src/outbound. */
-const API_SCHEMA_EXCEPTIONS = ['src/api/admin/exports.ts', 'src/api/admin/outbound-schemas.ts'];
 
 const edges = importGraph(['src']);
 const local = (e: ImportEdge) => e.specifier.startsWith('.');

@@ -53,6 +53,8 @@ const ALL_ON = [
   'tracing.traceUrl=https://jaeger.example.com/trace',
 ];
 const COMPONENTS = ['api', 'worker', 'dispatcher'] as const;
+/** A23: what `api.trustedProxies: auto` trusts behind a ClusterIP Service. */
+const PRIVATE_RANGES = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'];
 
 describe.skipIf(!existsSync(HELM))('helm chart deploy/helm/apipay', () => {
   const plain = render();
@@ -131,7 +133,10 @@ describe.skipIf(!existsSync(HELM))('helm chart deploy/helm/apipay', () => {
   });
 
   it('the profile ConfigMap is config/example.yaml and src/config/profile.ts accepts it', () => {
-    expect(parse(profileText)).toEqual(parse(readFileSync(join(ROOT, 'config/example.yaml'), 'utf8')));
+    // A23: but for the trusted proxies, which the chart sets for its ingress (next test).
+    const example = parse(readFileSync(join(ROOT, 'config/example.yaml'), 'utf8'));
+    expect(example.http.trusted_proxies).toEqual([]);
+    expect(parse(profileText)).toEqual({ ...example, http: { ...example.http, trusted_proxies: PRIVATE_RANGES } });
     const secrets = Object.fromEntries([...profileText.matchAll(/env:([A-Z_][A-Z0-9_]*)/g)].map((m) => [m[1]!, 'x'.repeat(32)]));
     const saved = { ...process.env };
     Object.assign(process.env, secrets);
@@ -142,6 +147,18 @@ describe.skipIf(!existsSync(HELM))('helm chart deploy/helm/apipay', () => {
     } finally {
       process.env = saved;
     }
+  });
+
+  it('A23 the trusted proxies: the private ranges behind a ClusterIP Service, none on NodePort/LoadBalancer, a list as given', () => {
+    const trusted = (...sets: string[]) => {
+      const text = render(...sets).find((m) => m.metadata.name === 'rel-apipay-profile')!.data!['profile.yaml']!;
+      return parse(text).http.trusted_proxies;
+    };
+    expect(parse(profileText).http.trusted_proxies).toEqual(PRIVATE_RANGES);
+    expect(trusted('api.service.type=LoadBalancer')).toEqual([]);
+    expect(trusted('api.service.type=NodePort')).toEqual([]);
+    expect(trusted('api.service.type=LoadBalancer', 'api.trustedProxies={10.42.0.0/16}')).toEqual(['10.42.0.0/16']);
+    expect(trusted('profile.http.trusted_proxies={10.1.0.0/16,fd00:1::/64}')).toEqual(['10.1.0.0/16', 'fd00:1::/64']);
   });
 
   it('ports and probes are the ones each process serves with the settings the chart gives it', () => {

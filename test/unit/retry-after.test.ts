@@ -2,7 +2,7 @@
 // longer than the schedule's last wait.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { nextWait, parseRetryAfter } from '../../src/outbound/receiver-signals.js';
+import { nextWait, parseRetryAfter } from '../../src/outbound/retry-policy.js';
 
 const now = Date.parse('2026-12-02T10:00:00Z');
 

@@ -2,7 +2,7 @@
 // (its workflow, its attempts, GET /webhook-deliveries/{id}); the answer names the delivery.
 import { z } from '@hono/zod-openapi';
 import type { Principal } from '../../access/roles.js';
-import { startDeliveryWorkflows } from '../../dispatcher/start-deliveries.js';
+import { startDeliveryWorkflows } from '../../outbound/delivery-start.js';
 import { DeliveryConflictError } from '../../outbound/delivery-admin.js';
 import { EndpointNotFoundError } from '../../outbound/endpoints.js';
 import { createTestDelivery } from '../../outbound/test-event.js';

@@ -113,7 +113,7 @@ const listAdjustmentsRoute = adminRoute({ role: 'viewer', merchant: false }, {
   },
 });
 
-const violationSchema = z.object({ kind: z.enum(['unbalanced', 'past_settled', 'posted_twice', 'export_mismatch']), message: z.string(), ids: z.array(z.string()) });
+const violationSchema = z.object({ kind: z.enum(['unbalanced', 'hash_mismatch', 'past_settled', 'posted_twice', 'export_mismatch']), message: z.string(), ids: z.array(z.string()) });
 const datetime = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' });
 const checkRoute = adminRoute({ role: 'viewer', merchant: false }, {
   method: 'get',

@@ -12,6 +12,7 @@ import { parseDuration } from '../../config/duration.js';
 import { createSessionKeys } from '../console/session.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
+import { publicOrigin } from '../middleware/client-address.js';
 import { adminRoute } from './access.js';
 import type { AdminApp } from './app.js';
 import { errorResponses, json } from './outbound-schemas.js';
@@ -116,7 +117,11 @@ export function registerPortalLinks(admin: AdminApp, deps: ApiDeps, links: Porta
     if (ttlMs < 60_000 || ttlMs > MAX_TTL_MS) throw new ApiError('validation_failed', 'ttl: must be between 1m and 24h');
     const row = await links.mint(c.get('principal'), body.merchant_account, ttlMs);
     const { token } = sessions.portalLink(row.merchantAccount, Math.floor(ttlMs / 1000), row.id);
-    const url = new URL(`/portal/enter?token=${encodeURIComponent(token)}`, c.req.url).toString();
+    // A23: on the public URL (behind a TLS proxy the request itself says http).
+    const url = new URL(
+      `/portal/enter?token=${encodeURIComponent(token)}`,
+      publicOrigin(c, deps.profile.http.public_url),
+    ).toString();
     c.get('logger').info(
       { merchantAccount: body.merchant_account, ttlMs, linkId: row.id, by: c.get('principal').keyId },
       'portal link created (C2)',

@@ -1,9 +1,11 @@
 // Sign-in, sessions and CSRF for the console and the portal (C1, C2, A15, A16). The cookie is HttpOnly,
-// SameSite=Strict, Secure over https, scoped to its surface's path, and holds a signed session (session.ts) whose id
-// names a server-side row (console_sessions): sign-out, a revoked key or link and a changed role end that row, so a
-// copied cookie stops working at once. Every POST must carry the session's CSRF token (403 otherwise), the sign-in
-// form included (it has an anonymous session for that). A portal link is opened by a POST from its confirmation
-// page (never by the GET a link preview or another site can make), once.
+// SameSite=Strict, Secure over https (A23: always with an https public_url or NODE_ENV=production, else when a
+// trusted proxy says the client used https), scoped to its surface's path, and holds a signed session (session.ts)
+// whose id names a server-side row (console_sessions): sign-out, a revoked key or link and a changed role end that
+// row, so a copied cookie stops working at once. Every POST must carry the session's CSRF token (403 otherwise), the
+// sign-in form included (it has an anonymous session for that). A portal link is opened by a POST from its
+// confirmation page (never by the GET a link preview or another site can make), once. A23: a right key or a link
+// that opens is never refused for its address's failed sign-ins (the bootstrap token is, from a throttled address).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
@@ -14,7 +16,7 @@ import type { ConsoleSessionStore } from '../../access/console-sessions.js';
 import { linkPrincipal, type PortalLinkService } from '../../access/portal-links.js';
 import { BOOTSTRAP_KEY_ID, BOOTSTRAP_PRINCIPAL, type Principal, type StaffRole } from '../../access/roles.js';
 import type { CredentialThrottle } from '../middleware/credential-throttle.js';
-import { clientAddress } from '../middleware/client-address.js';
+import { clientAddress, clientOf } from '../middleware/client-address.js';
 import { PageError, type ConsoleContext, type ConsoleEnv } from './context.js';
 import { csrfField, layout, notice, type View } from './html.js';
 import type { Session, SessionKeys, SessionSubject, Surface } from './session.js';
@@ -28,8 +30,10 @@ export interface AuthOptions {
   store: ConsoleSessionStore;
   /** A15: the links' rows (single use, revocation, audit). */
   links: PortalLinkService;
-  /** A17: failed sign-ins count against the client address and the key's id. */
+  /** A17, A23: failed sign-ins count against the client address and the key's id (a right one is never refused). */
   throttle: CredentialThrottle;
+  /** A23: every cookie is Secure (an https public_url, or NODE_ENV=production), not only those of https requests. */
+  secureCookies: boolean;
   now: () => Date;
   adminToken: string;
   temporal: View['temporal'];
@@ -101,7 +105,7 @@ async function startSession(
   setCookie(c, cookieName(o.surface), cookie, {
     httpOnly: true,
     sameSite: 'Strict',
-    secure: new URL(c.req.url).protocol === 'https:',
+    secure: o.secureCookies || clientOf(c).https || new URL(c.req.url).protocol === 'https:',
     path: o.base,
     maxAge: ttl,
   });
@@ -188,24 +192,27 @@ export function registerSignIn(app: Hono<ConsoleEnv>, o: AuthOptions): void {
 
   app.post('/sign-in', async (c) => {
     const token = (c.get('form').token ?? '').trim();
-    const address = clientAddress(c);
     const throttled = (wait: number) => {
       c.header('Retry-After', String(wait));
       return c.html(signInPage(c.get('view'), `Too many failed sign-ins; try again in ${wait} s.`), 429);
     };
-    const wait = o.throttle.blocked(address);
-    if (wait !== undefined) return throttled(wait);
     let subject: SessionSubject | undefined;
     let principal: Principal | undefined;
     if (token.startsWith('apk_')) {
       principal = await o.keys.authenticate(token);
       if (principal) subject = { kind: 'key', keyId: principal.keyId };
-    } else if (o.surface === 'console' && token && timingSafeEqual(digest(token), bootstrap)) {
+    } else if (
+      o.surface === 'console' &&
+      token &&
+      timingSafeEqual(digest(token), bootstrap) &&
+      (await o.throttle.blocked(clientAddress(c))) === undefined // A23: never through a throttled address
+    ) {
       principal = BOOTSTRAP_PRINCIPAL;
       subject = { kind: 'bootstrap', fingerprint: o.sessions.fingerprint(o.adminToken) };
     }
     if (!principal || !subject || !fits(o.surface, principal)) {
-      const past = principal ? undefined : o.throttle.failed(address, token);
+      // A23: only a credential that did not verify counts (a merchant key on the console is a mistake, not a guess).
+      const past = principal ? undefined : await o.throttle.failed(clientAddress(c), token);
       if (past !== undefined) return throttled(past);
       const hint = principal
         ? o.surface === 'console'
@@ -250,16 +257,15 @@ export function registerSignIn(app: Hono<ConsoleEnv>, o: AuthOptions): void {
 
   app.post('/enter', async (c) => {
     const token = c.get('form').token ?? '';
-    const address = clientAddress(c);
-    const wait = o.throttle.blocked(address);
-    if (wait !== undefined) {
-      c.header('Retry-After', String(wait));
-      throw new PageError(429, `too many failed attempts from here; try again in ${wait} s`);
-    }
     const signed = o.sessions.readPortalLink(token);
     const link = signed ? await o.links.use(signed.linkId, c.get('requestId')) : 'unknown';
     if (typeof link === 'string') {
-      o.throttle.failed(address, '');
+      // A23: a link that opens is never refused; one that does not counts against the address.
+      const wait = await o.throttle.failed(clientAddress(c), '');
+      if (wait !== undefined) {
+        c.header('Retry-After', String(wait));
+        throw new PageError(429, `too many failed attempts from here; try again in ${wait} s`);
+      }
       throw refused();
     }
     // A15: the session ends when the link would have (and within a working day whatever the link said).

@@ -51,6 +51,7 @@ export function createConsoleApps(
       store: api.sessions,
       links: api.portalLinks,
       throttle: api.throttle,
+      secureCookies: Boolean(deps.profile.http.public_url?.startsWith('https:')) || deps.env.NODE_ENV === 'production',
       now: deps.now ?? (() => new Date()),
       // A28: with an IdP in production ADMIN_TOKEN signs nobody in: a random stand-in no request can know.
       adminToken:

@@ -1,10 +1,12 @@
 // POST /webhooks/{provider} (I1–I6): raw bytes first, verify, extract, then one durable commit of registry row and
-// receipt, and only then 200. Order of refusals: 404 unknown provider, 429 when this client address has sent too
-// many requests that failed verification (A17), 415 not JSON, 413 too large, 401 bad signature (nothing stored; it
-// counts against the address), 429 that provider's rate limit (A7, its own token bucket, spent only by verified
-// requests, A17: unsigned junk cannot starve the real provider), 400 unreadable payload (nothing stored).
-// Duplicates answer 200 and change nothing. R18: the receipt keeps the request span's traceparent.
+// receipt, and only then 200. Order of refusals: 404 unknown provider, 415 not JSON, 413 too large, 401 bad
+// signature (nothing stored; it counts against the client address, and past that address's budget it is 429, A17;
+// a signature that verifies is never refused for its address's failures, A23), 429 that provider's rate limit (A7,
+// its own token bucket, spent only by verified requests, A17: unsigned junk cannot starve the real provider), 400
+// unreadable payload (nothing stored). Duplicates answer 200 and change nothing. R18: the receipt keeps the request
+// span's traceparent.
 import type { Hono } from 'hono';
+import { createFailureBuckets } from '../../access/failure-buckets.js';
 import { createRateLimiter } from '../../lib/token-bucket.js';
 import { currentTraceparent } from '../../tracing/context.js';
 import { ingressMetrics as metrics } from '../../metrics/inbound-ingress.js';
@@ -24,7 +26,7 @@ export function registerIngress(app: Hono, deps: ApiDeps): IngressServices {
   const limit = deps.profile.inbound.max_body_bytes;
   const now = deps.now ?? (() => new Date());
   const limiter = createRateLimiter(deps.profile.inbound.rate_limit);
-  const unverified = createRateLimiter(deps.profile.inbound.unverified_per_address);
+  const unverified = createFailureBuckets({ db: deps.db, namespace: deps.throttleNamespace ?? '' }); // A23: shared by the replicas
   const retryAfterSeconds = deps.profile.inbound.overload_retry_after / 1000;
 
   app.post('/webhooks/:provider', async (c) => {
@@ -34,12 +36,6 @@ export function registerIngress(app: Hono, deps: ApiDeps): IngressServices {
     if (!adapter) {
       metrics.rejected.inc({ provider: 'unknown', reason: 'unknown_provider' });
       throw new ApiError('not_found', `unknown provider ${JSON.stringify(provider.slice(0, 64))}`);
-    }
-    const address = clientAddress(c);
-    const junk = unverified.peek(address);
-    if (!junk.allowed) {
-      metrics.rejected.inc({ provider, reason: 'unverified_rate_limited' });
-      throw new ApiError('rate_limited', 'too many requests with a bad signature from this address; retry later', undefined, junk.retryAfterMs / 1000);
     }
     const incoming = nodeIncoming(c.env);
     const headers = incoming ? nodeHeaders(incoming) : c.req.header();
@@ -64,7 +60,11 @@ export function registerIngress(app: Hono, deps: ApiDeps): IngressServices {
     } catch (error) {
       if (!(error instanceof SignatureError)) throw error;
       metrics.signatureRejections.inc({ provider, reason: error.reason });
-      unverified.take(address);
+      const junk = await unverified.take('unverified', clientAddress(c), deps.profile.inbound.unverified_per_address);
+      if (!junk.allowed) {
+        metrics.rejected.inc({ provider, reason: 'unverified_rate_limited' });
+        throw new ApiError('rate_limited', 'too many requests with a bad signature from this address; retry later', undefined, junk.retryAfterMs / 1000);
+      }
       throw new ApiError('invalid_signature', `invalid signature: ${error.message}`);
     }
     const taken = limiter.take(provider, deps.profile.inbound.providers[provider]?.rate_limit);

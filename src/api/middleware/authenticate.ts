@@ -1,10 +1,11 @@
 // Admin authentication and authorization (A1, A7, A9, A17), decided by the route that will answer: the middleware asks
 // the router which route matched and looks up that route's declared access rule. Public routes are listed by
 // method and path; a route without a rule is refused (fail closed). Then: bearer credential (an API key, or the
-// bootstrap ADMIN_TOKEN) → 401, or 429 past a budget of failures per client address (checked first) or key id (A17);
-// the key's token bucket → 429; the role against the rule → 403. A26: a JWT is the identity provider's access token,
-// verified by src/access/idp-tokens.ts (401 when it does not verify). A28: once an IdP is configured the bootstrap
-// token is refused for every route but POST /api-keys in production.
+// bootstrap ADMIN_TOKEN) → 401, or 429 when that failure is past a budget of failures per client address or key id
+// (A17; a credential that verifies is never refused for them, A23); the key's token bucket → 429; the role against
+// the rule → 403. A26: a JWT is the identity provider's access token, verified by src/access/idp-tokens.ts (401
+// when it does not verify). A28: once an IdP is configured the bootstrap token is refused for every route but
+// POST /api-keys in production.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createMiddleware } from 'hono/factory';
 import { matchedRoutes, routePath } from 'hono/route';
@@ -27,7 +28,7 @@ export interface AuthenticateOptions {
   bootstrapToken: string;
   keys: ApiKeyService;
   limiter: RateLimiter;
-  /** A17: failed credentials per client address and key id. */
+  /** A17, A23: failed credentials per client address and key id. */
   throttle: CredentialThrottle;
   /** A26: the identity provider's token verifier, when the profile names one. */
   idp?: IdpVerifier;
@@ -42,7 +43,7 @@ export const authenticate = (options: AuthenticateOptions) => {
   const bootstrap = digest(options.bootstrapToken);
   let rules: Map<string, Access> | undefined;
 
-  async function principalOf(token: string | undefined): Promise<Principal | undefined> {
+  async function principalOf(token: string | undefined, address: () => string): Promise<Principal | undefined> {
     if (token === undefined) return undefined;
     if (token.startsWith('apk_')) return options.keys.authenticate(token);
     if (looksLikeJwt(token)) {
@@ -52,7 +53,9 @@ export const authenticate = (options: AuthenticateOptions) => {
       return verdict.principal;
     }
     // Hashing first gives equal-length buffers, so the comparison time does not depend on the guess.
-    return timingSafeEqual(digest(token), bootstrap) ? BOOTSTRAP_PRINCIPAL : undefined;
+    if (!timingSafeEqual(digest(token), bootstrap)) return undefined;
+    // A23: the bootstrap token is not let through a throttled address (it may be weak; see credential-throttle.ts).
+    return (await options.throttle.blocked(address())) === undefined ? BOOTSTRAP_PRINCIPAL : undefined;
   }
 
   return createMiddleware<AdminEnv>(async (c, next) => {
@@ -65,16 +68,13 @@ export const authenticate = (options: AuthenticateOptions) => {
     const header = c.req.header('authorization');
     // A26: an IdP's access token is a JWT of a few kilobytes; an API key or the bootstrap token fits in 512 characters.
     const token = /^Bearer ([\x21-\x7e]{1,8192})$/i.exec(header ?? '')?.[1];
-    const address = clientAddress(c);
-    // A17: an address or key that has failed too often is refused before its credential is looked at.
-    const wait = header === undefined ? undefined : options.throttle.blocked(address);
-    if (wait !== undefined) throw new ApiError('rate_limited', 'too many failed credentials from this address or for this key; retry later', undefined, wait);
-    const principal = await principalOf(token).catch((error: unknown) => {
-      if (error instanceof ApiError) return error;
+    // A23: the credential first; only a failure is counted, and only a failure past its budget is answered 429.
+    const principal = await principalOf(token, () => clientAddress(c)).catch((error: unknown) => {
+      if (error instanceof ApiError) return error; // A26: a token that does not verify, with the reason
       throw error;
     });
     if (!principal || principal instanceof ApiError) {
-      const past = header === undefined ? undefined : options.throttle.failed(address, token ?? '');
+      const past = header === undefined ? undefined : await options.throttle.failed(clientAddress(c), token ?? '');
       if (past !== undefined) throw new ApiError('rate_limited', 'too many failed credentials from this address or for this key; retry later', undefined, past);
       c.header('WWW-Authenticate', 'Bearer realm="apipay-admin"');
       throw principal ?? new ApiError('unauthorized', 'a valid bearer token (API key) is required');

@@ -1,22 +1,42 @@
-// The address a request came from (A17): the TCP peer of the node server's socket. X-Forwarded-For is not trusted
-// (anyone can send it); behind a proxy every request shares the proxy's address, which the throttles then treat as
-// one client. `remoteAddress` is the binding a test passes to app.request(). IPv4-mapped IPv6 reads as IPv4, and an
-// IPv6 address counts by its /64, the block one host is usually given.
+// The client of a request (A17, A23), resolved once per request by `clientOrigin` (src/api/app.ts) from the socket
+// peer and, only when that peer is one of the profile's `http.trusted_proxies`, X-Forwarded-For (read from the
+// right) and X-Forwarded-Proto (src/lib/forwarded.ts). `remoteAddress` is the binding a test passes to
+// app.request(). `clientAddress` is the key the throttles count under (an IPv6 client by its /64).
 import type { IncomingMessage } from 'node:http';
-import { isIPv6 } from 'node:net';
 import type { Context } from 'hono';
+import { createMiddleware } from 'hono/factory';
+import type { HttpSettings } from '../../config/http.js';
+import { createOriginResolver, plainAddress, throttleKey, type ClientOrigin } from '../../lib/forwarded.js';
 
-export function clientAddress(c: Context): string {
+const peerOf = (c: Context) => {
   const env = c.env as { incoming?: IncomingMessage; remoteAddress?: string } | undefined;
-  const raw = env?.incoming?.socket?.remoteAddress ?? env?.remoteAddress ?? 'unknown';
-  if (raw.startsWith('::ffff:') && raw.includes('.')) return raw.slice(7);
-  if (!isIPv6(raw)) return raw;
-  const [head = '', tail = ''] = raw.split('::');
-  const left = head ? head.split(':') : [];
-  const right = tail ? tail.split(':') : [];
-  const groups = raw.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
-  return `${groups
-    .slice(0, 4)
-    .map((g) => g.toLowerCase().replace(/^0+(?=.)/, ''))
-    .join(':')}::/64`;
+  return env?.incoming?.socket?.remoteAddress ?? env?.remoteAddress ?? 'unknown';
+};
+
+/** Sets the request's `client` (its address, and whether it came over https per a trusted proxy). */
+export function clientOrigin(http: Pick<HttpSettings, 'trusted_proxies'>) {
+  const resolve = createOriginResolver(http.trusted_proxies);
+  return createMiddleware(async (c, next) => {
+    c.set('client' as never, resolve(peerOf(c), c.req.header('x-forwarded-for'), c.req.header('x-forwarded-proto')) as never);
+    await next();
+  });
+}
+
+/** The request's client; without the middleware (a sub-app mounted alone), the socket peer over plain http. */
+export function clientOf(c: Context): ClientOrigin {
+  return (c.get('client' as never) as ClientOrigin | undefined) ?? { address: plainAddress(peerOf(c)), https: false };
+}
+
+/** The throttles' key for the request's client address. */
+export const clientAddress = (c: Context): string => throttleKey(clientOf(c).address);
+
+/**
+ * The origin clients reach this API at (A23), for links made for them: the profile's `public_url` when set, else
+ * this request's (its Host header), https when a trusted proxy says the client used https.
+ */
+export function publicOrigin(c: Context, publicUrl: string | undefined): string {
+  if (publicUrl) return publicUrl;
+  const url = new URL(c.req.url);
+  if (clientOf(c).https) url.protocol = 'https:';
+  return url.origin;
 }

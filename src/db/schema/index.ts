@@ -8,3 +8,4 @@ export * from './audit.js';
 export * from './outbox.js';
 export * from './workflow-steps.js';
 export * from './charts.js';
+export * from './throttle.js';

@@ -4,6 +4,7 @@ import type { ReconciliationActivities } from '../../activities/reconciliation.j
 import type { createLedgerPositionActivities } from '../../activities/ledger-position.js';
 import type { createResolutionActivities } from '../../activities/resolution.js';
 import { NON_RETRYABLE_ERROR_TYPES } from '../../shared/failures.js';
+import { LOCAL_STEPS } from '../patches.js';
 
 // Recording and ledger writes are idempotent: retry them until they land, except deterministic failures (R4,
 // src/lib/errors.ts), which a ledger posting turns into manual_review with the reason.
@@ -24,9 +25,8 @@ const UNTIL_IT_LANDS: ActivityOptions = {
  * Every step is idempotent or read-only, so the re-run of a workflow task after a worker crash is safe. Behind a
  * patch: histories recorded before it replay their regular activities (test/fixtures/histories/pre-p3/).
  */
-export const LOCAL_STEPS_PATCH = 'p3-local-steps';
 function localOnceLanded<T extends object>(local: T, remote: T): T {
-  return new Proxy(remote, { get: (_target, name) => Reflect.get(patched(LOCAL_STEPS_PATCH) ? local : remote, name) });
+  return new Proxy(remote, { get: (_target, name) => Reflect.get(patched(LOCAL_STEPS) ? local : remote, name) });
 }
 
 export const store = localOnceLanded(

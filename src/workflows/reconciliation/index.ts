@@ -11,7 +11,7 @@ import { queryProvider } from './query-provider.js';
 import { projection, startRun, transition, type ReconciliationOutcome } from './run.js';
 import { settle } from './settle.js';
 
-export { ONE_TRANSACTION_RESOLUTION } from './operator-review.js';
+export { ONE_TRANSACTION_RESOLUTION } from '../patches.js';
 export type { ReconciliationOutcome } from './run.js';
 
 export async function reconciliationWorkflow(input: ReconciliationWorkflowInput): Promise<ReconciliationOutcome> {

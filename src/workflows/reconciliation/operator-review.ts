@@ -7,12 +7,8 @@ import { commitResolution, finish, type AccessCommand } from './commit.js';
 import { accessProblem, refuse } from './handlers.js';
 import { legacyResolve } from './legacy-resolution.js';
 import { decideProposal } from './proposals.js';
+import { ONE_TRANSACTION_RESOLUTION, RESOLUTION_ACCESS } from '../patches.js';
 import { ensureAllowed, type ReconciliationOutcome, type Run } from './run.js';
-
-/** Patch id of the one-transaction resolution (R2); histories from before it replay the old three steps. */
-export const ONE_TRANSACTION_RESOLUTION = 'resolution-one-transaction';
-/** Patch id of attributed resolutions and dual control (A4, A5); histories from before it commit unattributed. */
-export const RESOLUTION_ACCESS = 'resolution-access-dual-control';
 
 export async function operatorReview(run: Run): Promise<ReconciliationOutcome> {
   for (;;) {

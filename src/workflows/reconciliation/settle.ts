@@ -2,6 +2,7 @@
 // settlement discrepancy with the ledger parks the reconciliation in manual_review.
 import { patched } from '@temporalio/workflow';
 import { discrepancyReason, settlementDiscrepancy, type Verdict } from '../../inbound/verdict.js';
+import { SETTLEMENT_DISCREPANCY } from '../patches.js';
 import { ledger } from './activities.js';
 import { transition, type ReconciliationOutcome, type Run } from './run.js';
 
@@ -13,12 +14,7 @@ export async function settle(run: Run, answer: Verdict): Promise<ReconciliationO
   // payment reverts nothing: it becomes a review item with both sides kept on the reconciliation. Behind a patch:
   // executions that passed this point before it existed did not ask the ledger (docs/workflow-versioning.md).
   const answered = verdict.kind === 'declined' || (verdict.kind === 'conflict' && !verdict.reason.startsWith('timeout'));
-  if (
-    answered &&
-    (postingKind === 'payment' || postingKind === null) &&
-    providerPayment &&
-    patched('l5-settlement-discrepancy')
-  ) {
+  if (answered && (postingKind === 'payment' || postingKind === null) && providerPayment && patched(SETTLEMENT_DISCREPANCY)) {
     run.discrepancy = settlementDiscrepancy(
       providerPayment,
       await ledger.ledgerPosition({ provider: input.provider, paymentReference: input.event.paymentReference }),

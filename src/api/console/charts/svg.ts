@@ -5,6 +5,10 @@
 // CSP (style-src 'self', no script) holds. Non-finite values are drawn as gaps, never as NaN in a coordinate.
 import { html } from 'hono/html';
 import type { Html } from '../html.js';
+import { clean, colorOf, formatValue, niceMax, px } from './chart-values.js';
+
+export { formatValue, niceMax, PALETTE } from './chart-values.js';
+export { CHART_STYLESHEET, rateColor, sparkline } from './sparkline.js';
 
 export interface Series {
   name: string;
@@ -28,69 +32,11 @@ export interface ChartSpec {
   empty?: string;
 }
 
-/** The colours charts may use; failures are the reds. */
-export const PALETTE = {
-  ok: '#2e9e5b',
-  clientError: '#e0a100',
-  serverError: '#d12c2c',
-  timeout: '#8a1616',
-  other: '#8c6d9e',
-  blue: '#2456c7',
-  orange: '#e8710a',
-  teal: '#138a8a',
-  grey: '#8a93a5',
-  pink: '#c2185b',
-} as const;
-const COLORS = new Set<string>(Object.values(PALETTE));
-const colorOf = (c: string) => (COLORS.has(c) ? c : PALETTE.grey);
-
 const W = 720;
 const H = 220;
 const M = { left: 56, right: 12, top: 12, bottom: 30 };
 const PW = W - M.left - M.right;
 const PH = H - M.top - M.bottom;
-
-/** A finite value or null. */
-const clean = (v: number | null | undefined): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-/** A coordinate: finite, two decimals. */
-const px = (v: number) => (Number.isFinite(v) ? Math.round(v * 100) / 100 : 0);
-
-/** The smallest 1, 2 or 5 × 10^k at or above `max` (1 for nothing). */
-export function niceMax(max: number): number {
-  if (max === Number.POSITIVE_INFINITY) return Number.MAX_VALUE;
-  if (!Number.isFinite(max) || max <= 0) return 1;
-  const exp = Math.pow(10, Math.floor(Math.log10(max)));
-  for (const m of [1, 2, 5, 10]) if (m * exp >= max && Number.isFinite(m * exp)) return m * exp;
-  return Number.MAX_VALUE; // beyond the last step that a double holds
-}
-
-/** 1234 → "1.2k", 5_300_000 → "5.3M"; with the unit after it. */
-export function formatValue(v: number | null, unit = ''): string {
-  if (v === null || Number.isNaN(v)) return '—';
-  if (!Number.isFinite(v)) return v > 0 ? '∞' : '−∞'; // a sum past Number.MAX_VALUE
-  if (unit === 's' && Math.abs(v) >= 120) {
-    const a = Math.abs(v);
-    return a >= 172_800
-      ? `${(v / 86_400).toFixed(1)} d`
-      : a >= 7200
-        ? `${(v / 3600).toFixed(1)} h`
-        : `${(v / 60).toFixed(1)} min`;
-  }
-  const a = Math.abs(v);
-  const s =
-    a >= 1e12
-      ? `${(v / 1e12).toFixed(1)}T`
-      : a >= 1e9
-        ? `${(v / 1e9).toFixed(1)}G`
-        : a >= 1e6
-          ? `${(v / 1e6).toFixed(1)}M`
-          : a >= 1e4
-            ? `${(v / 1e3).toFixed(1)}k`
-            : Number.isInteger(v)
-              ? String(v)
-              : v.toFixed(a < 10 ? 2 : 1);
-  return unit ? `${s} ${unit}` : s;
-}
 
 const safeId = (id: string) =>
   id
@@ -258,59 +204,3 @@ export function renderChart(spec: ChartSpec): Html {
     </details>
   </figure>`;
 }
-
-/** The colour of a success rate: red under 90 %, amber under 99 %, green otherwise, grey for no attempts. */
-export const rateColor = (v: number | null) =>
-  v === null ? PALETTE.grey : v < 90 ? PALETTE.serverError : v < 99 ? PALETTE.clientError : PALETTE.ok;
-
-/**
- * A 192 × 28 success-rate strip (percentages, 0–100): one column per bucket, its height the rate, coloured by its
- * own rate (a bucket at 0 % is a full red column: nothing succeeded), and the line of the rates over it.
- */
-export function sparkline(values: (number | null)[], title: string): Html {
-  const w = 192;
-  const h = 28;
-  const n = Math.max(1, values.length);
-  const step = (w - 4) / n;
-  const y = (v: number) => px(h - 2 - (Math.min(100, Math.max(0, v)) / 100) * (h - 4));
-  const cleaned = values.map(clean);
-  const columns = cleaned.map((v, i) => {
-    if (v === null) return '';
-    const top = v < 1 ? 2 : y(v); // 0 %: the whole height, in red
-    return html`<rect
-      x="${px(2 + i * step)}"
-      y="${top}"
-      width="${px(Math.max(2, step - 0.5))}"
-      height="${px(h - 2 - top)}"
-      fill="${rateColor(v)}"
-      fill-opacity="${v < 1 ? 0.9 : 0.35}"
-    />`;
-  });
-  const points = cleaned
-    .map((v, i) => (v === null ? null : `${px(2 + i * step + step / 2)},${y(v)}`))
-    .filter((p): p is string => p !== null);
-  const latest = [...cleaned].reverse().find((v) => v !== null) ?? null;
-  const color = rateColor(latest);
-  return html`<svg class="sparkline" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}" role="img" data-latest="${latest ?? ''}">
-    <title>${title}: ${latest === null ? 'no attempts' : `${latest.toFixed(1)} % in the latest bucket`}</title>
-    <line x1="2" x2="${w - 2}" y1="${h - 2}" y2="${h - 2}" stroke="#e3e6eb" />
-    ${columns}${
-      points.length > 1 ? html`<polyline points="${points.join(' ')}" fill="none" stroke="${color}" stroke-width="1.5" />` : ''
-    }
-  </svg>`;
-}
-
-/** The CSS the charts need, appended to the console's one stylesheet (the CSP allows no inline style). */
-export const CHART_STYLESHEET = `
-figure.chart { background: #fff; border: 1px solid #e3e6eb; margin: .8rem 0; padding: .6rem .8rem; }
-figure.chart figcaption { font-weight: 600; font-size: .9rem; margin-bottom: .3rem; }
-figure.chart svg.chart { max-width: 720px; display: block; }
-ul.legend { list-style: none; display: flex; flex-wrap: wrap; gap: .9rem; padding: 0; margin: .3rem 0; font-size: .8rem; }
-ul.legend li { display: flex; gap: .3rem; align-items: center; }
-figure.chart details summary { font-size: .8rem; color: #6b7385; cursor: pointer; }
-figure.chart details table { margin-top: .4rem; }
-nav.ranges { display: flex; gap: .6rem; font-size: .85rem; margin: .4rem 0; }
-nav.ranges a[aria-current=page] { font-weight: 700; color: #1d2330; text-decoration: none; }
-.charts-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); gap: 0 1rem; }
-svg.sparkline { vertical-align: middle; }
-`;

@@ -1,10 +1,12 @@
-// Starts delivery workflows idempotently (O5, O6): workflow id = delivery id, and an existing or closed workflow
-// with that id is the success case, not an error. R18: each start runs under its event's kept traceparent, so the
-// delivery workflow joins the payment's trace.
+// The one place that decides how a delivery workflow starts (O5, O6, O12), for every caller (the dispatcher's
+// fan-out and hand-off, the endpoint test event, an operator's retry), as src/inbound/start.ts does for
+// reconciliations: its input, its id (= delivery id) and its id-reuse policy. A start is idempotent: an existing or
+// closed workflow with that id is the success case, not an error. R18: each start runs under its event's kept
+// traceparent, so the delivery workflow joins the payment's trace.
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import type { Profile } from '../config/profile.js';
 import type { Db } from '../db/client.js';
-import { createFirstAttemptStore } from '../outbound/first-attempt-store.js';
+import { createFirstAttemptStore } from './first-attempt-store.js';
 import { deliveryWorkflowId } from '../shared/ids.js';
 import { DELIVERY_WORKFLOW, type DeliveryStatus, type DeliveryWorkflowInput, type EndpointStatus } from '../shared/outbound.js';
 import { SA } from '../shared/search-attributes.js';
@@ -51,6 +53,21 @@ export interface StartOptions {
   firstAttempt?: DeliveryWorkflowInput['firstAttempt'];
 }
 
+/**
+ * A new delivery never restarts a workflow that already closed (DELIVERED, or FAILED past its review window); an
+ * operator's retry may follow any closed run (completed, failed, terminated) and only signals a running one.
+ */
+export const NEW_DELIVERY_REUSE = WorkflowIdReusePolicy.REJECT_DUPLICATE;
+export const RETRY_REUSE = WorkflowIdReusePolicy.ALLOW_DUPLICATE;
+
+/**
+ * The input of a run an operator's retry starts after the previous one closed: priorAttempts is left out on
+ * purpose, so the new run reads the attempt count from the store and attempt numbers keep increasing across runs.
+ */
+export function retryInput(deliveryId: string, retryScheduleMs: number[], reviewWindowMs?: number): DeliveryWorkflowInput {
+  return { deliveryId, retryScheduleMs, ...(reviewWindowMs !== undefined ? { reviewWindowMs } : {}) };
+}
+
 export function deliveryInput(
   profile: Profile,
   deliveryId: string,
@@ -68,7 +85,10 @@ export function deliveryInput(
 }
 
 /** P1: the workflow a delivery the batched dispatcher owns needs, from its row: attempt 1, or go on after it. */
-export function fromRow(delivery: DeliveryToStart, row: Pick<Handoff, 'status' | 'attemptCount' | 'nextAttemptAt'>): DeliveryToStart {
+export function fromRow(
+  delivery: DeliveryToStart,
+  row: Pick<Handoff, 'status' | 'attemptCount' | 'nextAttemptAt'>,
+): DeliveryToStart {
   if (row.status !== 'RETRYING' && row.status !== 'FAILED') return { ...delivery, handoff: undefined, priorAttempts: 0 };
   return {
     ...delivery,
@@ -86,24 +106,25 @@ export async function startDeliveryWorkflows(options: StartOptions, deliveries: 
     while (next < deliveries.length) {
       const delivery = deliveries[next++]!;
       try {
-        await context.with(contextFrom(delivery.traceparent), () => options.temporal.workflow.start(DELIVERY_WORKFLOW, {
-          taskQueue: options.taskQueue,
-          workflowId: deliveryWorkflowId(delivery.deliveryId),
-          args: [deliveryInput(options.profile, delivery.deliveryId, options.firstAttempt, delivery)],
-          // A duplicate event must never restart a delivery whose workflow already closed (DELIVERED, or FAILED
-          // past its review window); operator retries of closed ones go through signalWithStart instead.
-          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-          // C5: readable in the Temporal UI list
-          staticSummary: deliverySummary({ ...delivery, note: `attempt ${(delivery.priorAttempts ?? 0) + 1}` }),
-          typedSearchAttributes: [
-            { key: SA.deliveryStatus, value: delivery.resume?.status ?? 'PENDING' },
-            { key: SA.endpointId, value: delivery.endpointId },
-            { key: SA.merchantAccount, value: delivery.merchantAccount },
-            { key: SA.eventType, value: delivery.eventType },
-            ...(delivery.paymentReference ? [{ key: SA.paymentReference, value: delivery.paymentReference }] : []),
-          ],
-          requestEagerStart: options.eager,
-        }));
+        await context.with(contextFrom(delivery.traceparent), () =>
+          options.temporal.workflow.start(DELIVERY_WORKFLOW, {
+            taskQueue: options.taskQueue,
+            workflowId: deliveryWorkflowId(delivery.deliveryId),
+            args: [deliveryInput(options.profile, delivery.deliveryId, options.firstAttempt, delivery)],
+            // A duplicate event must never restart a closed delivery; operator retries go through signalWithStart.
+            workflowIdReusePolicy: NEW_DELIVERY_REUSE,
+            // C5: readable in the Temporal UI list
+            staticSummary: deliverySummary({ ...delivery, note: `attempt ${(delivery.priorAttempts ?? 0) + 1}` }),
+            typedSearchAttributes: [
+              { key: SA.deliveryStatus, value: delivery.resume?.status ?? 'PENDING' },
+              { key: SA.endpointId, value: delivery.endpointId },
+              { key: SA.merchantAccount, value: delivery.merchantAccount },
+              { key: SA.eventType, value: delivery.eventType },
+              ...(delivery.paymentReference ? [{ key: SA.paymentReference, value: delivery.paymentReference }] : []),
+            ],
+            requestEagerStart: options.eager,
+          }),
+        );
         started++;
       } catch (error) {
         if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;

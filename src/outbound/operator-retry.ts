@@ -1,10 +1,11 @@
 // O12: an operator's retry reaches the delivery workflow: a running one gets retryNow (next attempt now);
-// a closed one (review window over) is started again under the same workflow id and attempts at once.
+// a closed one (review window over) is started again under the same workflow id and attempts at once
+// (its input and reuse policy are delivery-start.ts's).
 import type { Client } from '@temporalio/client';
-import { WorkflowIdReusePolicy } from '@temporalio/common';
 import { deliveryWorkflowId } from '../shared/ids.js';
-import { DELIVERY_WORKFLOW, retryNowSignal, type DeliveryWorkflowInput, type RetryRequest } from '../shared/outbound.js';
+import { DELIVERY_WORKFLOW, retryNowSignal, type RetryRequest } from '../shared/outbound.js';
 import { deliverySummary } from '../shared/workflow-summary.js';
+import { retryInput, RETRY_REUSE } from './delivery-start.js';
 
 export interface DeliveryRetryOptions {
   client: Client;
@@ -20,21 +21,14 @@ export interface DeliveryRetryOptions {
 
 /** Returns the run id that received the signal (a new one when the previous run had closed). */
 export async function requestDeliveryRetry(options: DeliveryRetryOptions): Promise<{ runId: string }> {
-  // priorAttempts is left out on purpose: a new run reads the attempt count from the store, so attempt numbers
-  // keep increasing across runs (see DeliveryWorkflowInput).
-  const input: DeliveryWorkflowInput = {
-    deliveryId: options.deliveryId,
-    retryScheduleMs: options.retryScheduleMs,
-    ...(options.reviewWindowMs !== undefined ? { reviewWindowMs: options.reviewWindowMs } : {}),
-  };
+  const input = retryInput(options.deliveryId, options.retryScheduleMs, options.reviewWindowMs);
   const handle = await options.client.workflow.signalWithStart(DELIVERY_WORKFLOW, {
     workflowId: deliveryWorkflowId(options.deliveryId),
     taskQueue: options.taskQueue,
     args: [input],
     signal: retryNowSignal,
     signalArgs: [options.request],
-    // Any closed run (completed, failed, terminated) may be followed by a new one; a running one is only signalled.
-    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+    workflowIdReusePolicy: RETRY_REUSE,
     // C5: applies when this starts a new run (a running one keeps the summary it was started with).
     staticSummary: deliverySummary({
       deliveryId: options.deliveryId,

@@ -1,0 +1,17 @@
+// R12: every workflow patch id in one place (docs/workflow-versioning.md). `patched(id)` is true for executions that
+// reach the change on the new code and false when a history recorded before it replays; once no open execution
+// predates a patch, it becomes `deprecatePatch(id)` and then goes. The recorded histories that keep each old path
+// replaying are named beside it.
+
+/** R2: the operator's resolution in one activity (histories before: test/fixtures/histories/pre-r2/). */
+export const ONE_TRANSACTION_RESOLUTION = 'resolution-one-transaction';
+/** A4, A5: attributed resolutions and dual control; histories from before commit unattributed. */
+export const RESOLUTION_ACCESS = 'resolution-access-dual-control';
+/** L5: the ledger check after a payment-level answer (histories: test/fixtures/histories/pre-merge/). */
+export const SETTLEMENT_DISCREPANCY = 'l5-settlement-discrepancy';
+/** P3: reconciliation steps as local activities (histories before: test/fixtures/histories/pre-p3/). */
+export const LOCAL_STEPS = 'p3-local-steps';
+/** M2, M3, M5: the admission of an attempt (slow lane, ordering, throttle); only taken when an attempt is deferred. */
+export const DELIVERY_ADMISSION = 'm2-m3-m5-admission';
+/** O18: a longer wait asked by Retry-After; only taken when an attempt's result carries one. */
+export const RETRY_AFTER = 'o18-retry-after';
