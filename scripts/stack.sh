@@ -3,6 +3,8 @@
 # time-skipping test server. Usage: scripts/stack.sh up|down|status|logs [service]
 # R18: APIPAY_JAEGER=1 also runs Jaeger (in-memory, UI 16686, OTLP/HTTP 4318; scripts/stack/jaeger.sh); npm start sets
 # it. `up jaeger` / `down jaeger` start or stop Jaeger alone.
+# A25: Keycloak 26 (the OpenID Connect provider: scripts/stack/keycloak.sh) on 127.0.0.1:8180 with the `apipay` demo
+# realm; started first in the background, waited for last. APIPAY_IDP=0 leaves it out. `up keycloak` starts it alone.
 # APIPAY_TEMPORAL=server runs the Temporal server on this PostgreSQL instead of the dev server, with the UI beside
 # it on the same ports (scripts/stack/temporal-server.sh); APIPAY_TEMPORAL=dev (the default) the CLI's dev server.
 #
@@ -103,6 +105,7 @@ healthy() {
     temporal) temporal_healthy ;;
     kafka) kafka_healthy ;;
     jaeger) jaeger_healthy ;;
+    keycloak) keycloak_healthy ;;
     *) port_open "$TEMPORAL_UI_PORT" ;; # temporal-ui (server mode): its HTTP port
   esac
 }
@@ -353,6 +356,8 @@ wait_external() {
 . "$ROOT/scripts/stack/temporal-server.sh"
 # shellcheck source=stack/jaeger.sh
 . "$ROOT/scripts/stack/jaeger.sh"
+# shellcheck source=stack/keycloak.sh
+. "$ROOT/scripts/stack/keycloak.sh"
 
 cmd="${1:-status}"
 mkdir -p "$LOGS" "$PIDS"
@@ -363,6 +368,8 @@ case "$cmd" in
   up)
     # R18: `up jaeger` starts Jaeger alone (beside a stack that is already up).
     if [ "${2:-}" = jaeger ]; then start_jaeger; exit 0; fi
+    if [ "${2:-}" = keycloak ]; then start_keycloak_bg; wait_keycloak; exit 0; fi
+    start_keycloak_bg # A25: its JVM boots while the others start; waited for at the end
     start_postgres
     # A Temporal left running in the other mode would answer on the same port: say so rather than mix them.
     if pid_alive temporal && [ "$(cat "$PIDS/temporal.mode" 2>/dev/null || echo dev)" != "$TEMPORAL_MODE" ]; then
@@ -375,13 +382,16 @@ case "$cmd" in
     install_test_server
     say "temporal-test-server: $TEST_SERVER_WRAPPER"
     if [ "${APIPAY_JAEGER:-0}" = 1 ]; then start_jaeger; fi
+    wait_keycloak
     ;;
   down)
     if [ "${2:-}" = jaeger ]; then stop_one jaeger; exit 0; fi
-    for s in jaeger kafka temporal-ui temporal postgresql; do stop_one "$s"; done ;;
+    if [ "${2:-}" = keycloak ]; then stop_one keycloak; exit 0; fi
+    for s in keycloak jaeger kafka temporal-ui temporal postgresql; do stop_one "$s"; done ;;
   status)
     rc=0; svcs=(postgresql temporal kafka); [ "$TEMPORAL_MODE" = server ] && svcs=(postgresql temporal temporal-ui kafka)
     { [ "${APIPAY_JAEGER:-0}" = 1 ] || pid_alive jaeger; } && svcs+=(jaeger)
+    { [ "$IDP_ENABLED" != 0 ] || pid_alive keycloak; } && svcs+=(keycloak)
     for s in "${svcs[@]}"; do status_one "$s" || rc=1; done
     printf '%-12s %-5s %s\n' test-server "$([ -x "$TEST_SERVER_WRAPPER" ] && echo ready || echo absent)" "$TEST_SERVER_WRAPPER"
     exit $rc ;;
@@ -389,6 +399,7 @@ case "$cmd" in
     if [ -n "${2:-}" ]; then tail -n 100 -f "$LOGS/$2.log"; else tail -n 20 "$LOGS"/{postgresql,temporal,kafka}.log; fi ;;
   env)
     # Machine-readable locations for other scripts.
-    echo "TEMPORAL_TEST_SERVER=$TEST_SERVER_WRAPPER"; echo "TEMPORAL_CLI=$TEMPORAL_BIN"; echo "APIPAY_LOGS=$LOGS" ;;
+    echo "TEMPORAL_TEST_SERVER=$TEST_SERVER_WRAPPER"; echo "TEMPORAL_CLI=$TEMPORAL_BIN"; echo "APIPAY_LOGS=$LOGS"
+    echo "APIPAY_IDP_ISSUER=$([ "$IDP_ENABLED" = 0 ] || echo "http://127.0.0.1:$KEYCLOAK_PORT/realms/apipay")" ;;
   *) echo "usage: $0 up|down|status|logs [service]|env" >&2; exit 2 ;;
 esac

@@ -88,6 +88,14 @@ wait_ready dispatcher "$DISPATCHER_METRICS"
 # makes another).
 portal_link="$(APIPAY_API_URL="$API" npx tsx src/cli/index.ts portal-link acct_demo_shop --ttl 1h 2>/dev/null | head -n 1 || echo "(failed: npm run apipay -- portal-link acct_demo_shop)")"
 
+# A25: how to sign in as each demo person of the stack's Keycloak (people approve money; API keys are for services).
+if [ "${APIPAY_IDP:-1}" = 0 ]; then
+  people="    People        none: APIPAY_IDP=0 runs no identity provider, so nobody can approve a proposal (dual control, A27)"
+else
+  people="$(node scripts/stack/keycloak-people.mjs scripts/stack/keycloak-realm.json "http://127.0.0.1:${KEYCLOAK_PORT:-8180}/realms/apipay")
+                  a token for the admin API / CLI: the apipay-cli client (device flow), or see docs/access.md"
+fi
+
 traces="off (APIPAY_JAEGER=0)"
 [ -n "${APIPAY_TRACE_URL:-}" ] && traces="Jaeger http://127.0.0.1:${JAEGER_UI_PORT:-16686}   one trace per payment, linked from the console: $APIPAY_TRACE_URL/<trace id>"
 cat <<INFO
@@ -98,6 +106,7 @@ cat <<INFO
                   token: ADMIN_TOKEN in $DATA/dev.env  (e.g. npm run apipay -- deliveries list)
     Console       $API/console   sign in with ADMIN_TOKEN (in $DATA/dev.env) or an operator key
     Portal        $API/portal    demo merchant acct_demo_shop: $portal_link
+$people
     Temporal UI   $TEMPORAL_UI_URL
     Traces        $traces
     Metrics       api $API_METRICS/metrics   worker $WORKER_METRICS/metrics   dispatcher $DISPATCHER_METRICS/metrics

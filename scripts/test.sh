@@ -17,6 +17,8 @@ export TEMPORAL_TEST_SERVER="${TEMPORAL_TEST_SERVER:-${APIPAY_CACHE:-$HOME/.cach
 # The stack's ports (PGPORT, TEMPORAL_PORT, KAFKA_PORT) are the tests' defaults, so a second stack works alike.
 export NODE_ENV=test TEST_DATABASE_URL="${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:${PGPORT:-5433}/apipay_test}"
 export TEMPORAL_ADDRESS="${TEMPORAL_ADDRESS:-127.0.0.1:${TEMPORAL_PORT:-7233}}" KAFKA_BROKERS="${KAFKA_BROKERS:-127.0.0.1:${KAFKA_PORT:-9092}}"
+# A25: the stack's Keycloak (skipped by the tests that need it when APIPAY_IDP=0).
+[ "${APIPAY_IDP:-1}" = 0 ] || export APIPAY_IDP_ISSUER="${APIPAY_IDP_ISSUER:-http://127.0.0.1:${KEYCLOAK_PORT:-8180}/realms/apipay}"
 npx tsx src/db/migrate.ts "$TEST_DATABASE_URL"
 # P11: the type check and the lint use one core each: they run side by side; their output follows when both ended.
 echo "[test] typecheck and lint (eslint, prettier --check; the import rules are test/unit/architecture.test.ts)"

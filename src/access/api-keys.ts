@@ -9,7 +9,7 @@ import { and, asc, eq, gt, isNull, sql, type SQL } from 'drizzle-orm';
 import { actorOf, auditRow, recordAuditEvent } from '../audit/record.js';
 import { apiKeySnapshot } from '../audit/snapshots.js';
 import type { Db } from '../db/client.js';
-import { apiKeys } from '../db/schema/index.js';
+import { apiKeys, principals } from '../db/schema/index.js';
 import { newId } from '../shared/ids.js';
 import type { PrincipalKind } from './people.js';
 import { BOOTSTRAP_KEY_ID, type Principal, type Role } from './roles.js';
@@ -55,7 +55,16 @@ export class BootstrapLimitError extends Error {
   override name = 'BootstrapLimitError';
 }
 
-export function createApiKeyService(deps: { db: Db; now?: () => Date }) {
+/**
+ * A28: with an identity provider, people sign in through it: a key belongs to a service (or a merchant's system),
+ * never to a person, and may not join a person's principal; the bootstrap token creates service keys only.
+ */
+function idpKeyProblem(input: CreateApiKeyInput): string | null {
+  if (input.kind === 'human') return 'people sign in through the identity provider: API keys are for services and merchants\' systems (kind service)';
+  return null;
+}
+
+export function createApiKeyService(deps: { db: Db; now?: () => Date; peopleFromIdp?: boolean }) {
   const { db } = deps;
   const now = deps.now ?? (() => new Date());
 
@@ -78,13 +87,15 @@ export function createApiKeyService(deps: { db: Db; now?: () => Date }) {
     },
 
     async create(actor: Principal, input: CreateApiKeyInput): Promise<{ key: ApiKeyRow; token: string }> {
-      if (actor.keyId === BOOTSTRAP_KEY_ID && input.role !== 'admin') {
+      const idpProblem = deps.peopleFromIdp ? idpKeyProblem(input) : null;
+      if (idpProblem) throw new BootstrapLimitError(idpProblem);
+      if (!deps.peopleFromIdp && actor.keyId === BOOTSTRAP_KEY_ID && input.role !== 'admin') {
         throw new BootstrapLimitError('the bootstrap token (ADMIN_TOKEN) creates admin keys only: create an admin key for a person, then the other keys with it');
       }
       const { id, token, secretHash } = generateApiKey();
       // A21: key, person (found or created) and audit row in one call of apipay_create_api_key (migration 0029).
       const key = await db.transaction(async (tx) => {
-        const kind = input.kind ?? (input.role === 'merchant' ? 'service' : 'human');
+        const kind = input.kind ?? (input.role === 'merchant' || deps.peopleFromIdp ? 'service' : 'human');
         const createdAt = now();
         const values = { id, name: input.name, role: input.role, merchantAccount: input.merchantAccount, createdBy: actor.keyId, createdAt };
         // A12: the person the key belongs to is in the key's row; a person created with it is named so (the function adds them to `after`).
@@ -94,6 +105,11 @@ export function createApiKeyService(deps: { db: Db; now?: () => Date }) {
         const personJson = { id: newId('prn'), name: (input.person ?? input.name).trim(), kind };
         await tx.execute(sql`select * from public.apipay_create_api_key(${JSON.stringify(keyJson)}::jsonb, ${JSON.stringify(personJson)}::jsonb, ${JSON.stringify(audit)}::jsonb)`);
         const [row] = await tx.select().from(apiKeys).where(eq(apiKeys.id, id));
+        // A28: a service key may not join a person found by that name (the refusal undoes the whole call).
+        const [person] = await tx.select({ name: principals.name, kind: principals.kind }).from(principals).where(eq(principals.id, row!.principalId));
+        if (deps.peopleFromIdp && person?.kind !== 'service') {
+          throw new BootstrapLimitError(`"${person?.name}" is a person: a service key cannot belong to them (people sign in through the identity provider)`);
+        }
         return row!;
       });
       return { key, token };

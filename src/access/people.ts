@@ -1,11 +1,14 @@
 // A12: people, not keys. A key belongs to a principal (a person, kind human, or a service), whose name is unique.
 // Dual control (A5) asks `twoPeopleProblem` whether a proposer and an approver are two different people: never the
 // same key, two keys of one principal, a key the other minted, the bootstrap token (ADMIN_TOKEN is nobody), or a
-// Temporal identity (whatever a Temporal client calls itself, A14).
+// Temporal identity (whatever a Temporal client calls itself, A14). A27: an approver who is an IdP subject is judged
+// by `pairVerdict` (src/access/idp-approval.ts), with the first approvals recorded here (proposal_approvals).
 import { eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
-import { apiKeys, principals } from '../db/schema/index.js';
+import { apiKeys, principals, proposalApprovals } from '../db/schema/index.js';
 import { newId } from '../shared/ids.js';
+import { pairVerdict, type PairVerdict } from './idp-approval.js';
+import { isIdpKey } from './idp-tokens.js';
 import { BOOTSTRAP_KEY_ID } from './roles.js';
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
@@ -58,8 +61,57 @@ export async function personOfKey(db: Db | Tx, keyId: string): Promise<Principal
   return row?.p;
 }
 
-/** Why `approverKey` cannot approve what `proposerKey` proposed, or null when they are two different people. */
-export async function twoPeopleProblem(db: Db | Tx, proposerKey: string, approverKey: string): Promise<string | null> {
+/** A27: the IdP subjects that approved `proposalId` so far (the first of the two a non-person's proposal needs). */
+export async function earlierApprovals(db: Db | Tx, proposalId: string): Promise<string[]> {
+  const rows = await db
+    .select({ key: proposalApprovals.approverKey })
+    .from(proposalApprovals)
+    .where(eq(proposalApprovals.proposalId, proposalId));
+  return rows.map((r) => r.key);
+}
+
+/** A27: records an IdP subject's first approval; idempotent (true when this call wrote it). */
+export async function recordFirstApproval(
+  db: Db | Tx,
+  proposalId: string,
+  by: { key: string; name: string; requestId: string | null },
+): Promise<boolean> {
+  const rows = await db
+    .insert(proposalApprovals)
+    .values({ proposalId, approverKey: by.key, approverName: by.name, requestId: by.requestId })
+    .onConflictDoNothing()
+    .returning({ key: proposalApprovals.approverKey });
+  return rows.length === 1;
+}
+
+/** A27: the verdict on an IdP subject's approval of `proposalId`, proposed under `proposerKey`. */
+export async function idpApprovalVerdict(
+  db: Db | Tx,
+  proposalId: string,
+  proposerKey: string,
+  approverKey: string,
+): Promise<PairVerdict> {
+  return pairVerdict(proposerKey, approverKey, await earlierApprovals(db, proposalId));
+}
+
+/**
+ * Why `approverKey` cannot approve what `proposerKey` proposed, or null when they are two different people. An IdP
+ * approver (A27) of a non-person's proposal is refused here unless another IdP subject approved `proposalId` first
+ * (the admin API records that first approval; this is the check the worker repeats).
+ */
+export async function twoPeopleProblem(
+  db: Db | Tx,
+  proposerKey: string,
+  approverKey: string,
+  proposalId?: string,
+): Promise<string | null> {
+  if (isIdpKey(approverKey)) {
+    const verdict = pairVerdict(proposerKey, approverKey, proposalId ? await earlierApprovals(db, proposalId) : []);
+    if (verdict.kind === 'refused') return verdict.problem;
+    if (verdict.kind === 'first_of_two')
+      return 'dual control: this was proposed by no person: two people signed in through the identity provider must approve it';
+    return null;
+  }
   if (approverKey === BOOTSTRAP_KEY_ID)
     return 'dual control: the bootstrap token (ADMIN_TOKEN) is not a person and approves nothing';
   if (!approverKey.startsWith('apk_'))

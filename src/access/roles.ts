@@ -1,5 +1,5 @@
 // Who may do what on the admin API (A1, A15): four roles, the principal a credential stands for, and the access rule
-// every admin route declares. Pure: no framework, no database.
+// every admin route declares; A26: the identity provider's person behind a token. Pure: no framework, no database.
 
 /** viewer < operator < admin are staff roles, each including the one before; merchant is one account's own key. */
 export const ROLES = ['viewer', 'operator', 'admin', 'merchant'] as const;
@@ -28,7 +28,23 @@ export interface Principal {
   /** A12: the person (principals row) the key belongs to, and every key id of that person. */
   personId?: string;
   personKeys?: string[];
+  /** A26: set exactly when the credential was the identity provider's token: the person as the IdP says. */
+  idp?: IdpIdentity;
 }
+
+/** The person behind a verified token, as the principal carries it (A26, A27). */
+export interface IdpIdentity {
+  issuer: string;
+  subject: string;
+  email: string | null;
+  groups: string[];
+  /** RFC 8176 authentication methods of the sign-in (e.g. pwd, otp). */
+  amr: string[];
+  acr: string | null;
+  /** When the person last actively signed in (seconds since the epoch), if the IdP says. */
+  authTime: number | null;
+}
+
 
 export const BOOTSTRAP_KEY_ID = 'bootstrap';
 export const BOOTSTRAP_PRINCIPAL: Principal = Object.freeze({ keyId: BOOTSTRAP_KEY_ID, name: 'ADMIN_TOKEN', role: 'admin', merchantAccount: null });

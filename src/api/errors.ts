@@ -10,6 +10,8 @@ export const ERROR_STATUS = {
   invalid_payload: 400,
   unauthorized: 401,
   invalid_signature: 401,
+  /** A27: RFC 9470 step-up: sign in again with a second factor, recently enough (details: max_age, amr). */
+  step_up_required: 401,
   forbidden: 403,
   not_found: 404,
   conflict: 409,
@@ -54,6 +56,12 @@ export function handleError(error: Error, c: Context): Response {
   const requestId = c.get('requestId' as never) as string | undefined;
   if (error instanceof ApiError) {
     if (error.retryAfterSeconds !== undefined) c.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
+    if (error.code === 'step_up_required') {
+      c.header(
+        'WWW-Authenticate',
+        `Bearer error="insufficient_user_authentication", max_age=${Number(error.details?.max_age ?? 0)}`,
+      );
+    }
     return c.json(errorBody(error.code, error.message, requestId, error.details), error.status);
   }
   // Hono's own validators throw HTTPException 400 for a body that is not JSON: keep the 400, in our shape.

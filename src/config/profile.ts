@@ -6,6 +6,7 @@ import { MAJOR_AMOUNT } from '../shared/currency.js';
 import { DEFAULT_REVIEW_WINDOW_MS } from '../shared/outbound.js';
 import { formatDuration, parseDuration } from './duration.js';
 import { httpSchema } from './http.js';
+import { idpSchema } from './idp.js';
 
 const duration = z.string().transform((text, ctx) => {
   try {
@@ -69,6 +70,8 @@ const provider = z.discriminatedUnion('scheme', [
 ]);
 
 export const profileSchema = z.strictObject({
+  /** A25: the organisation's OpenID Connect provider (src/config/idp.ts); absent: API keys only. */
+  idp: idpSchema.optional(),
   /** The admin API (A7): every API key (and the bootstrap ADMIN_TOKEN) has its own bucket. */
   admin: z
     .strictObject({

@@ -28,6 +28,7 @@ export const TABLE_GRANTS: Record<string, string> = {
   portal_links: `${READ_APPEND}, UPDATE (used_at, revoked_at, revoked_by)`, // A15: used once, revoked once
   console_sessions: `${READ_APPEND}, UPDATE (ended_at, ended_reason)`, // A16: ended, never reopened
   principals: 'SELECT', // A12: the people keys belong to, never edited; A21: created by apipay_create_principal
+  proposal_approvals: READ_APPEND, // A27: a first IdP approval, never edited or withdrawn
   audit_events: READ_APPEND, // A3: who changed what, never edited
   events: `${READ_APPEND}, UPDATE (body, expunged_at, expunge_reason)`, // O19: only the body can go (expunge, retention)
   quarantined_messages: READ_APPEND,
@@ -48,7 +49,7 @@ export const TABLE_GRANTS: Record<string, string> = {
 };
 
 /** The tables test/integration/db-roles.test.ts proves refuse UPDATE, DELETE and TRUNCATE by the application role. */
-export const IMMUTABLE_TABLES = ['provider_event_registry', 'webhook_receipts', 'ledger_transactions', 'ledger_entries', 'operator_resolutions', 'reconciliation_transitions', 'ledger_adjustments', 'audit_events', 'principals', 'api_keys'] as const;
+export const IMMUTABLE_TABLES = ['provider_event_registry', 'webhook_receipts', 'ledger_transactions', 'ledger_entries', 'operator_resolutions', 'reconciliation_transitions', 'ledger_adjustments', 'audit_events', 'principals', 'api_keys', 'proposal_approvals'] as const;
 
 /** A21: tables the application role may read and never write: only LEDGER_FUNCTIONS write them. */
 export const FUNCTION_WRITTEN_TABLES = ['ledger_transactions', 'ledger_entries', 'ledger_adjustments', 'api_keys', 'principals'] as const;

@@ -16,7 +16,9 @@ import {
   type ReconciliationProgress,
   type ReconciliationState,
 } from '../shared/inbound.js';
-import { twoPeopleProblem } from '../access/people.js';
+import { isIdpKey } from '../access/idp-tokens.js';
+import { idpApprovalVerdict, twoPeopleProblem } from '../access/people.js';
+import { firstResolutionApproval } from './first-approval.js';
 import { signRequest, type SignedAction } from '../access/request-signing.js';
 import type { Principal } from '../access/roles.js';
 import type { SecretKeys } from '../shared/keyring.js';
@@ -105,8 +107,17 @@ export function createReconciliationAdmin({
     if (kind === 'approve' && proposal.proposedByKey === who.principal.keyId) {
       throw new SelfApprovalError(`dual control: you proposed ${proposal.id}; a second principal must approve it (or cancel it)`);
     }
+    if (kind === 'approve' && isIdpKey(who.principal.keyId)) {
+      // A27: an IdP subject; a proposal by no person (an API key, a Temporal identity) needs two of them.
+      const verdict = await idpApprovalVerdict(db, proposal.id, proposal.proposedByKey, who.principal.keyId);
+      if (verdict.kind === 'refused') throw new SelfApprovalError(verdict.problem);
+      if (verdict.kind === 'first_of_two') {
+        await firstResolutionApproval(db, id, proposal.id, who);
+        return { ...found, pending: false, awaitingSecondApproval: true };
+      }
+    }
     if (kind === 'approve') {
-      const problem = await twoPeopleProblem(db, proposal.proposedByKey, who.principal.keyId); // A12: two people
+      const problem = await twoPeopleProblem(db, proposal.proposedByKey, who.principal.keyId, proposal.id); // A12: two people
       if (problem) throw new SelfApprovalError(problem);
     }
     const decision = { proposalId: proposal.id };

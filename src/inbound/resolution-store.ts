@@ -101,7 +101,7 @@ export async function commitResolution(db: Db, command: ResolutionCommand, acces
         const notTwo =
           access.principal.via !== 'api'
             ? 'dual control: a proposal is approved by a person signed in to the admin API or the console, never through Temporal'
-            : await twoPeopleProblem(tx, open.proposedByKey, access.principal.key);
+            : await twoPeopleProblem(tx, open.proposedByKey, access.principal.key, open.id);
         if (notTwo) throw new Refused(notTwo);
         const view = proposalView(open);
         resolution = { decision: view.decision, operator: view.proposedBy.name, reason: view.reason, ...(view.post ? { post: view.post } : {}) };

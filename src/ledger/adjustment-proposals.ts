@@ -2,7 +2,8 @@
 // amount in its currency) is stored as a proposal and posted only when a second, different principal approves it;
 // the proposer or anyone else may cancel it. The approval posts and closes the proposal in one transaction.
 import { and, eq, isNull } from 'drizzle-orm';
-import { twoPeopleProblem } from '../access/people.js';
+import { isIdpKey } from '../access/idp-tokens.js';
+import { idpApprovalVerdict, recordFirstApproval, twoPeopleProblem } from '../access/people.js';
 import { recordAuditEvent } from '../audit/record.js';
 import type { Db } from '../db/client.js';
 import { adjustmentProposals } from '../db/schema/index.js';
@@ -69,13 +70,42 @@ async function openOne(db: Db, id: string): Promise<AdjustmentProposalRow> {
   return row;
 }
 
+/**
+ * A27: the first of the two IdP approvals a proposal by no person needs: recorded with its audit row, not posted.
+ * Idempotent (a repeated request finds its row and writes nothing new).
+ */
+async function firstApproval(db: Db, proposal: AdjustmentProposalRow, by: Actor) {
+  await db.transaction(async (tx) => {
+    const wrote = await recordFirstApproval(tx, proposal.id, {
+      key: by.keyId,
+      name: by.name,
+      requestId: by.audit?.requestId ?? null,
+    });
+    if (wrote) {
+      await recordAuditEvent(tx, {
+        actor: actorFor(by),
+        action: 'ledger_adjustment.first_approval',
+        target: { type: 'adjustment_proposal', id: proposal.id },
+        after: { proposal_id: proposal.id, approvals: 1, needed: 2 },
+      });
+    }
+  });
+  return { awaiting: proposal };
+}
+
 /** A second principal approves: the adjustment is posted as proposed, and the proposal closed with it. */
 export async function approveAdjustment(db: Db, id: string, by: Actor) {
   const proposal = await openOne(db, id);
   if (proposal.proposedByKey === by.keyId) {
     throw new SelfApprovalError(`dual control: you proposed ${id}; a second principal must approve it (or cancel it)`);
   }
-  const problem = await twoPeopleProblem(db, proposal.proposedByKey, by.keyId); // A12: two people, not two keys
+  if (isIdpKey(by.keyId)) {
+    // A27: an IdP subject; a proposal by no person (an API key) needs two of them.
+    const verdict = await idpApprovalVerdict(db, id, proposal.proposedByKey, by.keyId);
+    if (verdict.kind === 'refused') throw new SelfApprovalError(verdict.problem);
+    if (verdict.kind === 'first_of_two') return firstApproval(db, proposal, by);
+  }
+  const problem = await twoPeopleProblem(db, proposal.proposedByKey, by.keyId, id); // A12: two people, not two keys
   if (problem) throw new SelfApprovalError(problem);
   const input: AdjustmentInput = {
     provider: proposal.provider,

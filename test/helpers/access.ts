@@ -43,11 +43,24 @@ export function setUpAdminToken(app: Hono<any>): Promise<string> {
 }
 
 /** A key of the given role (merchant keys need their account), made by the set-up admin (admin keys: by bootstrap). */
-export async function createKey(app: Hono<any>, role: Role, merchantAccount?: string, name = `${role}-key`, person?: string): Promise<Caller> {
+export async function createKey(
+  app: Hono<any>,
+  role: Role,
+  merchantAccount?: string,
+  name = `${role}-key`,
+  person?: string,
+  kind?: 'human' | 'service',
+): Promise<Caller> {
   const maker = role === 'admin' ? TEST_ADMIN_TOKEN : await setUpAdminToken(app);
   // Each key its own person unless `person` says otherwise: tests sharing one database never share a person's budget.
   const who = person ?? `${name}-${Math.random().toString(36).slice(2, 10)}`;
-  const res = await callAs(app, maker, 'POST', '/api-keys', { name, role, person: who, ...(merchantAccount ? { merchant_account: merchantAccount } : {}) });
+  const res = await callAs(app, maker, 'POST', '/api-keys', {
+    name,
+    role,
+    person: who,
+    ...(kind ? { kind } : {}),
+    ...(merchantAccount ? { merchant_account: merchantAccount } : {}),
+  });
   if (res.status !== 201) throw new Error(`creating a ${role} key answered ${res.status}: ${res.text}`);
   return { token: res.json.token, id: res.json.id, role, merchantAccount: merchantAccount ?? null };
 }

@@ -2,6 +2,8 @@
 // route list of the OpenAPI document and the one table of expected outcomes, test/fixtures/access-matrix.ts (a new
 // route without a role rule, or without a row there, fails). Allowed →
 // its 2xx (or its normal 4xx for a deliberately bad body), not allowed → 403, another merchant's object → 404.
+// A26: the same table for people of an identity provider (access tokens of a local issuer, groups → roles by the
+// profile, approvers with a fresh second factor).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role, StaffRole } from '../../src/access/roles.js';
@@ -10,6 +12,8 @@ import { deliveries, deliveryAttempts, events, reconciliations } from '../../src
 import { newId, reconciliationWorkflowId } from '../../src/shared/ids.js';
 import { ADMIN_ROUTES, type AdminRow } from '../fixtures/access-matrix.js';
 import { callAs, createKey, type Caller } from '../helpers/access.js';
+import { startLocalIssuer, type LocalIssuer } from '../helpers/idp.js';
+import { testProfile } from '../helpers/profile.js';
 import { testApp } from '../helpers/app.js';
 import { insertEndpoint, uniqueMerchant } from '../helpers/outbound.js';
 import { uniqueTaskQueues } from '../helpers/temporal.js';
@@ -18,6 +22,8 @@ import { useWorld, type World } from '../helpers/world.js';
 let database: Database;
 let temporal: World['temporal'];
 let app: ReturnType<typeof testApp>;
+let idpApp: ReturnType<typeof testApp>;
+let issuer: LocalIssuer;
 const started = new Set<string>();
 const mine = uniqueMerchant('roles-a');
 const theirs = uniqueMerchant('roles-b');
@@ -35,7 +41,7 @@ async function objects(account: string) {
   const providerEventId = `evt_${randomUUID().slice(0, 12)}`;
   const reconciliationId = reconciliationWorkflowId(provider, providerEventId);
   await database.db.insert(reconciliations).values({ id: reconciliationId, provider, providerEventId, eventType: 'payment.succeeded', paymentReference: 'pi_x', amountMinor: 100n, currency: 'EUR', effectiveAt: new Date(), state: 'manual_review', acknowledgedAt: new Date() });
-  const key = await createKey(app, 'viewer', undefined, `victim-${account}`);
+  const key = await createKey(app, 'viewer', undefined, `victim-${account}`, undefined, 'service');
   return { account, provider, endpointId: endpoint.id, eventId, deliveryId, reconciliationId, keyId: key.id };
 }
 
@@ -54,10 +60,13 @@ beforeAll(async () => {
   app = testApp({ db: database.db, temporal: temporal.client, taskQueues: uniqueTaskQueues('admin-roles') });
   for (const role of ['viewer', 'operator', 'admin'] as const) callers[role] = await createKey(app, role);
   callers.merchant = await createKey(app, 'merchant', mine);
+  issuer = await startLocalIssuer();
+  idpApp = testApp({ db: database.db, temporal: temporal.client, taskQueues: uniqueTaskQueues('admin-roles-idp'), profile: testProfile({ idp: issuer.profile }) });
   const doc = (await callAs(app, undefined, 'GET', '/openapi.json')).json as { paths: Record<string, Record<string, Record<string, unknown>>> };
   routes = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, operation]) => ({ key: `${method.toUpperCase()} ${path}`, method: method.toUpperCase(), operation })));
 });
 afterAll(async () => {
+  await issuer?.close();
   for (const id of started) await temporal.client.workflow.getHandle(id).terminate('test cleanup').catch(() => undefined);
 });
 
@@ -76,22 +85,41 @@ describe('A1 every admin operation has a role rule, stated in the OpenAPI docume
   });
 });
 
+/** Every operation as `role` (credential from `token`): allowed → the row's status, otherwise 403. */
+async function everyOperation(on: ReturnType<typeof testApp>, role: Role, token: () => Promise<string>, label: string) {
+  for (const { key, method } of routes) {
+    const row = TABLE[key]!;
+    const o = await objects(mine);
+    const { path, body } = row.request(o);
+    const res = await callAs(on, await token(), method, path, body);
+    if (key === 'POST /webhook-deliveries/{id}/retry') started.add(o.deliveryId);
+    if (key === 'POST /webhook-endpoints/{id}/test' && res.json?.delivery_id) started.add(res.json.delivery_id);
+    if (expectedAllowed(row, role)) {
+      expect(res.status, `${label} ${key}: ${res.text}`).toBe(row.ok);
+    } else {
+      expect(res.status, `${label} ${key}: ${res.text}`).toBe(403);
+      expect(res.json.error.code).toBe('forbidden');
+    }
+  }
+}
+
 describe.each(['viewer', 'operator', 'admin', 'merchant'] as const)('A1 role %s', (role) => {
   it(`A1 ${role}: every allowed operation answers its status, every other one 403`, async () => {
-    for (const { key, method } of routes) {
-      const row = TABLE[key]!;
-      const o = await objects(mine);
-      const { path, body } = row.request(o);
-      const res = await callAs(app, callers[role].token, method, path, body);
-      if (key === 'POST /webhook-deliveries/{id}/retry') started.add(o.deliveryId);
-      if (key === 'POST /webhook-endpoints/{id}/test' && res.json?.delivery_id) started.add(res.json.delivery_id);
-      if (expectedAllowed(row, role)) {
-        expect(res.status, `${role} ${key}: ${res.text}`).toBe(row.ok);
-      } else {
-        expect(res.status, `${role} ${key}: ${res.text}`).toBe(403);
-        expect(res.json.error.code).toBe('forbidden');
-      }
-    }
+    await everyOperation(app, role, async () => callers[role].token, role);
+  });
+});
+
+describe.each([
+  ['viewer', 'viewer'],
+  ['operator', 'operator'],
+  ['finance-approver', 'operator'],
+  ['admin', 'admin'],
+  ['merchant', 'merchant'],
+] as const)('A26 IdP group %s', (group, role) => {
+  it(`A26 a person in ${group} (role ${role}): every allowed operation answers its status, every other one 403`, async () => {
+    const sub = `${group}-${randomUUID()}`;
+    const claims = { groups: [group], ...(role === 'merchant' ? { merchant_account: mine } : {}) };
+    await everyOperation(idpApp, role, () => issuer.mint(sub, claims), `IdP ${group}`);
   });
 });
 

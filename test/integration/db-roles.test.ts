@@ -40,6 +40,7 @@ const anyColumn: Record<string, string> = {
   audit_events: 'action',
   principals: 'name', // A12
   api_keys: 'name', // A21: revoked through apipay_revoke_api_key only
+  proposal_approvals: 'approver_name', // A27
 };
 
 describe('A6 the application role', () => {

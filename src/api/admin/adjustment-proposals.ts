@@ -7,7 +7,7 @@ import { AdjustmentRefusedError } from '../../ledger/adjustments.js';
 import type { ApiDeps } from '../deps.js';
 import { actorOf } from '../../audit/record.js';
 import { ApiError } from '../errors.js';
-import { refuseBootstrapMoney } from './operator.js';
+import { refuseBootstrapMoney, refuseUnprovenApprover } from './operator.js';
 import { adminRoute } from './access.js';
 import type { AdminApp } from './app.js';
 import { conflictResponse, errorResponses, json } from './outbound-schemas.js';
@@ -74,7 +74,19 @@ const route = (kind: 'approve' | 'cancel', ok: z.ZodType) =>
           ? 'Approve an adjustment waiting under dual control (A5): a principal other than the proposer; it is posted'
           : 'Cancel an adjustment waiting under dual control (A5): the proposer or another operator',
       request: { params: idParam },
-      responses: { 200: json(ok, kind === 'approve' ? 'Posted' : 'Cancelled'), ...errorResponses, ...conflictResponse },
+      responses: {
+        200: json(ok, kind === 'approve' ? 'Posted' : 'Cancelled'),
+        ...(kind === 'approve'
+          ? {
+              202: json(
+                adjustmentProposalSchema,
+                'A27: the first of the two approvals a proposal by no person needs (an API key): recorded, not posted',
+              ),
+            }
+          : {}),
+        ...errorResponses,
+        ...conflictResponse,
+      },
     },
   );
 
@@ -92,13 +104,15 @@ export function registerAdjustmentProposals(
   admin.openapi(route('approve', adjustment.schema), async (c) => {
     const principal = c.get('principal');
     refuseBootstrapMoney(principal); // A12
+    refuseUnprovenApprover(deps.profile.idp, principal, (deps.now?.() ?? new Date()).getTime()); // A27
     const { id } = c.req.valid('param');
-    const { adjustment: row } = await approveAdjustment(deps.db, id, {
+    const approved = await approveAdjustment(deps.db, id, {
       keyId: principal.keyId,
       name: principal.name,
       audit: actorOf(principal),
     }).catch(refused);
-    return c.json(adjustment.json(row as never) as never, 200);
+    if ('awaiting' in approved) return c.json(adjustmentProposalJson(approved.awaiting), 202);
+    return c.json(adjustment.json(approved.adjustment as never) as never, 200);
   });
   admin.openapi(route('cancel', adjustmentProposalSchema), async (c) => {
     const principal = c.get('principal');

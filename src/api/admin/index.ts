@@ -4,6 +4,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { createApiKeyService } from '../../access/api-keys.js';
+import { createIdpVerifier } from '../../access/idp-tokens.js';
 import { createRateLimiter } from '../../lib/token-bucket.js';
 import type { AdminEnv } from '../context.js';
 import type { AdminApp } from './app.js';
@@ -37,7 +38,11 @@ export function createAdminApp(deps: ApiDeps, services: ApiServices): AdminApp {
       if (!result.success) throw validationError(result.error, result.target);
     },
   });
-  const keys = createApiKeyService({ db: deps.db, ...(deps.now ? { now: deps.now } : {}) });
+  const keys = createApiKeyService({
+    db: deps.db,
+    peopleFromIdp: deps.profile.idp !== undefined,
+    ...(deps.now ? { now: deps.now } : {}),
+  }); // A28
   admin.use(
     '*',
     authenticate({
@@ -47,6 +52,8 @@ export function createAdminApp(deps: ApiDeps, services: ApiServices): AdminApp {
       keys,
       limiter: createRateLimiter(deps.profile.admin.rate_limit),
       throttle: services.throttle,
+      ...(deps.profile.idp ? { idp: createIdpVerifier(deps.profile.idp) } : {}), // A26
+      production: deps.env.NODE_ENV === 'production', // A28
     }),
   );
   // A18: no admin request body is read past the profile's limit (1 MiB by default); 413 in the one error shape.
@@ -67,7 +74,8 @@ export function createAdminApp(deps: ApiDeps, services: ApiServices): AdminApp {
       title: 'ApiPay admin API',
       version: '1.0.0',
       description:
-        'Operator surface of the ApiPay webhook platform. Every operation but this document needs `Authorization: Bearer <API key>`; ' +
+        'Operator surface of the ApiPay webhook platform. Every operation but this document needs `Authorization: Bearer <API key>` ' +
+        '(services and merchants) or `Bearer <access token>` of the identity provider (people); ' +
         'its description and `x-required-role` state the least role (viewer < operator < admin), `x-merchant-access: own` that a merchant key may call it for its own objects.',
     },
     servers: [{ url: '/admin/v1' }],

@@ -18,7 +18,7 @@ import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { adminRoute } from './access.js';
 import type { AdminApp } from './app.js';
-import { operatorOf, refuseBootstrapMoney } from './operator.js';
+import { operatorOf, refuseBootstrapMoney, refuseUnprovenApprover } from './operator.js';
 import { conflictResponse, errorResponses, json } from './outbound-schemas.js';
 import { reconciliationSearch, reconciliationSearchQuery } from './search-query.js';
 import { afterTimeOf, listEnvelope, listWindow, page, paginationQuery, windowQuery } from './pagination.js';
@@ -160,7 +160,7 @@ const decisionRoute = (kind: 'approve' | 'cancel') =>
     request: { params: idParam },
     responses: {
       200: json(detailSchema, kind === 'approve' ? 'Approved and resolved' : 'Cancelled'),
-      202: json(detailSchema, 'Accepted, not finished within the request timeout: GET it again'),
+      202: json(detailSchema, 'Accepted, not finished within the request timeout (GET it again); A27: or the first of the two IdP approvals a proposal by no person needs'),
       ...errorResponses,
       ...conflictResponse,
     },
@@ -228,10 +228,12 @@ export function registerReconciliations(admin: AdminApp, deps: ApiDeps): void {
       const { id } = c.req.valid('param');
       const principal = c.get('principal');
       if (kind === 'approve') refuseBootstrapMoney(principal); // A12
+      if (kind === 'approve') refuseUnprovenApprover(deps.profile.idp, principal, (deps.now?.() ?? new Date()).getTime()); // A27
       const found = await service[kind](id, { principal, requestId: c.get('requestId') }).catch(conflicts);
       if (!found) throw new ApiError('not_found', `reconciliation ${id} does not exist`);
       logger.info({ reconciliationId: id, keyId: principal.keyId, pending: found.pending }, `resolution ${kind} (A5)`);
-      return c.json(detail(found), found.pending ? 202 : 200);
+      // A27: the first of two IdP approvals is accepted, not done: 202, the proposal still waiting.
+      return c.json(detail(found), found.pending || ('awaitingSecondApproval' in found && found.awaitingSecondApproval) ? 202 : 200);
     });
   }
 }

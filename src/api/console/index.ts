@@ -1,6 +1,7 @@
 // The operator console at /console (C1) and the merchant portal at /portal (C2): server-rendered pages on the API
 // process over the admin API's services, one Hono app per surface with its own cookie and the same pages (the
 // portal without the inbound ones). Every page checks the role of the admin route it stands for.
+import { randomBytes } from 'node:crypto';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { ApiDeps } from '../deps.js';
@@ -52,7 +53,9 @@ export function createConsoleApps(
       throttle: api.throttle,
       secureCookies: Boolean(deps.profile.http.public_url?.startsWith('https:')) || deps.env.NODE_ENV === 'production',
       now: deps.now ?? (() => new Date()),
-      adminToken: deps.env.ADMIN_TOKEN,
+      // A28: with an IdP in production ADMIN_TOKEN signs nobody in: a random stand-in no request can know.
+      adminToken:
+        deps.profile.idp && deps.env.NODE_ENV === 'production' ? randomBytes(32).toString('base64url') : deps.env.ADMIN_TOKEN,
       temporal,
       ttlSeconds: SESSION_TTL_SECONDS,
     };

@@ -3,11 +3,14 @@
 // method and path; a route without a rule is refused (fail closed). Then: bearer credential (an API key, or the
 // bootstrap ADMIN_TOKEN) → 401, or 429 when that failure is past a budget of failures per client address or key id
 // (A17; a credential that verifies is never refused for them, A23); the key's token bucket → 429; the role against
-// the rule → 403.
+// the rule → 403. A26: a JWT is the identity provider's access token, verified by src/access/idp-tokens.ts (401
+// when it does not verify). A28: once an IdP is configured the bootstrap token is refused for every route but
+// POST /api-keys in production.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createMiddleware } from 'hono/factory';
 import { matchedRoutes, routePath } from 'hono/route';
 import type { ApiKeyService } from '../../access/api-keys.js';
+import { looksLikeJwt, type IdpVerifier } from '../../access/idp-tokens.js';
 import { allows, BOOTSTRAP_PRINCIPAL, type Access, type Principal } from '../../access/roles.js';
 import type { RateLimiter } from '../../lib/token-bucket.js';
 import { clientAddress } from './client-address.js';
@@ -27,7 +30,14 @@ export interface AuthenticateOptions {
   limiter: RateLimiter;
   /** A17, A23: failed credentials per client address and key id. */
   throttle: CredentialThrottle;
+  /** A26: the identity provider's token verifier, when the profile names one. */
+  idp?: IdpVerifier;
+  /** A28: production (NODE_ENV): with an IdP, ADMIN_TOKEN only bootstraps keys. */
+  production?: boolean;
 }
+
+/** A28: with an IdP in production, the routes the bootstrap token may still call. */
+const BOOTSTRAP_ONLY = new Set(['POST /api-keys']);
 
 export const authenticate = (options: AuthenticateOptions) => {
   const bootstrap = digest(options.bootstrapToken);
@@ -36,6 +46,12 @@ export const authenticate = (options: AuthenticateOptions) => {
   async function principalOf(token: string | undefined, address: () => string): Promise<Principal | undefined> {
     if (token === undefined) return undefined;
     if (token.startsWith('apk_')) return options.keys.authenticate(token);
+    if (looksLikeJwt(token)) {
+      if (!options.idp) return undefined;
+      const verdict = await options.idp.verify(token);
+      if (!verdict.ok) throw new ApiError('unauthorized', verdict.problem);
+      return verdict.principal;
+    }
     // Hashing first gives equal-length buffers, so the comparison time does not depend on the guess.
     if (!timingSafeEqual(digest(token), bootstrap)) return undefined;
     // A23: the bootstrap token is not let through a throttled address (it may be weak; see credential-throttle.ts).
@@ -50,14 +66,18 @@ export const authenticate = (options: AuthenticateOptions) => {
     if (key && options.publicRoutes.has(key)) return next();
 
     const header = c.req.header('authorization');
-    const token = /^Bearer ([\x21-\x7e]{1,512})$/i.exec(header ?? '')?.[1];
+    // A26: an IdP's access token is a JWT of a few kilobytes; an API key or the bootstrap token fits in 512 characters.
+    const token = /^Bearer ([\x21-\x7e]{1,8192})$/i.exec(header ?? '')?.[1];
     // A23: the credential first; only a failure is counted, and only a failure past its budget is answered 429.
-    const principal = await principalOf(token, () => clientAddress(c));
-    if (!principal) {
+    const principal = await principalOf(token, () => clientAddress(c)).catch((error: unknown) => {
+      if (error instanceof ApiError) return error; // A26: a token that does not verify, with the reason
+      throw error;
+    });
+    if (!principal || principal instanceof ApiError) {
       const past = header === undefined ? undefined : await options.throttle.failed(clientAddress(c), token ?? '');
       if (past !== undefined) throw new ApiError('rate_limited', 'too many failed credentials from this address or for this key; retry later', undefined, past);
       c.header('WWW-Authenticate', 'Bearer realm="apipay-admin"');
-      throw new ApiError('unauthorized', 'a valid bearer token (API key) is required');
+      throw principal ?? new ApiError('unauthorized', 'a valid bearer token (API key) is required');
     }
     const taken = options.limiter.take(principal.keyId);
     if (!taken.allowed) throw new ApiError('rate_limited', 'rate limit of this API key exceeded; retry later', undefined, taken.retryAfterMs / 1000);
@@ -68,6 +88,9 @@ export const authenticate = (options: AuthenticateOptions) => {
     rules ??= options.rules();
     const rule = rules.get(key);
     if (!rule) throw new Error(`admin route ${key} declares no access rule`); // a programming error: refuse, 500
+    if (options.idp && options.production && principal === BOOTSTRAP_PRINCIPAL && !BOOTSTRAP_ONLY.has(key)) {
+      throw new ApiError('forbidden', 'ADMIN_TOKEN only creates service keys once an identity provider is configured; sign in through it');
+    }
     if (!allows(rule, principal)) {
       throw new ApiError('forbidden', `role ${principal.role} may not call ${key} (requires ${rule.role}${rule.merchant ? ' or a merchant key' : ''})`);
     }

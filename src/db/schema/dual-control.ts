@@ -1,6 +1,7 @@
 // A5 dual control (migration 0011): resolutions and ledger adjustments above the profile's amount wait here for a
-// second principal; each row is closed (approved or cancelled) once and never deleted.
-import { bigint, index, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+// second principal; each row is closed (approved or cancelled) once and never deleted. A27 (migration 0032): the first
+// of the two IdP approvals a proposal by a non-person needs.
+import { bigint, index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 import type { ResolutionPost } from '../../shared/inbound.js';
 import { reconciliations } from './inbound.js';
@@ -58,4 +59,17 @@ export const adjustmentProposals = pgTable(
     adjustmentId: text('adjustment_id'),
   },
   (t) => [index('adjustment_proposals_payment_idx').on(t.provider, t.paymentReference)],
+);
+
+/** A27 (migration 0032): an IdP subject's approval of a proposal (rpr_… or adp_…) that needs two; append-only. */
+export const proposalApprovals = pgTable(
+  'proposal_approvals',
+  {
+    proposalId: text('proposal_id').notNull(),
+    approverKey: text('approver_key').notNull(), // idp:<sub>@<issuer>
+    approverName: text('approver_name').notNull(),
+    requestId: text('request_id'),
+    approvedAt: timestamp('approved_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ name: 'proposal_approvals_pk', columns: [t.proposalId, t.approverKey] })],
 );

@@ -1,0 +1,142 @@
+// A25, A27 end to end with the stack's real Keycloak: a person signs in on Keycloak's own login page in Chromium
+// (password, then a TOTP code made by otplib) through the CLI client's device flow; the access token it yields
+// carries amr otp and auth_time, and approves a proposal another real person made, so dual control is two people
+// the IdP vouches for. A Keycloak direct-grant token (no auth_time) is sent to step-up instead. APIPAY_IDP=0 skips.
+import { randomUUID } from 'node:crypto';
+import { chromium, type Browser } from 'playwright-core';
+import { generate } from 'otplib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase, type Database } from '../../src/db/client.js';
+import { reconciliations } from '../../src/db/schema/index.js';
+import { callAs } from '../helpers/access.js';
+import { testApp } from '../helpers/app.js';
+import { TEST_DATABASE_URL } from '../helpers/env.js';
+import { demoPerson, IDP_AUDIENCE, IDP_ROLES, KEYCLOAK_ENABLED, KEYCLOAK_ISSUER, keycloakToken } from '../helpers/idp.js';
+import { testProfile } from '../helpers/profile.js';
+import { ledgerRowsFor, uniqueRef } from '../helpers/reconciliation.js';
+import { connectDevServer, uniqueTaskQueues } from '../helpers/temporal.js';
+import { CHROMIUM } from './world.js';
+
+let browser: Browser;
+let database: Database;
+let temporal: Awaited<ReturnType<typeof connectDevServer>>;
+let app: ReturnType<typeof testApp>;
+const provider = `idp-web-${randomUUID().slice(0, 6)}`;
+
+describe.skipIf(!KEYCLOAK_ENABLED)('A27 two real people of the stack Keycloak (APIPAY_IDP=0 skips this)', () => {
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath: CHROMIUM });
+    database = createDatabase(TEST_DATABASE_URL, { max: 2 });
+    temporal = await connectDevServer();
+    const profile = testProfile({
+      idp: { issuer: KEYCLOAK_ISSUER, audience: IDP_AUDIENCE, roles: IDP_ROLES },
+      inbound: {
+        dual_control_above: { EUR: 1000 },
+        providers: {
+          [provider]: { scheme: 'stripe', secret_ref: 'env:SANDBOX_STRIPE_WEBHOOK_SECRET', api_base_url: 'http://127.0.0.1:9' },
+        },
+      },
+    });
+    app = testApp({ db: database.db, temporal: temporal.client, taskQueues: uniqueTaskQueues('idp-web'), profile });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await temporal?.close();
+    await database?.close();
+  });
+
+  /** The device flow: Keycloak's page in Chromium with the password and a TOTP code, then the token endpoint. */
+  async function signInOnKeycloak(username: string): Promise<string> {
+    const endpoint = `${KEYCLOAK_ISSUER}/protocol/openid-connect`;
+    const started = (await (
+      await fetch(`${endpoint}/auth/device`, {
+        method: 'POST',
+        body: new URLSearchParams({ client_id: 'apipay-cli', scope: 'openid' }),
+      })
+    ).json()) as {
+      device_code: string;
+      verification_uri_complete: string;
+    };
+    const person = demoPerson(username);
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(started.verification_uri_complete);
+      await page.fill('#username', username);
+      await page.fill('#password', person.password);
+      await page.click('#kc-login');
+      await page.waitForSelector('#otp');
+      await page.fill('#otp', await generate({ secret: new TextEncoder().encode(person.otpSecret!) }));
+      await page.click('#kc-login');
+      await page.waitForLoadState('load');
+      // Keycloak answers with its device page: a consent question (then yes) or the success message.
+      await page
+        .getByText(/success|grant access/i)
+        .first()
+        .waitFor({ timeout: 15_000 });
+      // The device grant asks for consent ("Grant Access to ApiPay CLI"): yes, then Keycloak says it succeeded.
+      const yes = page.getByRole('button', { name: 'Yes' });
+      if (await yes.count()) {
+        await yes.click();
+        await page
+          .getByText(/success/i)
+          .first()
+          .waitFor({ timeout: 15_000 });
+      }
+    } finally {
+      await context.close();
+    }
+    for (let i = 0; i < 20; i++) {
+      const res = await fetch(`${endpoint}/token`, {
+        method: 'POST',
+        body: new URLSearchParams({
+          grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+          client_id: 'apipay-cli',
+          device_code: started.device_code,
+        }),
+      });
+      const body = (await res.json()) as { access_token?: string; error?: string };
+      if (body.access_token) return body.access_token;
+      if (body.error !== 'authorization_pending' && body.error !== 'slow_down')
+        throw new Error(`device token: ${JSON.stringify(body)}`);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+    throw new Error('device flow: no token');
+  }
+
+  it('A27 otto proposes, fiona signs in on Keycloak with password + TOTP and approves; a direct-grant token steps up', async () => {
+    const ref = uniqueRef('idp-web');
+    await database.db.insert(reconciliations).values({
+      id: `reconcile:${provider}:evt_${randomUUID()}`,
+      provider,
+      providerEventId: `evt_${randomUUID()}`,
+      eventType: 'payment.succeeded',
+      paymentReference: ref,
+      amountMinor: 5000n,
+      currency: 'EUR',
+      effectiveAt: new Date(),
+      state: 'manual_review',
+      acknowledgedAt: new Date(),
+    });
+    const body = { provider, payment_reference: ref, amount_minor: '250000', currency: 'EUR', reason: 'bank statement line 4' };
+    const proposed = await callAs(app, await keycloakToken('otto'), 'POST', '/ledger/adjustments', body);
+    expect(proposed.status, proposed.text).toBe(202);
+    const path = `/ledger/adjustments/proposals/${proposed.json.id}/approve`;
+    // A direct grant records no auth_time: Keycloak cannot say when adam signed in, so he is sent to step-up. (Not
+    // fiona's: Keycloak accepts each TOTP code once, and the browser sign-in below uses hers.)
+    const direct = await callAs(app, await keycloakToken('adam'), 'POST', path);
+    expect(direct.json.error.code).toBe('step_up_required');
+    const fiona = await signInOnKeycloak('fiona');
+    const claims = JSON.parse(Buffer.from(fiona.split('.')[1]!, 'base64url').toString()) as {
+      amr: string[];
+      auth_time: number;
+      sub: string;
+    };
+    expect(claims.sub).toBe(demoPerson('fiona').subject);
+    expect(claims.amr).toContain('otp');
+    expect(Math.abs(claims.auth_time - Date.now() / 1000)).toBeLessThan(120);
+    const approved = await callAs(app, fiona, 'POST', path);
+    expect(approved.status, approved.text).toBe(200);
+    expect((await ledgerRowsFor(database.db, ref)).length).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,185 @@
+// A26: the admin API accepts the identity provider's access tokens, verified against the issuer's JWKS (jose):
+// another issuer's token, an expired one, one signed by a key the IdP rotated out, one with `alg: none` and one
+// signed with HMAC are 401; a valid token works with the role its groups map to; a person of the stack's real
+// Keycloak (password + TOTP) is an IdP subject whose audit rows name them. Real PostgreSQL; real HTTP to the issuers.
+import { randomUUID } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase, type Database } from '../../src/db/client.js';
+import { auditEvents, reconciliations } from '../../src/db/schema/index.js';
+import { callAs } from '../helpers/access.js';
+import { testApp } from '../helpers/app.js';
+import { TEST_DATABASE_URL } from '../helpers/env.js';
+import {
+  demoPerson,
+  IDP_AUDIENCE,
+  IDP_ROLES,
+  KEYCLOAK_ENABLED,
+  KEYCLOAK_ISSUER,
+  keycloakToken,
+  startLocalIssuer,
+  unsignedToken,
+  type LocalIssuer,
+} from '../helpers/idp.js';
+import { testProfile } from '../helpers/profile.js';
+import { uniqueRef } from '../helpers/reconciliation.js';
+import { connectDevServer, uniqueTaskQueues } from '../helpers/temporal.js';
+
+let database: Database;
+let temporal: Awaited<ReturnType<typeof connectDevServer>>;
+let issuer: LocalIssuer;
+let stranger: LocalIssuer;
+const provider = `idp-${randomUUID().slice(0, 6)}`;
+
+const appFor = (idp: Record<string, unknown>) =>
+  testApp({
+    db: database.db,
+    temporal: temporal.client,
+    taskQueues: uniqueTaskQueues('idp-tokens'),
+    profile: testProfile({
+      idp,
+      inbound: {
+        providers: {
+          [provider]: { scheme: 'stripe', secret_ref: 'env:SANDBOX_STRIPE_WEBHOOK_SECRET', api_base_url: 'http://127.0.0.1:9' },
+        },
+      },
+    }),
+  });
+let app: ReturnType<typeof testApp>;
+
+beforeAll(async () => {
+  database = createDatabase(TEST_DATABASE_URL, { max: 2 });
+  temporal = await connectDevServer();
+  issuer = await startLocalIssuer();
+  stranger = await startLocalIssuer();
+  app = appFor(issuer.profile);
+});
+afterAll(async () => {
+  await issuer?.close();
+  await stranger?.close();
+  await temporal?.close();
+  await database?.close();
+});
+
+async function payment(): Promise<string> {
+  const ref = uniqueRef('idp');
+  await database.db.insert(reconciliations).values({
+    id: `reconcile:${provider}:evt_${randomUUID()}`,
+    provider,
+    providerEventId: `evt_${randomUUID()}`,
+    eventType: 'payment.succeeded',
+    paymentReference: ref,
+    amountMinor: 5000n,
+    currency: 'EUR',
+    effectiveAt: new Date(),
+    state: 'manual_review',
+    acknowledgedAt: new Date(),
+  });
+  return ref;
+}
+const adjustment = (ref: string) => ({
+  provider,
+  payment_reference: ref,
+  amount_minor: '10',
+  currency: 'EUR',
+  reason: 'statement line 7',
+});
+
+describe('A26 identity provider tokens on the admin API', () => {
+  it('A26 a valid token is the IdP subject with the role its groups map to', async () => {
+    const viewer = await issuer.mint(`v-${randomUUID()}`, { groups: ['viewer'] });
+    expect((await callAs(app, viewer, 'GET', '/audit-events?limit=1')).status).toBe(200);
+    expect((await callAs(app, viewer, 'POST', '/ledger/adjustments', adjustment(await payment()))).status).toBe(403);
+    const sub = `o-${randomUUID()}`;
+    const operator = await issuer.mint(sub, { groups: ['/finance-approver'], name: 'Olive Op', email: 'olive@example.com' });
+    const ref = await payment();
+    const posted = await callAs(app, operator, 'POST', '/ledger/adjustments', adjustment(ref));
+    expect(posted.status).toBe(201);
+    const [row] = await database.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.action, 'ledger.adjust'), eq(auditEvents.targetId, posted.json.id)));
+    // A26: the audit row names the subject (iss + sub) and the person the IdP named.
+    expect(row).toMatchObject({
+      actorKeyId: `idp:${sub}@${issuer.issuer}`,
+      actorName: 'Olive Op',
+      actorPerson: 'Olive Op',
+      actorRole: 'operator',
+    });
+    // A group that maps to no ApiPay role gives none.
+    const nobody = await issuer.mint(`n-${randomUUID()}`, { groups: ['marketing'] });
+    const refused = await callAs(app, nobody, 'GET', '/audit-events?limit=1');
+    expect(refused.status).toBe(401);
+    expect(refused.json.error.message).toMatch(/maps to an ApiPay role/);
+  });
+
+  it('A26 another issuer, an expired token, a wrong audience, alg none and HMAC are 401', async () => {
+    const sub = `x-${randomUUID()}`;
+    expect((await callAs(app, await issuer.mint(sub), 'GET', '/audit-events?limit=1')).status).toBe(200);
+    const fromStranger = await stranger.mint(sub);
+    expect((await callAs(app, fromStranger, 'GET', '/audit-events?limit=1')).status).toBe(401);
+    const expired = await issuer.mint(sub, { exp: Math.floor(Date.now() / 1000) - 60 });
+    const answer = await callAs(app, expired, 'GET', '/audit-events?limit=1');
+    expect(answer.status).toBe(401);
+    expect(answer.json.error.message).toMatch(/ERR_JWT_EXPIRED/);
+    expect((await callAs(app, await issuer.mint(sub, { aud: 'someone-else' }), 'GET', '/audit-events?limit=1')).status).toBe(401);
+    expect((await callAs(app, unsignedToken(issuer.issuer, sub), 'GET', '/audit-events?limit=1')).status).toBe(401);
+    const hmac = await new SignJWT({ groups: ['admin'] })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer(issuer.issuer)
+      .setAudience(IDP_AUDIENCE)
+      .setSubject(sub)
+      .setExpirationTime('5m')
+      .sign(new TextEncoder().encode('a shared secret is no proof of the IdP'));
+    expect((await callAs(app, hmac, 'GET', '/audit-events?limit=1')).status).toBe(401);
+  });
+
+  it('A26 a key the IdP rotated out verifies nothing; the new key is fetched without a restart', async () => {
+    const local = await startLocalIssuer();
+    const rotating = appFor(local.profile);
+    try {
+      const before = await local.mint(`r-${randomUUID()}`);
+      expect((await callAs(rotating, before, 'GET', '/audit-events?limit=1')).status).toBe(200);
+      await local.rotate();
+      await new Promise((resolve) => setTimeout(resolve, 1200)); // past idp.jwks_cache_max_age (1s here)
+      expect((await callAs(rotating, before, 'GET', '/audit-events?limit=1')).status).toBe(401);
+      const after = await local.mint(`r-${randomUUID()}`);
+      expect((await callAs(rotating, after, 'GET', '/audit-events?limit=1')).status).toBe(200);
+    } finally {
+      await local.close();
+    }
+  });
+
+  it('A26 without an idp block a JWT is no credential', async () => {
+    const plain = testApp({ db: database.db, temporal: temporal.client, taskQueues: uniqueTaskQueues('idp-none') });
+    expect((await callAs(plain, await issuer.mint(`p-${randomUUID()}`), 'GET', '/audit-events?limit=1')).status).toBe(401);
+  });
+});
+
+describe.skipIf(!KEYCLOAK_ENABLED)('A25/A26 the stack Keycloak (APIPAY_IDP=0 skips this)', () => {
+  const keycloakApp = () => appFor({ issuer: KEYCLOAK_ISSUER, audience: IDP_AUDIENCE, roles: IDP_ROLES });
+
+  it('A26 a real operator token (password + TOTP) works; a viewer is a viewer; amr carries the second factor', async () => {
+    const kc = keycloakApp();
+    const otto = await keycloakToken('otto');
+    const claims = JSON.parse(Buffer.from(otto.split('.')[1]!, 'base64url').toString()) as {
+      amr: string[];
+      sub: string;
+      iss: string;
+    };
+    expect(claims).toMatchObject({ iss: KEYCLOAK_ISSUER, sub: demoPerson('otto').subject });
+    expect(claims.amr).toContain('otp');
+    const ref = await payment();
+    const posted = await callAs(kc, otto, 'POST', '/ledger/adjustments', adjustment(ref));
+    expect(posted.status).toBe(201);
+    const [row] = await database.db.select().from(auditEvents).where(eq(auditEvents.targetId, posted.json.id));
+    expect(row).toMatchObject({
+      actorKeyId: `idp:${demoPerson('otto').subject}@${KEYCLOAK_ISSUER}`,
+      actorPerson: 'Otto Operator',
+    });
+    const vera = await keycloakToken('vera');
+    expect((await callAs(kc, vera, 'GET', '/audit-events?limit=1')).status).toBe(200);
+    expect((await callAs(kc, vera, 'POST', '/ledger/adjustments', adjustment(await payment()))).status).toBe(403);
+  });
+});
