@@ -124,7 +124,6 @@ export async function startReconciliation(
   const provider = options.provider ?? 'sandbox-stripe';
   const receipt = await writeReceipt(receiptsDb(), profile, provider, event);
   const start = buildReconciliationStart(
-    profile,
     { provider, receiptId: receipt.receiptId, event: receipt.event, acknowledgedAt: options.acknowledgedAt ?? new Date().toISOString() },
     taskQueue,
   );

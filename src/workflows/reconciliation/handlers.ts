@@ -30,7 +30,7 @@ function resolutionProblem(resolution: OperatorResolution, state: Reconciliation
 
 /** A4/A5 checks that need no activity: the way in allowed, a waiting proposal, a signed request not used before. */
 export function accessProblem(run: Run, request: { api?: { requestId?: unknown } } | undefined): string | null {
-  if (request?.api === undefined && run.input.settings.resolutionViaTemporal !== 'allow') return TEMPORAL_PATH_DENIED;
+  if (request?.api === undefined && run.settings.resolutionViaTemporal !== 'allow') return TEMPORAL_PATH_DENIED;
   if (request?.api && run.usedRequestIds.includes(String(request.api.requestId)))
     return 'this admin API request was already used';
   return null;
