@@ -8,7 +8,7 @@ import type { Profile } from '../../src/config/profile.js';
 import { createDatabase, type Database, type Db } from '../../src/db/client.js';
 import { ledgerEntries, ledgerTransactions, providerEventRegistry, webhookReceipts } from '../../src/db/schema/index.js';
 import { buildReconciliationStart } from '../../src/inbound/start.js';
-import { createProviderRegistry } from '../../src/providers/index.js';
+import { createProviderRegistry, PayloadError } from '../../src/providers/index.js';
 import { hmacPayload, stripePayload } from '../../src/sandbox/payloads.js';
 import { startProviderSandbox, type ProviderSandbox } from '../../src/sandbox/provider.js';
 import { RECONCILIATION_WORKFLOW, type NormalizedProviderEvent, type ProviderPayment, type ReconciliationWorkflowInput } from '../../src/shared/inbound.js';
@@ -80,7 +80,7 @@ const receiptsDb = (): Db => (receiptsPool ??= createDatabase(TEST_DATABASE_URL,
 /**
  * R20: writes the receipt the ingress would have written for `event` (the registry row and the raw body in the
  * provider's format of `profile`), and answers its id and the event as the provider's adapter reads it back. A
- * provider the profile does not name gets no receipt (the run refuses to start, as it should).
+ * provider the profile does not name, or an event its adapter refuses, gets no receipt (the run refuses to start).
  */
 export async function writeReceipt(
   db: Db,
@@ -101,7 +101,14 @@ export async function writeReceipt(
   };
   const { body } = config.scheme === 'stripe' ? stripePayload(sandbox) : hmacPayload(sandbox);
   const rawBody = Buffer.from(body);
-  const extracted = createProviderRegistry({ [provider]: config }).get(provider)!.extract(rawBody);
+  let extracted: NormalizedProviderEvent;
+  try {
+    extracted = createProviderRegistry({ [provider]: config }).get(provider)!.extract(rawBody);
+  } catch (error) {
+    // What the adapter refuses the ingress never stores: such an event can only be started by hand, with no receipt.
+    if (error instanceof PayloadError) return { receiptId: 0, event };
+    throw error;
+  }
   await db.insert(providerEventRegistry).values({ provider, providerEventId: event.providerEventId }).onConflictDoNothing();
   const [row] = await db
     .insert(webhookReceipts)

@@ -358,8 +358,12 @@ describe('I7 and I12', () => {
     const started = JSON.parse(Buffer.from(input!.data!).toString());
     expect(started.rules).toBeUndefined();
     expect(started.settings).toBeUndefined();
-    const markers = history.events?.filter((e) => e.markerRecordedEventAttributes) ?? [];
-    expect(markers.some((m) => JSON.stringify(m).includes('checkReconciliationStart'))).toBe(true);
+    // The first step's marker: its payloads name the activity (and its result holds the rules).
+    const markerTexts = (history.events ?? [])
+      .flatMap((e) => Object.values(e.markerRecordedEventAttributes?.details ?? {}))
+      .flatMap((payloads) => payloads.payloads ?? [])
+      .map((p) => Buffer.from(p.data ?? []).toString());
+    expect(markerTexts.some((t) => t.includes('checkReconciliationStart'))).toBe(true);
     await expect(Worker.runReplayHistory({ workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH } }, history, handle.workflowId)).resolves.toBeUndefined();
   });
 
