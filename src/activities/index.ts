@@ -5,8 +5,12 @@ import type { Profile } from '../config/profile.js';
 import type { Logger } from '../lib/logger.js';
 import { withClassifiedErrors } from '../lib/errors.js';
 import type { SecretKeys } from '../shared/keyring.js';
+import type { ReconciliationRules } from '../shared/inbound.js';
+import { loadReconciliationRules } from '../inbound/load-rules.js';
 import { createSmokeActivities } from './smoke.js';
 import { createReconciliationActivities } from './reconciliation.js';
+import { createReconciliationTrustActivities } from './reconciliation-trust.js';
+import { createDeliveryTrustActivities } from './delivery-trust.js';
 import { createResolutionActivities } from './resolution.js';
 import { createDeliveryActivities } from './delivery.js';
 import { createLedgerPositionActivities } from './ledger-position.js';
@@ -21,6 +25,8 @@ export interface ActivityDeps {
   secretsKey: SecretKeys;
   /** Injectable fetch for the provider API (reconciliation; unit tests fake the peer). Merchant POSTs use undici directly. */
   fetch?: typeof fetch;
+  /** R20: the reconciliation state machine this worker runs (default config/reconciliation-states.yaml; tests vary it). */
+  rules?: ReconciliationRules;
   /** R13 test hook (APIPAY_FAULT_AFTER_STEP, src/activities/step-fault.ts): kill the process right after a step. */
   faultAfterStep?: string;
 }
@@ -34,9 +40,11 @@ export function createActivities(deps: ActivityDeps) {
       withClassifiedErrors({
         ...createSmokeActivities(deps),
         ...createReconciliationActivities(deps),
+        ...createReconciliationTrustActivities({ ...deps, rules: deps.rules ?? loadReconciliationRules() }),
         ...createLedgerPositionActivities(deps),
         ...createResolutionActivities(deps),
         ...createDeliveryActivities(deps),
+        ...createDeliveryTrustActivities(deps),
       }),
     ),
   );

@@ -21,13 +21,12 @@ export type StartResult = 'started' | 'already_started';
 /** Idempotent: the workflow id is derived from provider + event id, and a closed run is never started again. */
 export async function startReconciliation(
   temporal: Client,
-  profile: Profile,
   taskQueue: string,
   input: ReconciliationInput,
 ): Promise<StartResult> {
   try {
     await temporal.workflow.start(RECONCILIATION_WORKFLOW, {
-      ...buildReconciliationStart(profile, input, taskQueue),
+      ...buildReconciliationStart(input, taskQueue),
       // Without this a completed reconciliation could be started a second time by a late sweep.
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
     });
@@ -116,7 +115,7 @@ export function createReconciliationStarter(options: StarterOptions): Reconcilia
         .then(() =>
           performance.now() - job.at > maxWaitMs
             ? 'deferred'
-            : context.with(job.trace, () => startReconciliation(options.temporal, options.profile, options.taskQueue, job.input)),
+            : context.with(job.trace, () => startReconciliation(options.temporal, options.taskQueue, job.input)),
         )
         .then((result) => {
           ingressMetrics.workflowStarts.inc({ via: 'ingress', result });

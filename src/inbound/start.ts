@@ -1,12 +1,13 @@
 // The one way to start a reconciliation workflow (ingress, sweep, drill): id from provider + event id (I6), the
-// rules from the YAML and the profile's settings in the input, search attributes set from the first moment.
+// ingress's fields alone in the input (R20: the run takes the rules and the profile's settings from its worker, and
+// checks the rest against the receipt), search attributes set from the first moment. reconciliationSettings is what
+// the worker's first step answers.
 import type { WorkflowStartOptions } from '@temporalio/client';
 import type { Profile } from '../config/profile.js';
 import { reconciliationWorkflowId } from '../shared/ids.js';
 import {
   RECONCILIATION_WORKFLOW,
   type ReconciliationInput,
-  type ReconciliationRules,
   type ReconciliationSettings,
   type ReconciliationWorkflowInput,
 } from '../shared/inbound.js';
@@ -29,26 +30,22 @@ export function reconciliationSettings(profile: Profile): ReconciliationSettings
   };
 }
 
-export function buildReconciliationInput(
-  profile: Profile,
-  input: ReconciliationInput,
-  rules: ReconciliationRules = loadReconciliationRules(),
-): ReconciliationWorkflowInput {
-  return { ...input, rules, settings: reconciliationSettings(profile) };
+/** R20: only what the ingress knows (the receipt's event, its id, the acknowledgement); nothing the run would trust. */
+export function buildReconciliationInput(input: ReconciliationInput): ReconciliationWorkflowInput {
+  const { provider, receiptId, event, acknowledgedAt } = input;
+  return { provider, receiptId, event, acknowledgedAt };
 }
 
 /**
  * Everything `client.workflow.start` needs:
- *   await client.workflow.start(RECONCILIATION_WORKFLOW, buildReconciliationStart(profile, input, taskQueues.reconciliation))
+ *   await client.workflow.start(RECONCILIATION_WORKFLOW, buildReconciliationStart(input, taskQueues.reconciliation))
  * A second start of the same event fails with WorkflowExecutionAlreadyStartedError, which callers treat as done.
  */
 export function buildReconciliationStart(
-  profile: Profile,
   input: ReconciliationInput,
   taskQueue: string,
-  rules?: ReconciliationRules,
 ): WorkflowStartOptions<(input: ReconciliationWorkflowInput) => Promise<unknown>> & { workflowId: string } {
-  const args = buildReconciliationInput(profile, input, rules);
+  const args = buildReconciliationInput(input);
   return {
     workflowId: reconciliationWorkflowId(input.provider, input.event.providerEventId),
     taskQueue,
@@ -62,7 +59,7 @@ export function buildReconciliationStart(
       eventType: input.event.type,
     }),
     typedSearchAttributes: [
-      { key: SA.reconciliationState, value: args.rules.initial },
+      { key: SA.reconciliationState, value: loadReconciliationRules().initial },
       { key: SA.provider, value: input.provider },
       // O20: find every reconciliation of one payment in the Temporal UI.
       ...(input.event.paymentReference ? [{ key: SA.paymentReference, value: input.event.paymentReference }] : []),

@@ -82,7 +82,7 @@ export async function sweepUnstartedReceipts(options: SweepOptions): Promise<Swe
         await options.gate?.acquire();
         // R18: the start joins the trace of the request that wrote the receipt.
         const outcome = await context.with(contextFrom(row.traceparent), () =>
-          startReconciliation(options.temporal, options.profile, options.taskQueue, {
+          startReconciliation(options.temporal, options.taskQueue, {
             provider: row.provider,
             receiptId: row.id,
             event,

@@ -175,21 +175,44 @@ export interface ReconciliationSettings {
 }
 
 /**
- * What the reconciliation workflow is started with: the ingress's ReconciliationInput plus the rules and settings,
- * recorded in history so a replay sees exactly what the run saw. Build it with buildReconciliationStart
- * (src/inbound/start.ts), never by hand.
+ * What the reconciliation workflow is started with: the ingress's ReconciliationInput (built by
+ * buildReconciliationStart, src/inbound/start.ts). R20: the run trusts none of it until its first step has found the
+ * receipt in PostgreSQL and the event equal to it; the rules and settings then come from the worker's own profile,
+ * recorded in history by that step. Runs started before R20 carried `rules` and `settings` here and still replay
+ * with them; a run past the patch ignores both.
  */
 export interface ReconciliationWorkflowInput extends ReconciliationInput {
-  rules: ReconciliationRules;
-  settings: ReconciliationSettings;
+  /** Before R20 only (open executions and their histories); ignored by newer runs. */
+  rules?: ReconciliationRules;
+  /** Before R20 only (open executions and their histories); ignored by newer runs. */
+  settings?: ReconciliationSettings;
   /**
    * Set only by the workflow itself when a long reconciliation continues as new (bounded history): where the
-   * provider-query loop was. Starters never set it.
+   * provider-query loop was. Starters never set it. R20: `seal` is the worker's MAC over the block, bound to the
+   * run that continued; a block without a valid seal is refused.
    */
-  continued?: { deadline: number; delayMs: number; providerQueries: number; provisionalPosted: boolean; providerPayment: ProviderPayment | null };
+  continued?: ContinuedReconciliation;
   /** Provider queries per run before continuing as new (default 500; tests lower it). */
   queriesPerRun?: number;
 }
+
+/** The provider-query loop carried to the next run (R20: sealed by the run that wrote it). */
+export interface ContinuedReconciliation {
+  deadline: number;
+  delayMs: number;
+  providerQueries: number;
+  provisionalPosted: boolean;
+  providerPayment: ProviderPayment | null;
+  seal?: string;
+}
+
+/** R20: the failure type a reconciliation ends with when its start input is not what the database holds. */
+export const RECONCILIATION_START_REFUSED = 'ReconciliationStartRefused';
+
+/** R20: what the first step of a run answers: the worker's rules and settings, or why the start is refused. */
+export type ReconciliationStartCheck =
+  | { outcome: 'trusted'; rules: ReconciliationRules; settings: ReconciliationSettings }
+  | { outcome: 'refused'; reason: string };
 
 /** What the `state` query answers beyond the state: enough for an operator to see why it is waiting. */
 export interface ReconciliationProgress {

@@ -3,6 +3,8 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 
 export const DELIVERY_WORKFLOW = 'deliveryWorkflow';
+/** R20: the failure type a delivery ends with when its start names a delivery it is not (no POST is made). */
+export const DELIVERY_START_REFUSED = 'DeliveryStartRefused';
 
 /** The one list of delivery statuses: the type, the pgEnum (src/db/schema) and the admin API's zod enum come from it. */
 export const DELIVERY_STATUSES = ['PENDING', 'RETRYING', 'DELIVERED', 'FAILED'] as const;

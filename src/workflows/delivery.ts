@@ -1,6 +1,8 @@
 // O6/O12: one delivery's cycle — attempt at once, durable backoff timers from the profile, FAILED after the last
-// retry, then a review window in which an operator's retryNow starts a new cycle.
+// retry, then a review window in which an operator's retryNow starts a new cycle. R20: the first step checks the
+// start against the delivery's row (src/activities/delivery-trust.ts); a start naming a delivery it is not POSTs nothing.
 import {
+  ApplicationFailure,
   condition,
   continueAsNew,
   getExternalWorkflowHandle,
@@ -14,8 +16,10 @@ import {
   type ActivityOptions,
 } from '@temporalio/workflow';
 import type { AttemptInput, AttemptResult, DeliveryActivities } from '../activities/delivery.js';
+import type { createDeliveryTrustActivities } from '../activities/delivery-trust.js';
 import {
   DEFAULT_REVIEW_WINDOW_MS,
+  DELIVERY_START_REFUSED,
   deliveryStatusQuery,
   orderReleasedSignal,
   retryNowSignal,
@@ -24,7 +28,7 @@ import {
   type DeliveryWorkflowInput,
 } from '../shared/outbound.js';
 import { scheduleWait, timerWait } from '../outbound/retry-policy.js';
-import { DELIVERY_ADMISSION, RETRY_AFTER } from './patches.js';
+import { DELIVERY_ADMISSION, DELIVERY_START_CHECK, RETRY_AFTER } from './patches.js';
 import { failureReason, isActivityFailure, NON_RETRYABLE_ERROR_TYPES } from '../shared/failures.js';
 import { SA } from '../shared/search-attributes.js';
 import { slowLaneQueue } from '../shared/task-queues.js';
@@ -44,6 +48,7 @@ const remote = proxyActivities<DeliveryActivities>(attemptOptions);
 // The first attempt runs as a local activity inside the first workflow task: no activity task round trip and
 // fewer history events for the common case of a merchant that answers 2xx at once (docs/benchmarks.md).
 const local = proxyLocalActivities<DeliveryActivities>({ ...attemptOptions, localRetryThreshold: '10 seconds' });
+const trust = proxyLocalActivities<ReturnType<typeof createDeliveryTrustActivities>>({ ...attemptOptions, localRetryThreshold: '10 seconds' });
 
 /** M3: an ordered delivery rechecks its predecessor this often even without the signal (a safety net, not a poll). */
 const ORDER_RECHECK_MS = 15 * 60_000;
@@ -149,6 +154,16 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
       await condition(() => retryRequested, wait);
     }
     return false;
+  }
+
+  if (patched(DELIVERY_START_CHECK)) {
+    const check = await trust.checkDeliveryStart({ workflowId: workflowInfo().workflowId, deliveryId: input.deliveryId, priorAttempts: input.priorAttempts });
+    if (check.outcome === 'refused') throw ApplicationFailure.create({ type: DELIVERY_START_REFUSED, message: check.reason, nonRetryable: true });
+    if (check.status === 'DELIVERED') {
+      // Delivered already: whatever the start says, there is nothing to send.
+      setStatus('DELIVERED');
+      return { status, attemptCount: check.attemptCount, nextAttemptAt: null };
+    }
   }
 
   if (input.priorAttempts === undefined) {

@@ -17,3 +17,9 @@ export const DELIVERY_ADMISSION = 'm2-m3-m5-admission';
 export const RETRY_AFTER = 'o18-retry-after';
 /** A24: a signed request's id is spent when it arrives, refused or not; histories from before judge reuse as before. */
 export const SPENT_ON_ARRIVAL = 'a24-request-spent-on-arrival';
+/** R20: a reconciliation's first step checks its start against the receipt; rules and settings from the worker's profile. */
+export const TRUST_THE_DATABASE = 'r20-trust-the-database';
+/** R20: a separate patch, so a run that started before R20 still seals the `continued` block it carries to one that checks it. */
+export const SEALED_CONTINUATION = 'r20-sealed-continuation';
+/** R20: a delivery's start is checked against its row before any attempt; histories from before hold no check. */
+export const DELIVERY_START_CHECK = 'r20-delivery-start-check';

@@ -107,15 +107,13 @@ describe('R4 inbound: a non-retryable activity failure parks the reconciliation 
     expect((await handle.result()).state).toBe('rejected');
   });
 
-  it('R4 an amount beyond bigint that bypassed the adapter (a start by hand, an old receipt) fails the workflow at once with InvalidData, not retried for ever', async () => {
+  it('R4/R20 an amount beyond bigint that bypassed the adapter (a start by hand) fails the workflow at once, before anything is written', async () => {
     const event = providerEvent({ amountMinor: '9999999999999999999' });
     peer.set(event.paymentReference, succeeded(event));
+    // The adapter refuses the amount, so no receipt exists: R20 refuses the start (before R20: InvalidData at the projection).
     const handle = await startReconciliation(env.client, profile, taskQueues.reconciliation, event);
-    const failure = await handle.result().then(() => expect.fail('the workflow should fail'), (e: Error & { cause?: Error & { cause?: Error & { type?: string } } }) => e);
-    // A regular activity's failure arrives wrapped in an ActivityFailure; a local activity's (P3) is the failure itself.
-    const root = (failure.cause?.cause ?? failure.cause) as (Error & { type?: string }) | undefined;
-    expect(root?.type).toBe('InvalidData');
-    expect(root?.message).toMatch(/^PostgreSQL 22003 numeric_value_out_of_range/);
-    expect(root?.message).not.toContain('9999999999999999999');
+    const failure = await handle.result().then(() => expect.fail('the workflow should fail'), (e: Error & { cause?: Error & { type?: string } }) => e);
+    expect(failure.cause?.type).toBe('ReconciliationStartRefused');
+    expect(failure.cause?.message).toMatch(/no receipt/);
   });
 });

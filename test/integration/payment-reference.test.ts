@@ -59,7 +59,6 @@ describe('O20 PaymentReference search attribute', () => {
   it('O20 a reconciliation starts with the provider payment reference; an event without one sets none', async () => {
     const reference = `pi_${randomUUID().slice(0, 12)}`;
     const start = buildReconciliationStart(
-      testProfile(),
       {
         provider: 'sandbox-stripe',
         receiptId: 1,

@@ -334,7 +334,11 @@ describe('I7 and I12', () => {
     const rules = { ...full, transitions: full.transitions.filter((t) => !(t.from === 'reconciling' && t.to === 'applied')) };
     const event = providerEvent();
     peer.set(event.paymentReference, succeeded(event));
-    const handle = await startReconciliation(temporal.client, profile, taskQueues.reconciliation, event, { rules });
+    // R20: the rules are the worker's, so this run goes to a worker that runs the narrower state machine.
+    const narrowQueues = uniqueTaskQueues('narrow-rules');
+    const deps = { db: database.db, logger: testLogger, secretsKey: TEST_SECRETS_KEY, profile, rules };
+    stops.push((await startWorkers({ connection: temporal.native, taskQueues: narrowQueues, activities: createActivities(deps) })).stop);
+    const handle = await startReconciliation(temporal.client, profile, narrowQueues.reconciliation, event);
     const error = await handle.result().catch((e) => e);
     expect(error).toBeInstanceOf(WorkflowFailedError);
     expect(error.cause?.type ?? error.cause?.name).toBe('IllegalTransitionError');
@@ -342,7 +346,7 @@ describe('I7 and I12', () => {
     expect(await ledgerRowsFor(database.db, event.paymentReference)).toEqual([]);
   });
 
-  it('I7 a finished run replays deterministically from its history alone (the rules travel in the input)', async () => {
+  it('I7 a finished run replays deterministically from its history alone (R20: the rules are the first step\'s recorded answer, not the input)', async () => {
     const event = providerEvent();
     peer.set(event.paymentReference, succeeded(event, { amountMinor: '1' }));
     const handle = await startReconciliation(temporal.client, profile, taskQueues.reconciliation, event);
@@ -351,7 +355,15 @@ describe('I7 and I12', () => {
     await handle.result();
     const history = await handle.fetchHistory();
     const input = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
-    expect(JSON.parse(Buffer.from(input!.data!).toString()).rules.transitions).toHaveLength(6);
+    const started = JSON.parse(Buffer.from(input!.data!).toString());
+    expect(started.rules).toBeUndefined();
+    expect(started.settings).toBeUndefined();
+    // The first step's marker: its payloads name the activity (and its result holds the rules).
+    const markerTexts = (history.events ?? [])
+      .flatMap((e) => Object.values(e.markerRecordedEventAttributes?.details ?? {}))
+      .flatMap((payloads) => payloads.payloads ?? [])
+      .map((p) => Buffer.from(p.data ?? []).toString());
+    expect(markerTexts.some((t) => t.includes('checkReconciliationStart'))).toBe(true);
     await expect(Worker.runReplayHistory({ workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH } }, history, handle.workflowId)).resolves.toBeUndefined();
   });
 

@@ -34,6 +34,7 @@ import {
   startPaymentsPeer,
   succeeded,
   waitFor,
+  writeReceipt,
   type ProviderAnswer,
 } from '../helpers/reconciliation.js';
 import { connectDevServer, startWorkers, testActivities } from '../helpers/temporal.js';
@@ -78,9 +79,15 @@ async function reconcileThroughFault(fault: string, first: Answer, then: Answer)
   peer.set(event.paymentReference, first(event));
   const worker = await startFaultWorker({ taskQueues, providerBaseUrl: peer.baseUrl, fault });
   // Acknowledged two hours ago: the 1 h timeout has passed, so an unanswered query parks the run at once.
+  // R20: the receipt the ingress would have written, which the run's first step checks.
+  const receipt = await writeReceipt(database.db, profile, 'sandbox-stripe', event);
   const start = buildReconciliationStart(
-    profile,
-    { provider: 'sandbox-stripe', receiptId: 0, event, acknowledgedAt: new Date(Date.now() - 2 * 3_600_000).toISOString() },
+    {
+      provider: 'sandbox-stripe',
+      receiptId: receipt.receiptId,
+      event: receipt.event,
+      acknowledgedAt: new Date(Date.now() - 2 * 3_600_000).toISOString(),
+    },
     taskQueues.reconciliation,
   );
   const handle = await temporal.client.workflow.start(RECONCILIATION_WORKFLOW, { ...start, workflowTaskTimeout: '2s' });

@@ -44,7 +44,7 @@ describe('C5 static summaries on the Temporal server', () => {
       effectiveAt: new Date().toISOString(),
     };
     expect(
-      await startReconciliation(temporal.client, testProfile(), queues.reconciliation, {
+      await startReconciliation(temporal.client, queues.reconciliation, {
         provider,
         receiptId: 1,
         event,

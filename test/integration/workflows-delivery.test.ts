@@ -5,6 +5,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AttemptResult, DeliveryState } from '../../src/activities/delivery.js';
+import type { DeliveryStartCheck } from '../../src/activities/delivery-trust.js';
 import {
   DELIVERY_WORKFLOW,
   deliveryStatusQuery,
@@ -40,6 +41,10 @@ interface Script {
 async function stubs(label: string, script: Script) {
   let n = 0;
   const worker = await startStubWorker(env, label, {
+    // R20: the start matches its row (the row's status decides nothing here: loadDeliveryState's does).
+    async checkDeliveryStart(): Promise<DeliveryStartCheck> {
+      return { outcome: 'trusted', status: 'PENDING', attemptCount: 0 };
+    },
     async attemptDelivery(input: { attemptNumber: number }): Promise<AttemptResult> {
       const kind = (script.attempt ?? (() => 'delivered'))(n++);
       if (kind === 'throw')
@@ -87,7 +92,7 @@ describe('deliveryWorkflow branches (stubbed activities, time skipping)', () => 
     const w = await stubs('at-once', {});
     const result: DeliveryProgress = await (await start(w)).result();
     expect(result).toEqual({ status: 'DELIVERED', attemptCount: 1, nextAttemptAt: null });
-    expect(w.calls.map((c) => c.name)).toEqual(['attemptDelivery']);
+    expect(w.calls.map((c) => c.name)).toEqual(['checkDeliveryStart', 'attemptDelivery']);
   });
 
   it('O6 failed twice, delivered at the third attempt after the durable backoffs', async () => {
@@ -149,14 +154,14 @@ describe('deliveryWorkflow branches (stubbed activities, time skipping)', () => 
     const w = await stubs('from-store', { state: { status: 'FAILED', attemptCount: 3 } });
     const result = await (await start(w, { priorAttempts: undefined })).result();
     expect(result).toMatchObject({ status: 'DELIVERED', attemptCount: 4 });
-    expect(w.calls.map((c) => c.name)).toEqual(['loadDeliveryState', 'reopenDelivery', 'attemptDelivery']);
+    expect(w.calls.map((c) => c.name)).toEqual(['checkDeliveryStart', 'loadDeliveryState', 'reopenDelivery', 'attemptDelivery']);
   });
 
   it('O12 a run started for an already DELIVERED delivery sends nothing', async () => {
     const w = await stubs('already-delivered', { state: { status: 'DELIVERED', attemptCount: 2 } });
     const result = await (await start(w, { priorAttempts: undefined })).result();
     expect(result).toEqual({ status: 'DELIVERED', attemptCount: 2, nextAttemptAt: null });
-    expect(w.calls.map((c) => c.name)).toEqual(['loadDeliveryState']);
+    expect(w.calls.map((c) => c.name)).toEqual(['checkDeliveryStart', 'loadDeliveryState']);
   });
 
   it('P1 a run the batched dispatcher starts after a failed attempt 1: RETRYING at once, the durable timer, then attempt 2 on', async () => {

@@ -8,13 +8,15 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LedgerPostingResult, ProviderQueryResult } from '../../src/activities/reconciliation.js';
-import { buildReconciliationInput } from '../../src/inbound/start.js';
+import { loadReconciliationRules } from '../../src/inbound/load-rules.js';
+import { buildReconciliationInput, reconciliationSettings } from '../../src/inbound/start.js';
 import {
   RECONCILIATION_WORKFLOW,
   reconciliationStateQuery,
   resolveUpdate,
   type NormalizedProviderEvent,
   type OperatorResolution,
+  type ReconciliationSettings,
   type ReconciliationWorkflowInput,
 } from '../../src/shared/inbound.js';
 import type { reconciliationWorkflow } from '../../src/workflows/reconciliation/index.js';
@@ -41,6 +43,8 @@ interface Script {
   answer: (n: number, event: NormalizedProviderEvent) => ProviderQueryResult;
   /** The ledger's answer to a posting of `kind`; throw an ApplicationFailure to refuse it. */
   post?: (kind: string, event: NormalizedProviderEvent) => LedgerPostingResult;
+  /** R20: what the worker's profile says beyond the test profile (the first step's answer). */
+  settings?: Partial<ReconciliationSettings>;
 }
 
 const posted = (event: NormalizedProviderEvent, providerEventId = event.providerEventId): LedgerPostingResult => ({
@@ -54,6 +58,17 @@ async function stubs(label: string, script: Script) {
   let n = 0;
   let current: NormalizedProviderEvent | undefined;
   const worker = await startStubWorker(env, label, {
+    // R20: the start is trusted; the rules and settings are the worker's (here the test profile's).
+    async checkReconciliationStart(_request: unknown) {
+      return {
+        outcome: 'trusted' as const,
+        rules: loadReconciliationRules(),
+        settings: { ...reconciliationSettings(testProfile()), ...script.settings },
+      };
+    },
+    async sealReconciliationContinuation(_request: unknown) {
+      return { seal: 'k1.stub' };
+    },
     async queryProviderPayment(_request: { provider: string; paymentReference: string }) {
       return script.answer(n++, current!);
     },
@@ -89,7 +104,7 @@ async function stubs(label: string, script: Script) {
     current = event;
     // Acknowledged "now" on the test server's clock, which earlier tests of this file have moved ahead (I8 deadline).
     const acknowledgedAt = new Date(await env.currentTimeMs()).toISOString();
-    const input = buildReconciliationInput(testProfile(), { provider: 'sandbox-stripe', receiptId: 0, event, acknowledgedAt });
+    const input = buildReconciliationInput({ provider: 'sandbox-stripe', receiptId: 0, event, acknowledgedAt });
     return env.client.workflow.start<typeof reconciliationWorkflow>(RECONCILIATION_WORKFLOW, {
       taskQueue: worker.taskQueue,
       workflowId: `rec-stub-${event.providerEventId}`,
@@ -193,14 +208,9 @@ describe('reconciliationWorkflow: query the provider, settle', () => {
         n === 0
           ? { outcome: 'found', payment: succeeded(e, { status: 'pending' }) }
           : { outcome: 'found', payment: succeeded(e) },
+      settings: { allowProvisionalAccess: true },
     });
-    const input = buildReconciliationInput(testProfile(), {
-      provider: 'sandbox-stripe',
-      receiptId: 0,
-      event: providerEvent(),
-      acknowledgedAt: new Date().toISOString(),
-    });
-    const handle = await start(undefined, { settings: { ...input.settings, allowProvisionalAccess: true } });
+    const handle = await start();
     await untilState(handle, 'applied');
     await handle.result();
     expect(kinds(worker)).toEqual(['provisional', 'payment', 'provisional_release']);

@@ -2,12 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import { buildReconciliationStart } from '../../src/inbound/start.js';
 import { clampSummary, deliverySummary } from '../../src/shared/workflow-summary.js';
-import { testProfile } from '../helpers/profile.js';
 
 describe('C5 workflow summaries', () => {
   it('C5 a reconciliation starts with currency, amount, payment reference, provider and event type', () => {
     const start = buildReconciliationStart(
-      testProfile(),
       {
         provider: 'sandbox-stripe',
         receiptId: 1,

@@ -1,10 +1,14 @@
 // The reconciliation's activities, proxied once with the retry policy each kind of step needs.
 import { patched, proxyActivities, proxyLocalActivities, type ActivityOptions } from '@temporalio/workflow';
-import type { ReconciliationActivities } from '../../activities/reconciliation.js';
+import type { ReconciliationActivities as Steps } from '../../activities/reconciliation.js';
+import type { ReconciliationTrustActivities } from '../../activities/reconciliation-trust.js';
 import type { createLedgerPositionActivities } from '../../activities/ledger-position.js';
 import type { createResolutionActivities } from '../../activities/resolution.js';
 import { NON_RETRYABLE_ERROR_TYPES } from '../../shared/failures.js';
 import { LOCAL_STEPS } from '../patches.js';
+
+/** R20: the start's check and the continuation's seal run beside the other steps. */
+type ReconciliationActivities = Steps & ReconciliationTrustActivities;
 
 // Recording and ledger writes are idempotent: retry them until they land, except deterministic failures (R4,
 // src/lib/errors.ts), which a ledger posting turns into manual_review with the reason.

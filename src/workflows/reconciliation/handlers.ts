@@ -41,7 +41,7 @@ export function accessProblem(run: Run, request: { api?: { requestId?: unknown }
 
 /** A4: a request without the admin API's signature, when the profile denies Temporal's way in. */
 export function pathProblem(run: Run, request: { api?: unknown } | undefined): string | null {
-  return request?.api === undefined && run.input.settings.resolutionViaTemporal !== 'allow' ? TEMPORAL_PATH_DENIED : null;
+  return request?.api === undefined && run.settings.resolutionViaTemporal !== 'allow' ? TEMPORAL_PATH_DENIED : null;
 }
 
 /**

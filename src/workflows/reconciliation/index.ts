@@ -1,6 +1,7 @@
 // One reconciliation per provider event (I6–I12): ask the provider (authoritative), post to the ledger when
 // confirmed and matching, park conflicts and timeouts in manual_review for an audited operator resolution.
-// The phases in order: query the provider, settle, operator review.
+// The phases in order: trust the database (R20: the start checked against the receipt, the worker's rules and
+// settings), query the provider, settle, operator review.
 import { upsertSearchAttributes } from '@temporalio/workflow';
 import type { ReconciliationWorkflowInput } from '../../shared/inbound.js';
 import { SA } from '../../shared/search-attributes.js';
@@ -10,6 +11,7 @@ import { operatorReview } from './operator-review.js';
 import { queryProvider } from './query-provider.js';
 import { projection, startRun, transition, type ReconciliationOutcome } from './run.js';
 import { settle } from './settle.js';
+import { trustTheDatabase } from './trust.js';
 
 export { ONE_TRANSACTION_RESOLUTION } from '../patches.js';
 export type { ReconciliationOutcome } from './run.js';
@@ -21,6 +23,7 @@ export async function reconciliationWorkflow(input: ReconciliationWorkflowInput)
     { key: SA.reconciliationState, value: run.state },
     { key: SA.provider, value: input.provider },
   ]);
+  await trustTheDatabase(run);
   if (!input.continued) {
     await store.recordReconciliationTransition({ ...projection(run), from: null, to: run.state, actor: 'system', reason: null });
     await transition(run, 'reconciling', 'system', null);

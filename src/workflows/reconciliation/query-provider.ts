@@ -1,5 +1,6 @@
 // Phase 1, query the provider (I6–I9, I12): ask until an authoritative answer or the timeout, with the
-// profile's backoff, carrying a long loop to a new run; a confirmed answer is posted to the ledger.
+// profile's backoff, carrying a long loop to a new run (R20: its block sealed by the worker); a confirmed answer is
+// posted to the ledger.
 import { continueAsNew, sleep, workflowInfo } from '@temporalio/workflow';
 import { postingOutcome } from '../../inbound/posting-outcome.js';
 import { judge, type Verdict } from '../../inbound/verdict.js';
@@ -8,6 +9,7 @@ import type { ReconciliationWorkflowInput } from '../../shared/inbound.js';
 import { failureReason, failureText, failureType, isActivityFailure } from '../../shared/failures.js';
 import { provider } from './activities.js';
 import { ensureAllowed, post, type ReconciliationOutcome, type Run } from './run.js';
+import { sealed } from './trust.js';
 
 /** One query: the provider's answer judged against the event; provider errors are `unknown` (retried). */
 async function askProvider(run: Run): Promise<Verdict> {
@@ -47,8 +49,8 @@ async function postConfirmed(run: Run, verdict: Verdict, postingKind: PostingKin
 }
 
 export async function queryProvider(run: Run): Promise<Verdict> {
-  const { input, postingKind } = run;
-  const { settings, continued } = input;
+  const { input, postingKind, settings } = run;
+  const { continued } = input;
   // I12: provisional credit exists only when the profile allows it: its own accounts, released at the end.
   let provisionalPosted = continued?.provisionalPosted ?? false;
   // The timeout runs from the acknowledgement (the time the event has waited for an answer), not from a start
@@ -90,10 +92,21 @@ export async function queryProvider(run: Run): Promise<Verdict> {
     // A long timeout with a short backoff cap would grow the history without bound: carry the loop to a new run.
     if (queriesThisRun >= queriesPerRun || workflowInfo().continueAsNewSuggested) {
       const { providerQueries, providerPayment } = run;
-      await continueAsNew<(input: ReconciliationWorkflowInput) => Promise<ReconciliationOutcome>>({
-        ...input,
-        continued: { deadline, delayMs: delay, providerQueries, provisionalPosted, providerPayment },
-      });
+      const next = await sealed(run, { deadline, delayMs: delay, providerQueries, provisionalPosted, providerPayment });
+      // R20: a sealed block goes with the ingress's fields alone (the next run takes rules and settings from its worker).
+      const { provider, receiptId, event, acknowledgedAt, queriesPerRun } = input;
+      await continueAsNew<(input: ReconciliationWorkflowInput) => Promise<ReconciliationOutcome>>(
+        next.seal
+          ? {
+              provider,
+              receiptId,
+              event,
+              acknowledgedAt,
+              ...(queriesPerRun !== undefined ? { queriesPerRun } : {}),
+              continued: next,
+            }
+          : { ...input, continued: next },
+      );
     }
   }
   if (provisionalPosted) await post(run, 'provisional_release', 'system');

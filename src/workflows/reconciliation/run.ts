@@ -10,6 +10,8 @@ import type {
   ProposalDecision,
   ProviderPayment,
   ReconciliationProgress,
+  ReconciliationRules,
+  ReconciliationSettings,
   ReconciliationState,
   ReconciliationWorkflowInput,
   ResolutionAnswer,
@@ -31,6 +33,9 @@ export interface Run {
   readonly input: ReconciliationWorkflowInput;
   readonly reconciliationId: string;
   readonly postingKind: PostingKind | null;
+  /** R20: the worker's state machine and profile settings, from the run's first step (trust.ts). */
+  rules: ReconciliationRules;
+  settings: ReconciliationSettings;
   state: ReconciliationState;
   reason: string | null;
   providerQueries: number;
@@ -65,7 +70,10 @@ export function startRun(input: ReconciliationWorkflowInput): Run {
     input,
     reconciliationId: workflowInfo().workflowId,
     postingKind: postingKindFor(input.event.type),
-    state: continued ? 'reconciling' : input.rules.initial,
+    // Set by the first step (trust.ts) before any is read; a run from before R20 takes its input's.
+    rules: input.rules!,
+    settings: input.settings!,
+    state: continued ? 'reconciling' : (input.rules?.initial ?? 'received'),
     reason: null,
     providerQueries: continued?.providerQueries ?? 0,
     ledgerTransactionId: null,
@@ -90,7 +98,7 @@ export function startRun(input: ReconciliationWorkflowInput): Run {
 /** Checked before any side effect of the transition (a ledger posting), and again when it is made. */
 export function ensureAllowed(run: Run, to: ReconciliationState, actor: Actor): void {
   try {
-    assertTransition(run.input.rules, run.state, to, actor === 'system' ? 'system' : 'operator');
+    assertTransition(run.rules, run.state, to, actor === 'system' ? 'system' : 'operator');
   } catch (error) {
     if (error instanceof IllegalTransitionError) {
       throw ApplicationFailure.create({ type: ILLEGAL_TRANSITION, message: error.message, nonRetryable: true });
