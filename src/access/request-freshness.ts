@@ -7,6 +7,7 @@
 // key is revoked.
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
+import { isIdpKey } from './idp-tokens.js';
 import { BOOTSTRAP_KEY_ID } from './roles.js';
 
 /** A clock ahead of the workflow's by this much still signs a request that is not "from the future". */
@@ -27,6 +28,10 @@ export function staleProblem(issuedAt: unknown, acceptedAtMs: number, ttlMs: num
 /** Why key `keyId` could not sign as `role` at `atMs` (revoked, another role, no person), or null. */
 export async function keyProblemAt(db: Db, keyId: string, role: string, atMs: number): Promise<string | null> {
   if (keyId === BOOTSTRAP_KEY_ID) return null; // ADMIN_TOKEN: valid while the process holds it (and it moves no money, A12)
+  // A27: an IdP person has no key row; the API verified their access token (issuer, audience, expiry, second factor)
+  // when it signed the request, and the request's TTL bounds how late it may be accepted. Revoking a person is the
+  // IdP's: a disabled account gets no new token.
+  if (isIdpKey(keyId)) return null;
   const rows = await db.execute(sql`
     select k.role, (extract(epoch from k.revoked_at) * 1000)::float8 as revoked_ms, p.id as person
       from public.api_keys k left join public.principals p on p.id = k.principal_id
