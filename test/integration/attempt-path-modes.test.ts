@@ -24,7 +24,8 @@ import { startRawMerchant } from '../helpers/raw-merchant.js';
 import { useWorld } from '../helpers/world.js';
 
 const world = useWorld({ label: 'modes' });
-const TIMEOUT_MS = 2000;
+// Short for the timeout and drip cases, long enough that a loaded 2-core machine reads a prompt answer (as R3's file).
+const TIMEOUT_MS = 2500;
 const SCHEDULE = ['1m', '5m', '30m'];
 const FIRST_WAIT_MS = 60_000;
 const profile = testProfile({
