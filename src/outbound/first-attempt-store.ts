@@ -82,7 +82,8 @@ export function createFirstAttemptStore(db: Db) {
             from done where a.id = done.attempt_id and a.error_kind = ${IN_FLIGHT}
           returning a.delivery_id, done.endpoint_id
         ), streak as (
-          update webhook_endpoints e set failing_since = null
+          -- O13, M2: as endStreak (./endpoint-health.ts) after the activity's 2xx: the streak and its count both end.
+          update webhook_endpoints e set failing_since = null, consecutive_failures = 0
            where e.failing_since is not null and e.id in (select endpoint_id from attempt)
           returning e.id
         )
