@@ -2,6 +2,7 @@
 // their evt_ id) and one PENDING delivery per subscribed endpoint. The handler calls it for a whole batch and, when
 // the database refuses the data, for parts of it (R1). R18: the event row keeps the trace of its message.
 import { and, eq, inArray, isNotNull, isNull, or } from 'drizzle-orm';
+import { subscribesTo } from '../catalog/subscriptions.js';
 import type { Db } from '../db/client.js';
 import { deliveries, events, quarantinedMessages, webhookEndpoints } from '../db/schema/index.js';
 import type { RawMessage } from '../kafka/types.js';
@@ -26,8 +27,9 @@ export interface FanOutOutcome {
   created: number;
 }
 
+/** O4, M8: `*`, a prefix wildcard (`payment.*`) or the type itself (src/catalog/subscriptions.ts). */
 export function subscribes(eventTypes: string[], type: string): boolean {
-  return eventTypes.includes('*') || eventTypes.includes(type);
+  return subscribesTo(eventTypes, type);
 }
 
 export interface FanOutOptions {

@@ -189,6 +189,23 @@ describe('webhook endpoints', () => {
     expect(res.json.error.details.issues.some((i: { field: string }) => i.field.startsWith(field))).toBe(true);
   });
 
+  it('M8 a subscription to a type not in the catalog is a 400 naming the field and the nearest type; nothing is created', async () => {
+    const account = merchant();
+    const res = await call('POST', '/webhook-endpoints', { ...createBody(account), event_types: ['payment.*', 'payment.suceeded'] });
+    expect(res.status).toBe(400);
+    expect(res.json.error.details.issues).toEqual([{ field: 'event_types.1', message: 'payment.suceeded is not an event type; did you mean payment.succeeded?' }]);
+    expect((await call('GET', `/webhook-endpoints?merchant_account=${account}`)).json.data).toEqual([]);
+    const pinned = await call('POST', '/webhook-endpoints', { ...createBody(account), event_types: ['payment.succeeded@1', 'refund.*'] });
+    expect(pinned.status).toBe(201);
+    expect(pinned.json.event_types).toEqual(['payment.succeeded@1', 'refund.*']);
+    const catalog = await call('GET', '/event-types');
+    expect(catalog.json.data.map((t: { type: string }) => t.type)).toContain('payment.succeeded');
+    const one = await call('GET', '/event-types/refund.created');
+    expect(one.json).toMatchObject({ type: 'refund.created', deprecated: { on: '2027-03-31', replaced_by: 'refund.succeeded' } });
+    expect(one.json.versions[0].examples[0]).toMatchObject({ object: 'refund' });
+    expect((await call('GET', '/event-types/refund.creatd')).status).toBe(404);
+  });
+
   it('§7 a missing required field, an unknown field and malformed JSON are 400s', async () => {
     const { livemode: _omit, ...noLivemode } = createBody(merchant());
     const missing = await call('POST', '/webhook-endpoints', noLivemode);

@@ -20,6 +20,7 @@ import { registerEndpointStatusChanges } from './endpoint-status-changes.js';
 import { registerEndpointTests } from './endpoint-tests.js';
 import { registerEventStream } from './event-stream.js';
 import { registerEventTrigger } from './event-trigger.js';
+import { registerEventTypes } from './event-types.js';
 import { registerEvents } from './events.js';
 import { registerExports } from './exports.js';
 import { registerLedger } from './ledger.js';
@@ -85,6 +86,7 @@ export function createAdminApp(deps: ApiDeps, services: ApiServices): AdminApp {
     maxOpen: deps.profile.admin.max_streams,
   }); // M7, A18; before /events/{id}, which would otherwise match /events/stream
   registerEventTrigger(admin, deps); // M7
+  registerEventTypes(admin); // M8: the event catalog
   registerEvents(admin, services.deliveryAdmin, deps.db);
   registerReconciliations(admin, deps);
   registerExports(admin, deps);
