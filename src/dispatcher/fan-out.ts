@@ -17,7 +17,8 @@ export interface Positioned<T> {
   value: T;
 }
 
-export type Refusal = { reason: string; detail?: string };
+/** `recorded`: the detail kept in the quarantine row (O21's schema path and message; other details are only logged). */
+export type Refusal = { reason: string; detail?: string; recorded?: string };
 
 export interface FanOutOutcome {
   quarantined: { reason: string; offset: string }[];
@@ -55,6 +56,7 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
               key: message.key,
               raw: message.value,
               reason: value.reason,
+              detail: value.recorded ?? null,
             })),
           )
           // O2: a redelivered bad message is set aside once.
@@ -119,7 +121,7 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
       for (const event of fresh) {
         for (const endpoint of endpoints) {
           if (endpoint.merchantAccount !== event.merchantAccount || endpoint.livemode !== event.livemode) continue;
-          if (!subscribes(endpoint.eventTypes, event.type)) continue;
+          if (!subscribesTo(endpoint.eventTypes, event.type, event.version)) continue; // M8, M9
           const id = newId('whd');
           const owned = options.handoff === true && !(options.lanes && needsDeliveryWorkflow(endpoint, options.lanes));
           rows.push({ id, eventPublicId: event.eventPublicId, endpointId: endpoint.id, merchantAccount: event.merchantAccount, ...(owned ? { handoffSince: now } : {}) });
