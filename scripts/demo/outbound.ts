@@ -7,7 +7,7 @@ import { createKafkaAdmin, createProducer } from '../../src/kafka/kafkajs.js';
 import { loadSettings } from '../../src/lib/settings.js';
 import { DELIVERY_STATUSES } from '../../src/shared/outbound.js';
 import { SIGNATURE_HEADER, verify } from '../../src/signing/index.js';
-import { DEMO_TYPES, demoObject } from './events.js';
+import { DEMO_TYPES, demoEnvelope } from './events.js';
 
 const { env, profile } = loadSettings('demo');
 const API = `http://${env.API_HOST}:${env.API_PORT}/admin/v1`;
@@ -89,15 +89,7 @@ const produce = async () => {
   sequence++;
   const id = `evt_demo_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
   const type = types[sequence % types.length]!;
-  const envelope = {
-    id,
-    object: 'event',
-    type,
-    created: Math.floor(Date.now() / 1000),
-    livemode: false,
-    merchant_account: MERCHANT,
-    data: { object: demoObject(type, sequence) },
-  };
+  const envelope = demoEnvelope(type, sequence, id, MERCHANT); // typed by the catalog (M10)
   await producer.send(topic, [{ key: MERCHANT, value: JSON.stringify(envelope) }]);
   say(`produced ${type} ${id} (#${sequence})`);
 };

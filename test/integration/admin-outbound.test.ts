@@ -3,6 +3,8 @@
 import { Writable } from 'node:stream';
 import { eq } from 'drizzle-orm';
 import { pino } from 'pino';
+import { Parser } from '@asyncapi/parser';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
 import { runCli } from '../../src/cli/run.js';
@@ -126,6 +128,18 @@ describe('admin API security', () => {
       expect(res.text).not.toContain(TEST_ADMIN_TOKEN);
     }
   });
+
+  it('M10 the served OpenAPI 3.1 document (with the catalog as webhooks) validates; /asyncapi.json parses; both need no key', async () => {
+    const openapi = await call('GET', '/openapi.json', undefined, {});
+    const result = await new Validator().validate(openapi.json);
+    expect(result.errors ?? []).toEqual([]);
+    expect(openapi.json.webhooks['payment.succeeded'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Event.payment.succeeded.v1' });
+    expect(openapi.json.webhooks['refund.created'].post.deprecated).toBe(true);
+    const asyncapi = await call('GET', '/asyncapi.json', undefined, {});
+    expect(asyncapi.status).toBe(200);
+    const { diagnostics } = await new Parser().parse(asyncapi.text);
+    expect(diagnostics.filter((d) => d.severity === 0)).toEqual([]);
+  }, 60_000);
 
   it('§4 the OpenAPI document is served and lists the outbound paths', async () => {
     const res = await call('GET', '/openapi.json', undefined, {});
