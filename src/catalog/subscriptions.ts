@@ -23,16 +23,28 @@ function parse(pattern: string): Parsed {
     : { kind: 'type', name: pattern.slice(0, at), version: Number(pattern.slice(at + 1)) };
 }
 
-/** Does this one pattern take an event of `type` in `version`? Patterns are stored as checked, so no catalog here. */
-export function patternMatches(pattern: string, type: string, version: number): boolean {
+/**
+ * M9: does this one pattern take an event of `type` in `version`? A pinned pattern (`payment.succeeded@1`) takes that
+ * version only; every other pattern takes the type's `latest` catalog version (any version when the type is not in
+ * the catalog: `latest` undefined). Patterns are stored as checked, so no catalog here.
+ */
+export function patternMatches(pattern: string, type: string, version: number, latest?: number): boolean {
   const p = parse(pattern);
-  if (p.kind === 'all') return true;
-  if (p.kind === 'prefix') return type.startsWith(p.name);
-  return p.name === type && (p.version === undefined || p.version === version);
+  const current = latest === undefined || version === latest;
+  if (p.kind === 'all') return current;
+  if (p.kind === 'prefix') return type.startsWith(p.name) && current;
+  return p.name === type && (p.version === undefined ? current : p.version === version);
 }
 
-export const subscribesTo = (patterns: readonly string[], type: string, version = 1): boolean =>
-  patterns.some((pattern) => patternMatches(pattern, type, version));
+export const subscribesTo = (patterns: readonly string[], type: string, version = 1, latest?: number): boolean =>
+  patterns.some((pattern) => patternMatches(pattern, type, version, latest));
+
+/** M9: the patterns name the type but not this version of it (the event is not theirs: counted, not delivered). */
+export const namesOtherVersion = (patterns: readonly string[], type: string, version: number, latest?: number): boolean =>
+  !subscribesTo(patterns, type, version, latest) &&
+  patterns.some((pattern) => patternMatches(pattern, type, latest ?? version, latest) || pinnedTo(pattern, type));
+
+const pinnedTo = (pattern: string, type: string) => pattern.startsWith(`${type}@`);
 
 export function checkPattern(catalog: Catalog, pattern: string): PatternCheck {
   if (!PATTERN_SYNTAX.test(pattern))
@@ -98,7 +110,7 @@ export function deprecatedSubscriptions(catalog: Catalog, patterns: readonly str
     if (pattern === '*') continue;
     for (const type of catalog.types) {
       const latest = catalog.get(type)!;
-      if (latest.deprecated && catalog.versions(type).some((v) => patternMatches(pattern, type, v.version)))
+      if (latest.deprecated && catalog.versions(type).some((v) => patternMatches(pattern, type, v.version, latest.version)))
         out.push({ pattern, type, ...latest.deprecated });
     }
   }

@@ -2,7 +2,9 @@
 // their evt_ id) and one PENDING delivery per subscribed endpoint. The handler calls it for a whole batch and, when
 // the database refuses the data, for parts of it (R1). R18: the event row keeps the trace of its message.
 import { and, eq, inArray, isNotNull, isNull, or } from 'drizzle-orm';
-import { subscribesTo } from '../catalog/subscriptions.js';
+import { CATALOG } from '../catalog/catalog.js';
+import { namesOtherVersion, subscribesTo } from '../catalog/subscriptions.js';
+import { versionSkips } from '../metrics/outbound.js';
 import type { Db } from '../db/client.js';
 import { deliveries, events, quarantinedMessages, webhookEndpoints } from '../db/schema/index.js';
 import type { RawMessage } from '../kafka/types.js';
@@ -121,7 +123,12 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
       for (const event of fresh) {
         for (const endpoint of endpoints) {
           if (endpoint.merchantAccount !== event.merchantAccount || endpoint.livemode !== event.livemode) continue;
-          if (!subscribesTo(endpoint.eventTypes, event.type, event.version)) continue; // M8, M9
+          const latest = CATALOG.get(event.type)?.version;
+          if (!subscribesTo(endpoint.eventTypes, event.type, event.version, latest)) {
+            // M9: subscribed to the type in another version: not delivered, and visible as a count by type and version.
+            if (namesOtherVersion(endpoint.eventTypes, event.type, event.version, latest)) versionSkips.inc({ type: event.type, version: String(event.version) });
+            continue;
+          }
           const id = newId('whd');
           const owned = options.handoff === true && !(options.lanes && needsDeliveryWorkflow(endpoint, options.lanes));
           rows.push({ id, eventPublicId: event.eventPublicId, endpointId: endpoint.id, merchantAccount: event.merchantAccount, ...(owned ? { handoffSince: now } : {}) });

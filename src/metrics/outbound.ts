@@ -56,6 +56,13 @@ export const schemaRefusals = new Counter({
   registers: [registry],
 });
 
+export const versionSkips = new Counter({
+  name: 'apipay_outbound_version_skips_total',
+  help: 'Endpoints that subscribe to an event type in another version than the event (M9): not delivered to them, by type and version',
+  labelNames: ['type', 'version'],
+  registers: [registry],
+});
+
 export const messagesQuarantined = new Counter({
   name: 'apipay_outbound_quarantined_messages_total',
   help: 'Kafka messages set aside as malformed envelopes (O2), by reason',

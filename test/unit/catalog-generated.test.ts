@@ -17,7 +17,7 @@ describe('M10 generated from the catalog', () => {
     const page = readFileSync(MERCHANTS_FILE, 'utf8');
     expect(await mergedMerchantsPage(page)).toBe(page);
     expect(page).toContain('## Events we send');
-  });
+  }, 30_000); // Prettier formats the whole page: seconds on a busy machine
 
   it('M10 a schema edit changes both (so the checks above can fail)', async () => {
     const ping = SCHEMA_FILES['ping.v1.json'] as Record<string, unknown>;
