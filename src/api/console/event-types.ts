@@ -41,8 +41,8 @@ export function registerEventTypePages(app: Hono<ConsoleEnv>, s: ConsoleServices
                   ${affected.map(
                     (a) =>
                       html`<p>
-                        ${link(view, `/endpoints/${a.endpoint.id}`, a.endpoint.id)} subscribes to <code>${a.type}</code>,
-                        deprecated on ${a.on}${a.replacedBy ? html`: use <code>${a.replacedBy}</code>` : ''}.
+                        ${link(view, '/endpoints', a.endpoint.id)} subscribes to <code>${a.type}</code>, deprecated on
+                        ${a.on}${a.replacedBy ? html`: use <code>${a.replacedBy}</code>` : ''}.
                       </p>`,
                   )}
                 </div>`
