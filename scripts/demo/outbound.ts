@@ -7,6 +7,7 @@ import { createKafkaAdmin, createProducer } from '../../src/kafka/kafkajs.js';
 import { loadSettings } from '../../src/lib/settings.js';
 import { DELIVERY_STATUSES } from '../../src/shared/outbound.js';
 import { SIGNATURE_HEADER, verify } from '../../src/signing/index.js';
+import { DEMO_TYPES, demoEnvelope } from './events.js';
 
 const { env, profile } = loadSettings('demo');
 const API = `http://${env.API_HOST}:${env.API_PORT}/admin/v1`;
@@ -82,21 +83,13 @@ const kafkaAdmin = createKafkaAdmin({ brokers: env.KAFKA_BROKERS, clientId: 'dem
 await kafkaAdmin.createTopic(topic, 3).catch(() => {}); // usually created by scripts/stack.sh (then a no-op)
 await kafkaAdmin.close();
 const producer = await createProducer({ brokers: env.KAFKA_BROKERS, clientId: 'demo-outbound' });
-const types = ['payment.succeeded', 'payment.failed', 'refund.created'];
+const types = DEMO_TYPES; // catalog types only (M8), valid against their schemas or the dispatcher quarantines them (O21)
 let sequence = 0;
 const produce = async () => {
   sequence++;
   const id = `evt_demo_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
   const type = types[sequence % types.length]!;
-  const envelope = {
-    id,
-    object: 'event',
-    type,
-    created: Math.floor(Date.now() / 1000),
-    livemode: false,
-    merchant_account: MERCHANT,
-    data: { object: { id: `pay_${sequence}`, object: 'payment', amount: 1000 + sequence, currency: 'eur', sequence } },
-  };
+  const envelope = demoEnvelope(type, sequence, id, MERCHANT); // typed by the catalog (M10)
   await producer.send(topic, [{ key: MERCHANT, value: JSON.stringify(envelope) }]);
   say(`produced ${type} ${id} (#${sequence})`);
 };

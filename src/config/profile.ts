@@ -120,6 +120,17 @@ export const profileSchema = z.strictObject({
      */
     delivery_mode: z.enum(['per_delivery', 'batched']).default('per_delivery'),
     /**
+     * O21 (docs/outbound.md, "Checked against the catalog"): every event's data.object is validated against its
+     * catalog schema before fan-out (`validate: false` only to measure the check's cost); an event whose type is not
+     * in the catalog is quarantined, or with `unknown_types: deliver` fanned out unchecked (a migration aid).
+     */
+    catalog: z
+      .strictObject({
+        validate: z.boolean().default(true),
+        unknown_types: z.enum(['quarantine', 'deliver']).default('quarantine'),
+      })
+      .prefault({}),
+    /**
      * P9: the partition batches of one Kafka fetch are handled together (one fan-out transaction, one dispatch) while
      * their messages add up to fewer than this; 1: each batch alone (src/dispatcher/coalesce.ts).
      */

@@ -2,6 +2,9 @@
 // their evt_ id) and one PENDING delivery per subscribed endpoint. The handler calls it for a whole batch and, when
 // the database refuses the data, for parts of it (R1). R18: the event row keeps the trace of its message.
 import { and, eq, inArray, isNotNull, isNull, or } from 'drizzle-orm';
+import { CATALOG } from '../catalog/catalog.js';
+import { namesOtherVersion, subscribesTo } from '../catalog/subscriptions.js';
+import { versionSkips } from '../metrics/outbound.js';
 import type { Db } from '../db/client.js';
 import { deliveries, events, quarantinedMessages, webhookEndpoints } from '../db/schema/index.js';
 import type { RawMessage } from '../kafka/types.js';
@@ -16,7 +19,8 @@ export interface Positioned<T> {
   value: T;
 }
 
-export type Refusal = { reason: string; detail?: string };
+/** `recorded`: the detail kept in the quarantine row (O21's schema path and message; other details are only logged). */
+export type Refusal = { reason: string; detail?: string; recorded?: string };
 
 export interface FanOutOutcome {
   quarantined: { reason: string; offset: string }[];
@@ -26,8 +30,9 @@ export interface FanOutOutcome {
   created: number;
 }
 
+/** O4, M8: `*`, a prefix wildcard (`payment.*`) or the type itself (src/catalog/subscriptions.ts). */
 export function subscribes(eventTypes: string[], type: string): boolean {
-  return eventTypes.includes('*') || eventTypes.includes(type);
+  return subscribesTo(eventTypes, type);
 }
 
 export interface FanOutOptions {
@@ -53,6 +58,7 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
               key: message.key,
               raw: message.value,
               reason: value.reason,
+              detail: value.recorded ?? null,
             })),
           )
           // O2: a redelivered bad message is set aside once.
@@ -117,7 +123,12 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
       for (const event of fresh) {
         for (const endpoint of endpoints) {
           if (endpoint.merchantAccount !== event.merchantAccount || endpoint.livemode !== event.livemode) continue;
-          if (!subscribes(endpoint.eventTypes, event.type)) continue;
+          const latest = CATALOG.get(event.type)?.version;
+          if (!subscribesTo(endpoint.eventTypes, event.type, event.version, latest)) {
+            // M9: subscribed to the type in another version: not delivered, and visible as a count by type and version.
+            if (namesOtherVersion(endpoint.eventTypes, event.type, event.version, latest)) versionSkips.inc({ type: event.type, version: String(event.version) });
+            continue;
+          }
           const id = newId('whd');
           const owned = options.handoff === true && !(options.lanes && needsDeliveryWorkflow(endpoint, options.lanes));
           rows.push({ id, eventPublicId: event.eventPublicId, endpointId: endpoint.id, merchantAccount: event.merchantAccount, ...(owned ? { handoffSince: now } : {}) });

@@ -8,6 +8,8 @@
 // timeout) fails the batch, which the consumer retries without committing its offsets. R18: every message gets a
 // consumer span, child of the `traceparent` in its headers; the event row keeps it and its deliveries start under it.
 // P9: the partition batches of one fetch are handled together (outbound.coalesce_batches, ./coalesce.ts).
+// O21: a well-formed envelope whose data.object does not match its catalog schema (or whose type or version is not
+// in the catalog) is quarantined like a malformed one, with the schema path and message, and delivered to no one.
 import type { Client } from '@temporalio/client';
 import type { Profile } from '../config/profile.js';
 import type { Db } from '../db/client.js';
@@ -15,7 +17,9 @@ import { describeDbError, isDataError, safeError } from '../db/errors.js';
 import type { BatchHandler, MessageBatch, RawMessage } from '../kafka/types.js';
 import { contextFrom, openSpan, SpanKind, type OpenSpan } from '../tracing/context.js';
 import type { Logger } from '../lib/logger.js';
-import { deliveriesCreated, eventsDispatched, messagesQuarantined } from '../metrics/outbound.js';
+import { deliveriesCreated, eventsDispatched, messagesQuarantined, schemaRefusals } from '../metrics/outbound.js';
+import { CATALOG } from '../catalog/catalog.js';
+import { createEventValidator } from '../catalog/validate.js';
 import type { SecretKeys } from '../shared/keyring.js';
 import type { PinnedAgents } from '../outbound/pinned-agents.js';
 import type { LookupAll } from '../outbound/url-safety.js';
@@ -68,6 +72,17 @@ export function createOutboundBatchHandler(deps: OutboundHandlerDeps): OutboundB
       ? createPipeline({ depth, maxSends: deps.profile.outbound.batched.pipeline_sends, logger, send: (owned: Owned[]) => firstAttempts.send(owned) })
       : null;
 
+  // O21: compiled once, here, per type and version; `validate: false` skips it (to measure its cost only).
+  const { validate, unknown_types: unknownTypes } = deps.profile.outbound.catalog;
+  const validator = validate ? createEventValidator(CATALOG) : null;
+  const catalogCheck = (event: ValidEvent): Refusal | undefined => {
+    if (!validator) return undefined;
+    const result = validator.check(event.type, event.version, event.object);
+    if (result.ok || (result.reason === 'unknown_event_type' && unknownTypes === 'deliver')) return undefined;
+    schemaRefusals.inc({ reason: result.reason, type: CATALOG.get(event.type) ? event.type : 'unknown' });
+    return { reason: result.reason, detail: result.detail, recorded: result.detail };
+  };
+
   /** O5 for what needs a workflow now; P2: the owned first attempts go on behind the offsets when pipelined. */
   async function dispatch(toStart: FanOutOutcome['toStart']): Promise<number> {
     if (!firstAttempts) return handOff(db, start, toStart);
@@ -112,7 +127,12 @@ export function createOutboundBatchHandler(deps: OutboundHandlerDeps): OutboundB
     const good = new Map<string, Positioned<ValidEvent>>(); // first occurrence of an evt_ id in the batch wins
     for (const message of batch.messages) {
       const parsed = parseEnvelope(message.value);
-      if (!parsed.ok) bad.push({ message, value: { reason: parsed.reason, detail: parsed.detail } });
+      if (!parsed.ok) {
+        bad.push({ message, value: { reason: parsed.reason, detail: parsed.detail } });
+        continue;
+      }
+      const refusal = catalogCheck(parsed.event); // O21: before anyone receives it
+      if (refusal) bad.push({ message, value: refusal });
       else if (!good.has(parsed.event.eventPublicId)) good.set(parsed.event.eventPublicId, { message, value: parsed.event });
     }
 

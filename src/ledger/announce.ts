@@ -25,6 +25,31 @@ export const LEDGER_EVENT_TYPES: Partial<Record<PostingKind, string>> = {
 /** The evt_ id of a ledger transaction's event: derived from the ltx_ id, so it is the same however often it is sent. */
 export const ledgerEventId = (transactionId: string) => `evt_${transactionId}`;
 
+/** M8: the event's data.object (the catalog's ledger_transaction schema, src/catalog/events/payment.settled.v1.json). */
+export function ledgerEventObject(
+  transactionId: string,
+  postedAt: Date,
+  posting: Posting,
+  meta: AnnouncedMetadata,
+): Record<string, unknown> {
+  return {
+    id: transactionId,
+    object: 'ledger_transaction',
+    kind: posting.kind,
+    // Decimal string of minor units: exact at any size (an adjustment is signed).
+    amount_minor: posting.amountMinor.toString(),
+    currency: posting.currency,
+    payment_reference: posting.paymentReference,
+    provider: posting.provider,
+    provider_event_id: meta.providerEventId,
+    provider_object_id: meta.providerObjectId ?? null,
+    reconciliation_id: meta.reconciliationId,
+    effective_at: new Date(meta.effectiveAt).toISOString(),
+    posted_at: postedAt.toISOString(),
+    posted_by: meta.actor.startsWith('operator') ? 'operator' : 'system',
+  };
+}
+
 export async function announcePosting(
   tx: Executor,
   transactionId: string,
@@ -38,21 +63,6 @@ export async function announcePosting(
     eventPublicId: ledgerEventId(transactionId),
     type,
     provider: posting.provider,
-    data: {
-      id: transactionId,
-      object: 'ledger_transaction',
-      kind: posting.kind,
-      // Decimal string of minor units: exact at any size (an adjustment is signed).
-      amount_minor: posting.amountMinor.toString(),
-      currency: posting.currency,
-      payment_reference: posting.paymentReference,
-      provider: posting.provider,
-      provider_event_id: meta.providerEventId,
-      provider_object_id: meta.providerObjectId ?? null,
-      reconciliation_id: meta.reconciliationId,
-      effective_at: new Date(meta.effectiveAt).toISOString(),
-      posted_at: postedAt.toISOString(),
-      posted_by: meta.actor.startsWith('operator') ? 'operator' : 'system',
-    },
+    data: ledgerEventObject(transactionId, postedAt, posting, meta),
   });
 }

@@ -49,6 +49,20 @@ export const endpointsDisabled = new Counter({
   registers: [registry],
 });
 
+export const schemaRefusals = new Counter({
+  name: 'apipay_outbound_schema_refusals_total',
+  help: 'Events refused before fan-out by the catalog check (O21), by reason and type (catalog types only; others are `unknown`)',
+  labelNames: ['reason', 'type'],
+  registers: [registry],
+});
+
+export const versionSkips = new Counter({
+  name: 'apipay_outbound_version_skips_total',
+  help: 'Endpoints that subscribe to an event type in another version than the event (M9): not delivered to them, by type and version',
+  labelNames: ['type', 'version'],
+  registers: [registry],
+});
+
 export const messagesQuarantined = new Counter({
   name: 'apipay_outbound_quarantined_messages_total',
   help: 'Kafka messages set aside as malformed envelopes (O2), by reason',

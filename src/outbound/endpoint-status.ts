@@ -44,18 +44,23 @@ export async function recordStatusChange(tx: Executor, change: StatusChangeInput
     type: change.to === 'disabled' ? 'endpoint.disabled' : 'endpoint.enabled',
     merchantAccount: change.endpoint.merchantAccount,
     livemode: change.endpoint.livemode,
-    data: {
-      id: change.endpoint.id,
-      object: 'webhook_endpoint',
-      status: change.to,
-      previous_status: change.from,
-      reason: change.reason,
-      changed_at: change.at.toISOString(),
-      changed_by: change.actor === 'system' ? 'system' : 'operator',
-      status_change_id: id,
-    },
+    data: statusChangeObject(id, change),
   });
   return row!;
+}
+
+/** M8: the event's data.object (src/catalog/events/endpoint.disabled.v1.json). */
+export function statusChangeObject(id: string, change: StatusChangeInput): Record<string, unknown> {
+  return {
+    id: change.endpoint.id,
+    object: 'webhook_endpoint',
+    status: change.to,
+    previous_status: change.from,
+    reason: change.reason,
+    changed_at: change.at.toISOString(),
+    changed_by: change.actor === 'system' ? 'system' : 'operator',
+    status_change_id: id,
+  };
 }
 
 /** The feed, newest first, cursor = the last id of the previous page; a merchant key sees its own account only. */

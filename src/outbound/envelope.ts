@@ -24,6 +24,8 @@ export const envelopeSchema = z.object({
   object: z.literal('event'),
   type: z.string().regex(/^[a-z0-9_]+(\.[a-z0-9_]+)*$/).max(200),
   created: z.number().int().positive().max(MAX_CREATED_UNIX),
+  /** M9: the catalog version of the type that `data.object` follows; absent means 1. */
+  version: z.number().int().min(1).max(999).optional(),
   livemode: z.boolean(),
   // Loose: data.previous_attributes and other siblings of data.object are kept in the body. R1: every key and
   // string in it must be storable text and every number finite (1e400 would silently become null in the body).
@@ -44,6 +46,10 @@ export interface ValidEvent {
   eventPublicId: string;
   merchantAccount: string;
   type: string;
+  /** M9: the catalog version of the type (1 when the envelope names none). */
+  version: number;
+  /** O21: data.object, for the catalog check before fan-out (the body already holds it serialized). */
+  object: Record<string, unknown>;
   livemode: boolean;
   createdUnix: number;
   /** O4: the exact bytes every attempt POSTs. */
@@ -104,6 +110,7 @@ export function parseEnvelope(value: Buffer | null): ParseResult {
       object: 'event',
       account: merchantAccount,
       type: envelope.type,
+      ...(envelope.version !== undefined ? { version: envelope.version } : {}),
       created: envelope.created,
       livemode: envelope.livemode,
       data: envelope.data,
@@ -116,6 +123,8 @@ export function parseEnvelope(value: Buffer | null): ParseResult {
       eventPublicId: envelope.id,
       merchantAccount,
       type: envelope.type,
+      version: envelope.version ?? 1,
+      object: envelope.data.object,
       livemode: envelope.livemode,
       createdUnix: envelope.created,
       body,

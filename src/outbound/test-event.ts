@@ -13,6 +13,13 @@ import { EndpointNotFoundError } from './endpoints.js';
 
 export const TEST_EVENT_TYPE = 'ping';
 
+/** M8: the ping's data.object (src/catalog/events/ping.v1.json). */
+export const pingObject = (endpointId: string) => ({
+  id: endpointId,
+  object: 'webhook_endpoint',
+  message: 'A test event sent on request; answer 2xx once its signature verifies.',
+});
+
 export interface TestDelivery {
   deliveryId: string;
   eventId: string;
@@ -51,13 +58,7 @@ export async function createTestDelivery(
         type: TEST_EVENT_TYPE,
         created: Math.floor(now.getTime() / 1000),
         livemode: endpoint.livemode,
-        data: {
-          object: {
-            id: endpoint.id,
-            object: 'webhook_endpoint',
-            message: 'A test event sent on request; answer 2xx once its signature verifies.',
-          },
-        },
+        data: { object: pingObject(endpoint.id) },
         merchant_account: endpoint.merchantAccount,
       }),
     ),

@@ -1,6 +1,7 @@
 // M7: `apipay trigger <type>`: a sample event for one merchant account, as a normal Kafka envelope (O1) that the
 // dispatcher fans out like any other, so it reaches that account's test-mode endpoints and `apipay listen`. Only
-// the types below exist; each body is fixed sample data (no personal data), marked `data.test_event: true`.
+// the types below exist; each body is fixed sample data (no personal data), marked `data.test_event: true`, and
+// valid against its catalog schema (M8, test/unit/catalog.test.ts).
 import { ulid } from 'ulid';
 import { newId } from '../shared/ids.js';
 
@@ -22,7 +23,25 @@ const SAMPLES: Record<string, { prefix: string; body: Sample }> = {
   'payment.succeeded': { prefix: 'pay', body: payment('succeeded') },
   'payment.failed': { prefix: 'pay', body: payment('failed', { failure_code: 'card_declined' }) },
   'payment.pending': { prefix: 'pay', body: payment('pending') },
-  'payment.reversed': { prefix: 'pay', body: payment('reversed') },
+  // M8: payment.reversed is the ledger's event (src/ledger/announce.ts), so its sample is a ledger transaction.
+  'payment.reversed': {
+    prefix: 'ltx',
+    body: ({ object: id }) => ({
+      id,
+      object: 'ledger_transaction',
+      kind: 'reversal',
+      amount_minor: '2000',
+      currency: 'EUR',
+      payment_reference: 'pay_test_sample',
+      provider: 'sandbox',
+      provider_event_id: 'evt_test_sample',
+      provider_object_id: null,
+      reconciliation_id: 'reconcile:sandbox:evt_test_sample',
+      effective_at: '2026-12-01T09:30:00.000Z',
+      posted_at: '2026-12-01T09:30:02.000Z',
+      posted_by: 'system',
+    }),
+  },
   'refund.succeeded': {
     prefix: 're',
     body: ({ object: id }) => ({

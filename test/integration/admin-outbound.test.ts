@@ -3,6 +3,8 @@
 import { Writable } from 'node:stream';
 import { eq } from 'drizzle-orm';
 import { pino } from 'pino';
+import { Parser } from '@asyncapi/parser';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
 import { runCli } from '../../src/cli/run.js';
@@ -127,6 +129,18 @@ describe('admin API security', () => {
     }
   });
 
+  it('M10 the served OpenAPI 3.1 document (with the catalog as webhooks) validates; /asyncapi.json parses; both need no key', async () => {
+    const openapi = await call('GET', '/openapi.json', undefined, {});
+    const result = await new Validator().validate(openapi.json);
+    expect(result.errors ?? []).toEqual([]);
+    expect(openapi.json.webhooks['payment.succeeded'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Event.payment.succeeded.v1' });
+    expect(openapi.json.webhooks['refund.created'].post.deprecated).toBe(true);
+    const asyncapi = await call('GET', '/asyncapi.json', undefined, {});
+    expect(asyncapi.status).toBe(200);
+    const { diagnostics } = await new Parser().parse(asyncapi.text);
+    expect(diagnostics.filter((d) => d.severity === 0)).toEqual([]);
+  }, 60_000);
+
   it('§4 the OpenAPI document is served and lists the outbound paths', async () => {
     const res = await call('GET', '/openapi.json', undefined, {});
     expect(res.status).toBe(200);
@@ -187,6 +201,23 @@ describe('webhook endpoints', () => {
     expect(res.json.error.code).toBe('validation_failed');
     expect(res.json.error.message).toContain(field);
     expect(res.json.error.details.issues.some((i: { field: string }) => i.field.startsWith(field))).toBe(true);
+  });
+
+  it('M8 a subscription to a type not in the catalog is a 400 naming the field and the nearest type; nothing is created', async () => {
+    const account = merchant();
+    const res = await call('POST', '/webhook-endpoints', { ...createBody(account), event_types: ['payment.*', 'payment.suceeded'] });
+    expect(res.status).toBe(400);
+    expect(res.json.error.details.issues).toEqual([{ field: 'event_types.1', message: 'payment.suceeded is not an event type; did you mean payment.succeeded?' }]);
+    expect((await call('GET', `/webhook-endpoints?merchant_account=${account}`)).json.data).toEqual([]);
+    const pinned = await call('POST', '/webhook-endpoints', { ...createBody(account), event_types: ['payment.succeeded@1', 'refund.*'] });
+    expect(pinned.status).toBe(201);
+    expect(pinned.json.event_types).toEqual(['payment.succeeded@1', 'refund.*']);
+    const catalog = await call('GET', '/event-types');
+    expect(catalog.json.data.map((t: { type: string }) => t.type)).toContain('payment.succeeded');
+    const one = await call('GET', '/event-types/refund.created');
+    expect(one.json).toMatchObject({ type: 'refund.created', deprecated: { on: '2027-03-31', replaced_by: 'refund.succeeded' } });
+    expect(one.json.versions[0].examples[0]).toMatchObject({ object: 'refund' });
+    expect((await call('GET', '/event-types/refund.creatd')).status).toBe(404);
   });
 
   it('§7 a missing required field, an unknown field and malformed JSON are 400s', async () => {

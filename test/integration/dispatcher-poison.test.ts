@@ -1,6 +1,8 @@
 // R1 on the real Kafka, PostgreSQL and Temporal dev server: poison envelopes mixed with good ones on one partition.
 // Every good event gets its deliveries, every poison one a quarantine row with a reason, the committed offset moves
 // past all of them, the handler never throws (no consumer crash loop), and no log line carries body bytes.
+// O21: envelopes whose data.object breaks its catalog schema (a float amount, no currency) or whose type or version is
+// not in the catalog are quarantined with the schema path and message, and the good ones around them delivered.
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { eq, inArray } from 'drizzle-orm';
@@ -66,6 +68,17 @@ afterAll(async () => {
   await admin.close();
 });
 
+/** A valid payment.succeeded of the refused account: only the database's trigger refuses it. */
+function refusedByDatabase(marker: string) {
+  const event = envelope({ merchantAccount: REFUSED });
+  return { ...event, data: { object: { ...event.data.object, note: marker } } };
+}
+
+/** The envelope with data.object changed (a key set to undefined is left out of the JSON). */
+function withObject(event: ReturnType<typeof envelope>, change: Record<string, unknown>) {
+  return { ...event, data: { object: { ...event.data.object, ...change } } };
+}
+
 describe('R1 poison messages never stop a partition', () => {
   // P1: in both delivery modes (batched: the dispatcher sends the good ones itself).
   it.each(['per_delivery', 'batched'] as const)('R1 quarantines each poison envelope with a reason, delivers every good one, and commits past them all (%s)', async (mode) => {
@@ -84,7 +97,12 @@ describe('R1 poison messages never stop a partition', () => {
       ['over-long merchant_account', { ...good(), merchant_account: 'a'.repeat(10_000) }],
       ['created beyond any timestamp', { ...good(), created: 9_007_199_254_740_000 }],
       ['a number that overflows a double', '__OVERFLOW__'],
-      ['a body the database refuses', { ...envelope({ merchantAccount: REFUSED }), data: { object: { note: secretMarker } } }],
+      ['a body the database refuses', refusedByDatabase(secretMarker)],
+      // O21: well-formed envelopes the catalog check refuses, never delivered.
+      ['a float amount', withObject(good(), { amount: 10.5 })],
+      ['no currency', withObject(good(), { currency: undefined })],
+      ['a type not in the catalog', { ...good(), type: 'payment.nope' }],
+      ['a version not in the catalog', { ...good(), version: 7 }],
     ];
     const serialize = (value: unknown) =>
       value === '__OVERFLOW__' ? JSON.stringify(good()).replace('"amount":1000', '"amount":1e400') : JSON.stringify(value);
@@ -133,7 +151,20 @@ describe('R1 poison messages never stop a partition', () => {
       ['created beyond any timestamp', 'malformed_created'],
       ['a number that overflows a double', 'malformed_data'],
       ['a body the database refuses', 'database_refused_23514'],
+      ['a float amount', 'schema_invalid'],
+      ['no currency', 'schema_invalid'],
+      ['a type not in the catalog', 'unknown_event_type'],
+      ['a version not in the catalog', 'unknown_event_version'],
     ]);
+    // O21: the schema error's path and message are kept in the row (and only for the catalog's refusals).
+    const detailAt = new Map(rows.map((r) => [Number(r.offset), r.detail]));
+    expect(poison.slice(-4).map(([label], i) => [label, detailAt.get(poisonOffsets[poison.length - 4 + i]!)])).toEqual([
+      ['a float amount', 'data.object.amount must be integer'],
+      ['no currency', "data.object must have required property 'currency'"],
+      ['a type not in the catalog', 'payment.nope is not in the event catalog'],
+      ['a version not in the catalog', 'payment.succeeded has no version 7 in the catalog'],
+    ]);
+    expect(detailAt.get(poisonOffsets[0]!)).toBeNull();
     expect(rows.every((r) => r.raw && r.raw.length > 0)).toBe(true);
     expect(received(`/r1/refused`)).toHaveLength(0);
 

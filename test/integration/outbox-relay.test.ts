@@ -10,7 +10,7 @@ import { deliveries, events, outboxEvents } from '../../src/db/schema/index.js';
 import { createOutboundBatchHandler } from '../../src/dispatcher/outbound-handler.js';
 import { runDispatcher } from '../../src/dispatcher/run.js';
 import { createBatchConsumer, createKafkaAdmin, createProducer } from '../../src/kafka/kafkajs.js';
-import { ledgerEventId } from '../../src/ledger/announce.js';
+import { ledgerEventId, ledgerEventObject } from '../../src/ledger/announce.js';
 import { registry } from '../../src/metrics/registry.js';
 import { ledgerAccounts } from '../../src/outbox/envelope.js';
 import { startOutboxRelay } from '../../src/outbox/relay.js';
@@ -226,7 +226,26 @@ describe('M1 ledger postings become merchant events through the outbox', () => {
       type: 'payment.settled',
       merchantAccount: account,
       livemode: false,
-      data: { id: 'ltx_test', object: 'ledger_transaction' },
+      // O21: a complete ledger_transaction, or the dispatcher's catalog check quarantines it.
+      data: ledgerEventObject(
+        'ltx_test',
+        new Date(),
+        {
+          idempotencyKey: 'k',
+          kind: 'payment',
+          provider: 'stripe',
+          paymentReference: 'pay_ref_t',
+          currency: 'EUR',
+          amountMinor: 100n,
+          entries: [],
+        },
+        {
+          providerEventId: 'evt_t',
+          reconciliationId: 'reconcile:stripe:evt_t',
+          effectiveAt: new Date().toISOString(),
+          actor: 'system',
+        },
+      ),
     });
     const failures = async () =>
       (await registry.getSingleMetric('apipay_outbox_publish_failures_total')!.get()).values[0]?.value ?? 0;

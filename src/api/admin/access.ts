@@ -14,7 +14,7 @@ const accessResponses = {
 } as const;
 
 /** Routes that answer without a credential, by method and path (never by a path suffix): the API's description and its viewer (C9). */
-export const PUBLIC_ROUTES = new Set(['GET /openapi.json', 'GET /docs']);
+export const PUBLIC_ROUTES = new Set(['GET /openapi.json', 'GET /asyncapi.json', 'GET /docs']);
 
 function describe(access: Access): string {
   const who = access.role === 'admin' ? 'admin' : access.role === 'operator' ? 'operator or admin' : 'viewer, operator or admin';

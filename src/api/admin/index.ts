@@ -1,6 +1,7 @@
 // The admin API under /admin/v1: authentication and role checks decided by route (A1, A9), a token bucket per key
 // (A7), a body limit on every route (A18), zod-validated requests that name the bad field, one error shape, and an OpenAPI document built from the
-// same route definitions (/admin/v1/openapi.json, the one public route) stating the role each operation needs.
+// same route definitions (/admin/v1/openapi.json, public) stating the role each operation needs, with the event
+// catalog as its webhooks and as AsyncAPI (/admin/v1/asyncapi.json, public, M10).
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { createApiKeyService } from '../../access/api-keys.js';
@@ -21,10 +22,12 @@ import { registerEndpointStatusChanges } from './endpoint-status-changes.js';
 import { registerEndpointTests } from './endpoint-tests.js';
 import { registerEventStream } from './event-stream.js';
 import { registerEventTrigger } from './event-trigger.js';
+import { registerEventTypes } from './event-types.js';
 import { registerEvents } from './events.js';
 import { registerExports } from './exports.js';
 import { registerLedger } from './ledger.js';
 import { registerPortalLinks } from './portal-links.js';
+import { registerPublishedDocuments } from './published-docs.js';
 import { registerReconciliations } from './reconciliations.js';
 import { registerSecrets } from './secrets.js';
 import { registerWebhookDeliveries } from './webhook-deliveries.js';
@@ -68,7 +71,8 @@ export function createAdminApp(deps: ApiDeps, services: ApiServices): AdminApp {
     }),
   );
   admin.use('*', storableInput());
-  admin.doc31('/openapi.json', {
+  // M10: the document carries the event catalog as its OpenAPI 3.1 `webhooks`; /asyncapi.json the same as AsyncAPI 3.
+  registerPublishedDocuments(admin, {
     openapi: '3.1.0',
     info: {
       title: 'ApiPay admin API',
@@ -93,6 +97,7 @@ export function createAdminApp(deps: ApiDeps, services: ApiServices): AdminApp {
     maxOpen: deps.profile.admin.max_streams,
   }); // M7, A18; before /events/{id}, which would otherwise match /events/stream
   registerEventTrigger(admin, deps); // M7
+  registerEventTypes(admin); // M8: the event catalog
   registerEvents(admin, services.deliveryAdmin, deps.db);
   registerReconciliations(admin, deps);
   registerExports(admin, deps);

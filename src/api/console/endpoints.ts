@@ -8,6 +8,7 @@ import { successRate, type EndpointStats } from '../../outbound/endpoint-stats.j
 import { OPERATOR_DATE_HINT, parseOperatorDate } from '../../shared/operator-date.js';
 import { mayDo, PageError, requireAccess, type ConsoleContext, type ConsoleEnv } from './context.js';
 import { deliveryTable } from './delivery-table.js';
+import { deprecationNotice } from './event-types.js';
 import { copyable } from './format.js';
 import { age, csrfField, layout, notice, status, time, link, type View } from './html.js';
 import type { ConsoleServices } from './services.js';
@@ -54,7 +55,7 @@ async function detailPage(
   return layout(
     view,
     `Endpoint ${e.id}`,
-    html`${notice(extra.message, extra.kind)}
+    html`${notice(extra.message, extra.kind)} ${deprecationNotice(e)}
       ${
         extra.secret
           ? html`<div class="panel">

@@ -25,6 +25,7 @@ const NAV: Record<Surface, [string, string][]> = {
     ['/reviews', 'Manual review'],
     ['/deliveries', 'Deliveries'],
     ['/endpoints', 'Endpoints'],
+    ['/event-types', 'Event types'],
     ['/backlog', 'Backlog'],
     ['/ledger', 'Ledger'],
   ],
@@ -32,6 +33,7 @@ const NAV: Record<Surface, [string, string][]> = {
     ['', 'Health'],
     ['/deliveries', 'Deliveries'],
     ['/endpoints', 'Endpoints'],
+    ['/event-types', 'Event types'],
   ],
 };
 

@@ -15,6 +15,7 @@ import { CHART_STYLESHEET } from './charts/svg.js';
 import { registerDeliveryPages } from './deliveries.js';
 import { registerEndpointPages } from './endpoints.js';
 import { registerEventPages } from './events.js';
+import { registerEventTypePages } from './event-types.js';
 import { STYLESHEET } from './html.js';
 import { liveCounter, registerLiveStreams, type LiveOptions } from './live.js';
 import { SCRIPT } from './script.js';
@@ -83,6 +84,7 @@ export function createConsoleApps(
     registerLiveStreams(app, services, { ...live, surface, counter });
     registerEndpointPages(app, services);
     registerEventPages(app, services);
+    registerEventTypePages(app, services); // M8
     // A catch-all route, not notFound: a mounted app's notFound is not used by the parent (Hono's app.route).
     app.all('*', () => {
       throw new PageError(404, 'no such page');

@@ -182,6 +182,8 @@ export const quarantinedMessages = pgTable(
     key: bytea('key'),
     raw: bytea('raw'),
     reason: text('reason').notNull(),
+    /** O21: the schema path and message of a catalog refusal (data.object.amount must be integer). */
+    detail: text('detail'),
     quarantinedAt: timestamp('quarantined_at', { withTimezone: true }).notNull().defaultNow(),
   },
   // A redelivered bad message is quarantined once.

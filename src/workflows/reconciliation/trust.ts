@@ -10,7 +10,6 @@ import { SEALED_CONTINUATION, TRUST_THE_DATABASE } from '../patches.js';
 import { store } from './activities.js';
 import type { Run } from './run.js';
 
-
 /** Sets the run's rules, settings and initial state; throws ReconciliationStartRefused when the start is not trusted. */
 export async function trustTheDatabase(run: Run): Promise<void> {
   const { input } = run;
