@@ -27,6 +27,8 @@ export function writeSoakProfile(data: string, sandboxPort: number): { path: str
     outbound: Record<string, unknown>;
     inbound: Record<string, unknown> & { providers: Record<string, { api_base_url: string }> };
   };
+  // The soak's stack runs no identity provider (APIPAY_IDP=0 in stack.ts): its people are API keys, as before A25.
+  delete (document as { idp?: unknown }).idp;
   document.outbound.retry_schedule = ['1s', '2s', '3s', '5s'];
   document.outbound.request_timeout = '2s';
   document.inbound.reconciliation_timeout = '30s';

@@ -41,7 +41,7 @@ describe('M8 the portal shows the catalog and deprecated subscriptions', () => {
     expect(page.text).toContain('&quot;currency&quot;'); // the schema and the example, escaped in <pre>
     expect(page.text).toMatch(
       new RegExp(
-        `endpoints/${deprecated}">${deprecated}</a> subscribes to <code>refund.created</code>,\\s+deprecated on 2027-03-31`,
+        `endpoints/${deprecated}">${deprecated}</a> subscribes to <code>refund.created</code>,\\s+deprecated on\\s+2027-03-31`,
       ),
     );
     expect(page.text).not.toContain(`${current}</a> subscribes`);
