@@ -48,6 +48,9 @@ const { values: args } = parseArgs({
     'compare-sends': { type: 'string' }, // a third steady phase with this many pipeline sends
     // P9: a steady phase beside the default with these outbound profile keys changed, e.g. '{"coalesce_batches":1}'
     'compare-outbound': { type: 'string' },
+    // O21 (issue 32): a second burst of --count with --compare-outbound's keys, beside the default one; the two
+    // swap places with --run-index, so over three runs neither always goes first
+    'compare-burst': { type: 'boolean', default: false },
     'run-index': { type: 'string' }, // which run of bench/outbound.ts this is: turns the order of the steady variants
     'steady-seconds': { type: 'string', default: '15' },
     baseline: { type: 'string', default: '500' },
@@ -362,10 +365,19 @@ try {
       `produce-to-receive p50 ${percentile(latencies, 0.5)} ms, p99 ${percentile(latencies, 0.99)} ms`
     );
   };
+  const overrideBurst = async () => {
+    mode = 'override';
+    results.push(await phase(`burst ${args['compare-outbound']} ${COUNT}`, () => burst(COUNT)));
+    mode = MODE;
+  };
+  const overrideFirst = args['compare-burst'] && args['compare-outbound'] && Number(args['run-index'] ?? 1) % 2 === 0;
+  if (overrideFirst) await overrideBurst();
   results.push(await phase(`burst ${MODE} ${COUNT}`, () => burst(COUNT)));
+  if (args['compare-burst'] && args['compare-outbound'] && !overrideFirst) await overrideBurst();
   if (MODE === 'batched') {
-    results.push(`stages    batched burst, handler time per stage: ${stages.report(COUNT)}`);
-    for (const [stage, msPer1k] of stages.perThousand(COUNT))
+    const burstDeliveries = args['compare-burst'] && args['compare-outbound'] ? 2 * COUNT : COUNT; // both bursts' stages
+    results.push(`stages    batched burst, handler time per stage: ${stages.report(burstDeliveries)}`);
+    for (const [stage, msPer1k] of stages.perThousand(burstDeliveries))
       figures.push({ name: `burst stage ${stage}`, value: msPer1k, unit: 'ms per 1k' });
   }
 
