@@ -8,7 +8,7 @@ import type { Logger } from '../lib/logger.js';
 import { attemptsDeferred, deliveriesFinished } from '../metrics/outbound.js';
 import { unsent, type AttemptErrorKind } from '../outbound/attempt-record.js';
 import { createAttemptPath } from '../outbound/attempt-path.js';
-import type { Applied, AttemptInput, AttemptTarget } from '../outbound/attempt-store.js';
+import type { Applied, AttemptInput, AttemptTarget, Reservation } from '../outbound/attempt-store.js';
 import { createDeliveryStore, type DeliveryState } from '../outbound/delivery-store.js';
 import type { SecretKeys } from '../shared/keyring.js';
 import { createInFlightTracker, keepsFailing, type InFlightPermit, type InFlightTracker } from '../outbound/lanes.js';
@@ -69,6 +69,9 @@ export interface DeliveryActivityDeps {
  */
 const MAX_SEND_WAIT_MS = 15_000;
 
+/** R3: the longest an attempt waits inside the activity for another execution's attempt in flight (< 30 s start-to-close). */
+const IN_FLIGHT_WAIT_MS = 15_000;
+
 class DeliveryNotFoundError extends Error {
   override name = 'DeliveryNotFoundError';
 }
@@ -108,10 +111,11 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
   /**
    * One scheduled attempt. Attempt-once design (O7): the row (delivery, attempt_number) is reserved — inserted
    * as in_flight under the unique index — BEFORE the POST, and finished after it. Temporal retries this
-   * activity only for infrastructure errors; a retry that finds its number reserved and still in flight knows a
-   * previous execution may already have POSTed (the worker died, or the database went away after the POST), so
-   * it records that attempt as `interrupted` and does not POST again; a retry that finds it finished re-applies
-   * the recorded outcome. Thus one scheduled attempt is at most one POST and exactly one attempt row; the
+   * activity only for infrastructure errors; a retry that finds its number reserved and still in flight never
+   * POSTs it: within the reservation's lease the execution that made it may still be running (the activity timed
+   * out beside it), so the retry waits for its outcome (settleInFlight); past the lease that execution is gone (the
+   * worker died, or the database went away after the POST) and the attempt is recorded `interrupted`. A retry that
+   * finds it finished re-applies the recorded outcome. Thus one scheduled attempt is at most one POST and exactly one attempt row; the
    * price is that a crash mid-POST costs that attempt (the schedule moves on), which beats an unrecorded
    * duplicate to a merchant.
    */
@@ -125,7 +129,10 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
     // still be a workflow timer) and waited for right before the POST.
     const send = target.endpointStatus === 'enabled' && target.rateLimitPerSecond !== null ? await reserveSend(db, endpointId) : null;
     if (send && send.waitMs > MAX_SEND_WAIT_MS) return deferred(input, { kind: 'throttle', waitMs: send.waitMs, slotAt: send.at });
-    const reservation = await attempts.reserve(input, startedAt);
+    // Waited for before the reservation: an attempt is in flight only for its POST and its record (R3's lease).
+    await until(send?.at);
+    let reservation = await attempts.reserve(input, send ? new Date() : startedAt);
+    if (reservation.kind === 'in_flight') reservation = await settleInFlight(input, reservation);
     if (reservation.kind === 'finished') {
       return report(input, endpointId, await attempts.reapplyFinished(input, reservation.attemptId, endpointId, reservation.recorded));
     }
@@ -138,14 +145,30 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
       target.endpointStatus === 'disabled'
         ? // O13: a disabled endpoint is not attempted; the attempt row says why nothing was sent.
           unsent('endpoint_disabled', 'the endpoint is disabled; enable it and retry or recover the delivery')
-        : await sendAt(send?.at, () => sender.send(target.url, target.eventBody, signature!));
+        : await sender.send(target.url, target.eventBody, signature!);
     return report(input, endpointId, await attempts.record(input, reservation.attemptId, endpointId, outcome));
   }
 
-  async function sendAt<T>(at: number | undefined, post: () => Promise<T>): Promise<T> {
+  /**
+   * R3: an attempt number another execution holds in flight. While its lease (outbound.in_flight_lease from when it
+   * was reserved) lasts, that execution may be alive and POSTing (this is the retry of a timed-out activity, or a
+   * local activity run again with its workflow task): wait for its outcome, which is then re-applied, up to
+   * IN_FLIGHT_WAIT_MS here and then as a Temporal retry. Past the lease it died with its worker: `interrupted`.
+   */
+  async function settleInFlight(input: AttemptInput, held: Extract<Reservation, { kind: 'in_flight' }>): Promise<Reservation> {
+    const leaseEnds = held.startedAt.getTime() + profile.outbound.in_flight_lease;
+    const settled = await attempts.awaitInFlight(held, Math.min(leaseEnds, Date.now() + IN_FLIGHT_WAIT_MS));
+    if (settled.kind !== 'in_flight' || Date.now() >= leaseEnds) return settled;
+    throw ApplicationFailure.create({
+      type: 'AttemptInFlight',
+      message: `attempt ${input.attemptNumber} of ${input.deliveryId} is in flight in another execution; waiting for its outcome`,
+      nextRetryDelay: Math.max(1, leaseEnds - Date.now()),
+    });
+  }
+
+  async function until(at: number | undefined): Promise<void> {
     const wait = at === undefined ? 0 : at - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    return post();
   }
 
   return {

@@ -102,6 +102,12 @@ export const profileSchema = z.strictObject({
     secret_rotation_grace: duration,
     signature_tolerance_seconds: z.number().int().positive(),
     allow_insecure_urls: z.boolean(),
+    /**
+     * R3: how long an attempt reserved in flight belongs to the execution that reserved it (> request_timeout). A
+     * retried attempt activity that finds it younger waits for that execution's outcome instead of recording it
+     * `interrupted` (docs/outbound.md, "Attempt once"); an older one was lost with its worker.
+     */
+    in_flight_lease: duration.prefault('30s'),
     /** O12: how long a FAILED delivery's workflow keeps waiting for an operator's retryNow before it closes. */
     review_window: duration.prefault(formatDuration(DEFAULT_REVIEW_WINDOW_MS)),
     /** M2: when an endpoint's attempts leave the normal lane for the slow lane (docs/outbound.md, "Lanes"). */
@@ -255,7 +261,11 @@ export function parseProfile(document: unknown, source = 'profile', options: Pro
       `invalid ${source}:\n  inbound.dual_control_default_major: must be set when NODE_ENV=production and inbound.dual_control_above names no currency (without a limit one operator posts any amount alone); set it, e.g. dual_control_default_major: 1000`,
     );
   }
-  const { batched, request_timeout } = result.data.outbound;
+  const { batched, request_timeout, in_flight_lease } = result.data.outbound;
+  if (in_flight_lease <= request_timeout) {
+    // R3: a lease shorter than a POST would let a retry mark a live execution's attempt interrupted and POST again.
+    throw new ProfileError(`invalid ${source}:\n  outbound.in_flight_lease: must be longer than outbound.request_timeout`);
+  }
   if (batched.handoff_grace <= request_timeout) {
     // P1: the sweep must never take over a first attempt that a live dispatcher is still sending.
     throw new ProfileError(`invalid ${source}:\n  outbound.batched.handoff_grace: must be longer than outbound.request_timeout`);

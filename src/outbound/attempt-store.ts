@@ -52,8 +52,11 @@ export interface AttemptTarget {
 
 export type Reservation =
   | { kind: 'reserved'; attemptId: number }
-  /** An earlier execution reserved this number and may have POSTed before it stopped: never POST it again. */
-  | { kind: 'in_flight'; attemptId: number }
+  /**
+   * An earlier execution reserved this number at `startedAt` and may be POSTing it still, or may have POSTed before it
+   * stopped: never POST it again (R3: wait for it while its lease lasts, see awaitInFlight).
+   */
+  | { kind: 'in_flight'; attemptId: number; startedAt: Date }
   /** An earlier execution finished it: its recorded outcome is applied again (the status update may be what failed). */
   | { kind: 'finished'; attemptId: number; recorded: AttemptOutcome };
 
@@ -89,6 +92,11 @@ const toOutcome = (row: AttemptRow): AttemptOutcome => ({
   latencyMs: row.latencyMs,
   ...(row.retryAfterMs === null ? {} : { retryAfterMs: row.retryAfterMs }),
 });
+
+const reservationOf = (row: AttemptRow): Reservation =>
+  row.errorKind === IN_FLIGHT
+    ? { kind: 'in_flight', attemptId: row.id, startedAt: row.startedAt }
+    : { kind: 'finished', attemptId: row.id, recorded: toOutcome(row) };
 
 const delivered = (recorded: AttemptOutcome): Applied => ({
   recorded,
@@ -256,8 +264,21 @@ export function createAttemptStore(deps: AttemptStoreDeps) {
         .select()
         .from(deliveryAttempts)
         .where(and(eq(deliveryAttempts.deliveryId, input.deliveryId), eq(deliveryAttempts.attemptNumber, input.attemptNumber)));
-      if (existing!.errorKind === IN_FLIGHT) return { kind: 'in_flight', attemptId: existing!.id };
-      return { kind: 'finished', attemptId: existing!.id, recorded: toOutcome(existing!) };
+      return reservationOf(existing!);
+    },
+
+    /**
+     * R3: an attempt another execution holds in flight, watched until it is finished or `until` (epoch ms) passes. A
+     * retry of a timed-out activity runs beside the execution it replaces, which may still be POSTing: marking that
+     * attempt `interrupted` under it would drop its 2xx and POST the delivery again.
+     */
+    async awaitInFlight(held: Extract<Reservation, { kind: 'in_flight' }>, until: number, pollMs = 100): Promise<Reservation> {
+      for (;;) {
+        const [row] = await db.select().from(deliveryAttempts).where(eq(deliveryAttempts.id, held.attemptId));
+        const now = reservationOf(row!);
+        if (now.kind !== 'in_flight' || Date.now() >= until) return now;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(pollMs, until - Date.now())));
+      }
     },
 
     /**

@@ -17,7 +17,7 @@ import { testLogger } from '../helpers/temporal.js';
 
 let database: Database;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
-const profile = testProfile({ outbound: { request_timeout: '400ms', response_excerpt_bytes: 16 } });
+const profile = testProfile({ outbound: { request_timeout: '400ms', response_excerpt_bytes: 16, in_flight_lease: '2s' } });
 
 beforeAll(async () => {
   database = createDatabase(TEST_DATABASE_URL, { max: 4 });
@@ -28,6 +28,7 @@ beforeAll(async () => {
     if (path.startsWith('/client')) return { status: 404, body: 'no such webhook route here, sorry about that' };
     if (path.startsWith('/server')) return { status: 503, body: 'x'.repeat(5000) };
     if (path.startsWith('/slow')) return { status: 200, delayMs: 1500 };
+    if (path.startsWith('/late-ok')) return { status: 200, delayMs: 250 };
     if (path.startsWith('/busy')) return { status: 429 };
     return { status: 500 };
   });
@@ -109,8 +110,10 @@ describe('delivery attempt activity', () => {
     expect(again).toEqual(first);
     expect(count()).toBe(1);
 
-    // Reserved but never finished (the worker died mid-POST): the retry records it as interrupted, no POST.
-    await database.db.insert(deliveryAttempts).values({ deliveryId, attemptNumber: 2, startedAt: new Date(), latencyMs: 0, succeeded: false, errorKind: 'in_flight' });
+    // Reserved but never finished, longer ago than the lease (the worker died mid-POST): the retry records it as
+    // interrupted, no POST.
+    const expired = new Date(Date.now() - 2_500);
+    await database.db.insert(deliveryAttempts).values({ deliveryId, attemptNumber: 2, startedAt: expired, latencyMs: 0, succeeded: false, errorKind: 'in_flight' });
     const interrupted = await activities().attemptDelivery({ deliveryId, attemptNumber: 2, scheduledAt: Date.now(), retryInMs: 300_000 });
     expect(interrupted).toMatchObject({ outcome: 'failed', errorKind: 'interrupted' });
     expect(count()).toBe(1);
@@ -121,6 +124,36 @@ describe('delivery attempt activity', () => {
     ]);
     const [delivery] = await database.db.select().from(deliveries).where(eq(deliveries.id, deliveryId));
     expect(delivery).toMatchObject({ status: 'RETRYING', attemptCount: 2 });
+  });
+
+  it('R3 a retry that runs while the first execution is still POSTing waits for its 2xx: one POST, DELIVERED, both report delivered', async () => {
+    // A timed-out activity (or a local activity run again with its workflow task) is retried beside the execution
+    // it replaces; that one is alive, mid-POST. Marking its attempt interrupted would drop the 2xx and POST again.
+    const merchantAccount = uniqueMerchant('r3beside');
+    const endpoint = await insertEndpoint(database.db, { merchantAccount, url: `${receiver.url}/late-ok/beside` });
+    const { deliveryId } = await insertDelivery(database.db, { endpointId: endpoint.id, merchantAccount });
+    const input = { deliveryId, attemptNumber: 1, scheduledAt: Date.now(), retryInMs: 60_000 };
+    const first = activities().attemptDelivery(input);
+    await new Promise((r) => setTimeout(r, 100)); // the first has reserved attempt 1 and is waiting for the answer
+    const retried = await activities().attemptDelivery(input);
+    expect(await first).toMatchObject({ outcome: 'delivered', responseStatus: 200 });
+    expect(retried).toMatchObject({ outcome: 'delivered', responseStatus: 200 });
+    expect(receiver.received.filter((r) => r.path === '/late-ok/beside')).toHaveLength(1);
+    expect((await attemptRows(deliveryId)).map((r) => [r.attemptNumber, r.succeeded, r.errorKind])).toEqual([[1, true, null]]);
+    const [delivery] = await database.db.select().from(deliveries).where(eq(deliveries.id, deliveryId));
+    expect(delivery).toMatchObject({ status: 'DELIVERED', attemptCount: 1 });
+  });
+
+  it('R3 an attempt in flight within its lease and never finished: the retry waits out the lease, then records it interrupted without a POST', async () => {
+    const merchantAccount = uniqueMerchant('r3lease');
+    const endpoint = await insertEndpoint(database.db, { merchantAccount, url: `${receiver.url}/ok/lease` });
+    const { deliveryId } = await insertDelivery(database.db, { endpointId: endpoint.id, merchantAccount });
+    const reservedAt = Date.now();
+    await database.db.insert(deliveryAttempts).values({ deliveryId, attemptNumber: 1, startedAt: new Date(reservedAt), latencyMs: 0, succeeded: false, errorKind: 'in_flight' });
+    const result = await activities().attemptDelivery({ deliveryId, attemptNumber: 1, scheduledAt: Date.now(), retryInMs: 60_000 });
+    expect(result).toMatchObject({ outcome: 'failed', errorKind: 'interrupted' });
+    expect(Date.now() - reservedAt).toBeGreaterThanOrEqual(2_000); // not before the lease (2 s) ended
+    expect(receiver.received.some((r) => r.path === '/ok/lease')).toBe(false);
   });
 
   it('O13 a disabled endpoint is not attempted: recorded as endpoint_disabled, delivery FAILED, no POST', async () => {

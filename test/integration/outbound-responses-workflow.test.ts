@@ -10,6 +10,7 @@ import { DELIVERY_WORKFLOW, type DeliveryWorkflowInput } from '../../src/shared/
 import { TEST_DATABASE_URL } from '../helpers/env.js';
 import { refuseAttemptWrites } from '../helpers/refuse-writes.js';
 import { insertDelivery, insertEndpoint, startReceiver, uniqueMerchant, waitFor, type Reply } from '../helpers/outbound.js';
+import { testProfile } from '../helpers/profile.js';
 import { createTimeSkippingEnv, startWorkers, testActivities, uniqueTaskQueues } from '../helpers/temporal.js';
 
 const MINUTE = 60_000;
@@ -23,7 +24,9 @@ const taskQueues = uniqueTaskQueues('responses-wf');
 beforeAll(async () => {
   database = createDatabase(TEST_DATABASE_URL, { max: 4 });
   env = await createTimeSkippingEnv();
-  workers = await startWorkers({ connection: env.nativeConnection, taskQueues, activities: testActivities(database.db) });
+  // R3: the lease of an attempt in flight (the unwritable case waits it out before recording it interrupted) is short.
+  const profile = testProfile({ outbound: { request_timeout: '2s', in_flight_lease: '3s' } });
+  workers = await startWorkers({ connection: env.nativeConnection, taskQueues, activities: testActivities(database.db, { profile }) });
 });
 afterAll(async () => {
   await workers?.stop();

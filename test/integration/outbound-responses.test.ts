@@ -16,7 +16,8 @@ import { testLogger } from '../helpers/temporal.js';
 // Long enough that a loaded 2-core CI machine still reads a prompt answer inside it (1 s failed under load).
 const TIMEOUT_MS = 2500;
 const CAP = 64;
-const profile = testProfile({ outbound: { request_timeout: `${TIMEOUT_MS}ms`, response_excerpt_bytes: CAP } });
+// R3: a short lease, so the retry of an attempt whose row could not be written records it interrupted within seconds.
+const profile = testProfile({ outbound: { request_timeout: `${TIMEOUT_MS}ms`, response_excerpt_bytes: CAP, in_flight_lease: '3s' } });
 const R = '\uFFFD';
 
 const head = (status: string, headers: Record<string, string | number> = {}) =>

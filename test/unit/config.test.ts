@@ -95,6 +95,17 @@ describe('profile', () => {
     expect(() => parseProfile(document)).toThrow(/outbound\.batched\.handoff_grace: must be longer than outbound\.request_timeout/);
   });
 
+  it('R3 the in-flight lease defaults to 30 s and must be longer than request_timeout', () => {
+    expect(loadProfile('config/example.yaml').outbound.in_flight_lease).toBe(30_000);
+    const document = example();
+    delete document.outbound.in_flight_lease;
+    expect(parseProfile(document).outbound.in_flight_lease).toBe(30_000);
+    document.outbound.in_flight_lease = '10s'; // = request_timeout: a retry could mark a live POST interrupted
+    expect(() => parseProfile(document)).toThrow(/outbound\.in_flight_lease: must be longer than outbound\.request_timeout/);
+    document.outbound.in_flight_lease = '11s';
+    expect(parseProfile(document).outbound.in_flight_lease).toBe(11_000);
+  });
+
   it('a missing file names the path and the variable', () => {
     expect(() => loadProfile('config/nope.yaml')).toThrow(/config\/nope.yaml \(APIPAY_PROFILE\)/);
   });
