@@ -1,6 +1,6 @@
 // R3: makes the real PostgreSQL refuse to finish one delivery's attempt rows (a trigger scoped to that delivery id),
 // to test what happens when an attempt cannot be recorded. Refusals are counted by a sequence, which a rolled-back
-// transaction does not undo. Other tests' rows are untouched.
+// transaction does not undo. Other tests' rows are untouched; the function pins its search_path like every function in public (A10), which a concurrent test checks.
 import type postgres from 'postgres';
 
 export async function refuseAttemptWrites(sql: postgres.Sql, deliveryId: string, refuse: 'details' | 'all') {
@@ -10,7 +10,7 @@ export async function refuseAttemptWrites(sql: postgres.Sql, deliveryId: string,
   const when = refuse === 'details' ? 'new.response_excerpt is not null' : `new.error_kind is distinct from 'in_flight'`;
   await sql.unsafe(`create sequence ${name}_count`);
   await sql.unsafe(`
-    create function ${name}() returns trigger language plpgsql as $$
+    create function ${name}() returns trigger language plpgsql set search_path = pg_catalog, public, pg_temp as $$
     begin
       perform nextval('${name}_count');
       raise exception 'refused by the test' using errcode = '22021';

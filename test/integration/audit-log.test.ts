@@ -171,7 +171,7 @@ describe('A3 every change to an endpoint writes one audit row', () => {
     // Owner-only test hook: the audit insert of this one endpoint's update fails, inside the change's transaction.
     await database.db.execute(
       sql.raw(
-        `create function ${fn}() returns trigger language plpgsql as $$ begin if new.target_id = '${id}' and new.action = 'endpoint.update' then raise exception 'audit refused for the test'; end if; return new; end $$`,
+        `create function ${fn}() returns trigger language plpgsql set search_path = pg_catalog, public, pg_temp as $$ begin if new.target_id = '${id}' and new.action = 'endpoint.update' then raise exception 'audit refused for the test'; end if; return new; end $$`,
       ),
     );
     await database.db.execute(

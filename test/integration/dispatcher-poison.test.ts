@@ -52,7 +52,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   taskQueues = world.taskQueues;
   await database.sql.unsafe(`
-    create function ${TRIGGER}() returns trigger language plpgsql as $$
+    create function ${TRIGGER}() returns trigger language plpgsql set search_path = pg_catalog, public, pg_temp as $$
     begin
       if new.merchant_account = '${REFUSED}' then
         raise exception 'refused by test: %', new.merchant_account using errcode = '23514', table = 'events', constraint = '${TRIGGER}';

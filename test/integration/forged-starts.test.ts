@@ -3,12 +3,12 @@
 // history and changed (another event, 900000000 EUR, provisional access switched on), a forged `continued` block,
 // a start reusing a closed reconciliation's id, and delivery starts that name a delivery they are not. Each must end
 // visibly (the workflow fails with ReconciliationStartRefused / DeliveryStartRefused, or changes nothing) and post
-// nothing: no ledger transaction, no projection written or overwritten, no POST to the merchant.
+// nothing: no ledger transaction, no projection written or overwritten, no POST to the merchant, no audit row.
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliveryAttempts, reconciliations } from '../../src/db/schema/index.js';
+import { auditEvents, deliveryAttempts, reconciliations } from '../../src/db/schema/index.js';
 import { reconciliationWorkflowId } from '../../src/shared/ids.js';
 import { RECONCILIATION_WORKFLOW, type ReconciliationWorkflowInput } from '../../src/shared/inbound.js';
 import { DELIVERY_WORKFLOW, type DeliveryWorkflowInput } from '../../src/shared/outbound.js';
@@ -86,6 +86,23 @@ function expectRefused(outcome: Outcome, type: string, message: RegExp): void {
   expect(cause?.message).toMatch(message);
 }
 
+/** Audit rows that name any of `ids` (as target, or anywhere in before/after): a refused start writes none. */
+async function auditNaming(...ids: string[]): Promise<number> {
+  const rows = await world.db
+    .select({ id: auditEvents.id })
+    .from(auditEvents)
+    .where(
+      sql.join(
+        ids.map(
+          (id) =>
+            sql`(${auditEvents.targetId} = ${id} or coalesce(${auditEvents.before}::text, '') like ${`%${id}%`} or coalesce(${auditEvents.after}::text, '') like ${`%${id}%`})`,
+        ),
+        sql` or `,
+      ),
+    );
+  return rows.length;
+}
+
 const projectionOf = async (id: string) => (await world.db.select().from(reconciliations).where(eq(reconciliations.id, id)))[0];
 
 /** A real reconciliation, applied, and the start input its history recorded (what an operator can copy). */
@@ -132,6 +149,7 @@ describe('R20 a reconciliation trusts its receipt, not its start input', () => {
     expectRefused(await outcomeOf(handle), 'ReconciliationStartRefused', /no receipt/);
     expect(await ledgerRowsFor(world.db, reference)).toEqual([]);
     expect(await projectionOf(handle.workflowId)).toBeUndefined();
+    expect(await auditNaming(handle.workflowId, reference, forged.event.providerEventId)).toBe(0);
   });
 
   it('R20 an event that differs from its receipt (the amount) is refused, naming the field, and posts nothing', async () => {
@@ -147,6 +165,7 @@ describe('R20 a reconciliation trusts its receipt, not its start input', () => {
     expectRefused(await outcomeOf(handle), 'ReconciliationStartRefused', /amountMinor/);
     expect(await ledgerRowsFor(world.db, event.paymentReference)).toEqual([]);
     expect(await projectionOf(handle.workflowId)).toBeUndefined();
+    expect(await auditNaming(handle.workflowId, event.paymentReference)).toBe(0);
   });
 
   it("R20 settings in the start input are ignored: provisional access stays the worker profile's (off)", async () => {
@@ -187,6 +206,7 @@ describe('R20 a reconciliation trusts its receipt, not its start input', () => {
     expectRefused(await outcomeOf(handle), 'ReconciliationStartRefused', /continued/);
     expect(await projectionOf(handle.workflowId)).toBeUndefined();
     expect(await ledgerRowsFor(world.db, event.paymentReference)).toEqual([]);
+    expect(await auditNaming(handle.workflowId, event.paymentReference)).toBe(0);
   });
 
   it("R20 a start reusing a closed reconciliation's id changes nothing: projection and ledger stay as they were", async () => {
@@ -194,12 +214,14 @@ describe('R20 a reconciliation trusts its receipt, not its start input', () => {
     const before = await projectionOf(first.workflowId);
     const ledgerBefore = await ledgerRowsFor(world.db, event.paymentReference);
     expect(ledgerBefore).toHaveLength(1);
+    const auditBefore = await auditNaming(first.workflowId, event.paymentReference);
     // The provider now says failed: a second run would have overwritten the projection on its way to rejected.
     peer.set(event.paymentReference, succeeded(event, { status: 'failed' }));
     const again = await startForged(input, first.workflowId);
     expectRefused(await outcomeOf(again), 'ReconciliationStartRefused', /already/);
     expect(await projectionOf(first.workflowId)).toEqual(before);
     expect(await ledgerRowsFor(world.db, event.paymentReference)).toEqual(ledgerBefore);
+    expect(await auditNaming(first.workflowId, event.paymentReference)).toBe(auditBefore);
   });
 });
 
@@ -232,6 +254,7 @@ describe('R20 a delivery trusts its row, not its start input', () => {
     expectRefused(await outcomeOf(handle), 'DeliveryStartRefused', /workflow id/);
     expect(receiver.received).toHaveLength(1);
     expect(await attemptsOf(deliveryId)).toBe(1);
+    expect(await auditNaming(deliveryId, handle.workflowId)).toBe(0);
     await receiver.close();
   });
 
@@ -246,6 +269,7 @@ describe('R20 a delivery trusts its row, not its start input', () => {
     expectRefused(await outcomeOf(handle), 'DeliveryStartRefused', /attempt/);
     expect(receiver.received).toHaveLength(1);
     expect(await attemptsOf(deliveryId)).toBe(1);
+    expect(await auditNaming(deliveryId)).toBe(0);
     await receiver.close();
   });
 
@@ -257,5 +281,6 @@ describe('R20 a delivery trusts its row, not its start input', () => {
       args: [{ deliveryId, retryScheduleMs: [], priorAttempts: 0, reviewWindowMs: 60_000 } satisfies DeliveryWorkflowInput],
     });
     expectRefused(await outcomeOf(handle), 'DeliveryStartRefused', /no delivery/);
+    expect(await auditNaming(deliveryId)).toBe(0);
   });
 });

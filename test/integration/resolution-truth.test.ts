@@ -157,7 +157,7 @@ describe('R2 refusals and answers', () => {
     const handle = await parked(event, succeeded(event, { amountMinor: '1400' }));
     const fn = `f2_refuse_${randomUUID().slice(0, 8)}`;
     // Only in this test's database: refuse the audit row after the ledger posting was written in the same transaction.
-    await database.db.execute(sql.raw(`create function ${fn}() returns trigger language plpgsql as $$ begin
+    await database.db.execute(sql.raw(`create function ${fn}() returns trigger language plpgsql set search_path = pg_catalog, public, pg_temp as $$ begin
       if new.reason = 'refuse me' then raise exception 'refused by test' using errcode = '22000'; end if; return new; end $$`));
     await database.db.execute(sql.raw(`create trigger ${fn} before insert on operator_resolutions for each row execute function ${fn}()`));
     try {
