@@ -2,75 +2,35 @@
 // until a second, different principal approves it; the proposer cannot approve it; the proposer or another
 // operator can cancel it (back to manual_review); below the amount a resolution commits at once as before.
 // Shown in the reconciliation's detail and the resolutions CSV. Real PostgreSQL and the Temporal dev server.
-import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/db/client.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { resolutionProposals } from '../../src/db/schema/index.js';
 import { Client, WorkflowUpdateFailedError } from '@temporalio/client';
 import { approveResolutionUpdate, reconciliationStateQuery, resolveUpdate } from '../../src/shared/inbound.js';
 import { callAs, createKey, type Caller } from '../helpers/access.js';
-import { testApp } from '../helpers/app.js';
 import { parseCsv } from '../helpers/csv.js';
 import { TEST_ADMIN_TOKEN } from '../helpers/env.js';
-import { testProfile } from '../helpers/profile.js';
-import {
-  ledgerRowsFor,
-  providerEvent,
-  startPaymentsPeer,
-  startReconciliation,
-  succeeded,
-  waitFor,
-} from '../helpers/reconciliation.js';
-import { startWorkers, testActivities, uniqueTaskQueues } from '../helpers/temporal.js';
-import { useWorld, type World } from '../helpers/world.js';
+import { ledgerRowsFor } from '../helpers/reconciliation.js';
+import { useReviewWorld, type ReviewWorld } from '../helpers/review-world.js';
+import type { World } from '../helpers/world.js';
 
-let database: Database;
+const review = useReviewWorld({
+  label: 'dual-control',
+  inbound: { resolution_via_temporal: 'allow', dual_control_above: { EUR: 1500 } },
+});
+const { provider, parked } = review;
+let database: World['database'];
 let temporal: World['temporal'];
-let peer: Awaited<ReturnType<typeof startPaymentsPeer>>;
-let app: ReturnType<typeof testApp>;
-let stopWorkers: () => Promise<void>;
+let app: ReviewWorld['app'];
 let alice: Caller;
 let bob: Caller;
-const provider = `dual-${randomUUID().slice(0, 8)}`;
-const taskQueues = uniqueTaskQueues('dual-control');
-let profile: ReturnType<typeof testProfile>;
 const startedAt = new Date(Date.now() - 1000).toISOString();
-
-const world = useWorld({ label: 'dual-control' });
 beforeAll(async () => {
-  database = world.database;
-  temporal = world.temporal;
-  peer = await startPaymentsPeer();
-  profile = testProfile({
-    inbound: {
-      resolution_via_temporal: 'allow',
-      dual_control_above: { EUR: 1500 },
-      providers: {
-        [provider]: { scheme: 'stripe', secret_ref: 'env:SANDBOX_STRIPE_WEBHOOK_SECRET', api_base_url: peer.baseUrl },
-      },
-      provider_query_backoff: { initial: '200ms', multiplier: 2, maximum: '1s' },
-    },
-  });
-  stopWorkers = (
-    await startWorkers({ connection: temporal.native, taskQueues, activities: testActivities(database.db, { profile }) })
-  ).stop;
-  app = testApp({ db: database.db, temporal: temporal.client, profile, taskQueues });
+  ({ database, temporal } = review.world);
+  app = review.app;
   alice = await createKey(app, 'operator', undefined, 'alice');
   bob = await createKey(app, 'operator', undefined, 'bob');
 });
-afterAll(async () => {
-  await stopWorkers?.();
-  await peer?.close();
-});
-
-async function parked(amountMinor: string) {
-  const event = providerEvent({ amountMinor });
-  peer.set(event.paymentReference, succeeded(event, { amountMinor: String(Number(amountMinor) - 1) }));
-  const handle = await startReconciliation(temporal.client, profile, taskQueues.reconciliation, event, { provider });
-  await waitFor(async () => (await handle.query(reconciliationStateQuery)).state === 'manual_review', 60_000, 'manual_review');
-  return { event, handle, path: `/reconciliations/${encodeURIComponent(handle.workflowId)}` };
-}
 const applyWebhook = { decision: 'applied', operator: 'alice', reason: 'confirmed with the provider', post: 'webhook' };
 
 describe('A5 dual control above the threshold', () => {

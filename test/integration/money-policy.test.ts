@@ -5,73 +5,36 @@
 // Temporal identity never approves a proposal (only a person signed in to the admin API or console does).
 import { randomUUID } from 'node:crypto';
 import { Client, WorkflowUpdateFailedError } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/db/client.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { approveResolutionUpdate, reconciliationStateQuery, resolveUpdate } from '../../src/shared/inbound.js';
 import { callAs, createKey, type Caller } from '../helpers/access.js';
-import { testApp } from '../helpers/app.js';
-import { testProfile } from '../helpers/profile.js';
-import {
-  ledgerRowsFor,
-  providerEvent,
-  startPaymentsPeer,
-  startReconciliation,
-  succeeded,
-  waitFor,
-} from '../helpers/reconciliation.js';
+import { ledgerRowsFor } from '../helpers/reconciliation.js';
 
-import { startWorkers, testActivities, uniqueTaskQueues } from '../helpers/temporal.js';
-import { useWorld, type World } from '../helpers/world.js';
+import { useReviewWorld, type ReviewWorld } from '../helpers/review-world.js';
+import type { World } from '../helpers/world.js';
 
-let database: Database;
+const review = useReviewWorld({
+  label: 'money-policy',
+  inbound: {
+    resolution_via_temporal: 'allow',
+    dual_control_above: { USD: 100000, EUR: 100000 }, // the demo's map: 1,000.00; GBP is not named
+  },
+});
+const { provider, parked } = review;
+let database: World['database'];
 let temporal: World['temporal'];
-let peer: Awaited<ReturnType<typeof startPaymentsPeer>>;
-let app: ReturnType<typeof testApp>;
-let stopWorkers: () => Promise<void>;
+let app: ReviewWorld['app'];
 let alice: Caller;
 let bob: Caller;
 let carol: Caller;
-const provider = `money-${randomUUID().slice(0, 8)}`;
-const taskQueues = uniqueTaskQueues('money-policy');
-let profile: ReturnType<typeof testProfile>;
-
-const world = useWorld({ label: 'money-policy' });
 beforeAll(async () => {
-  database = world.database;
-  temporal = world.temporal;
-  peer = await startPaymentsPeer();
-  profile = testProfile({
-    inbound: {
-      resolution_via_temporal: 'allow',
-      dual_control_above: { USD: 100000, EUR: 100000 }, // the demo's map: 1,000.00; GBP is not named
-      providers: {
-        [provider]: { scheme: 'stripe', secret_ref: 'env:SANDBOX_STRIPE_WEBHOOK_SECRET', api_base_url: peer.baseUrl },
-      },
-      provider_query_backoff: { initial: '200ms', multiplier: 2, maximum: '1s' },
-    },
-  });
-  stopWorkers = (
-    await startWorkers({ connection: temporal.native, taskQueues, activities: testActivities(database.db, { profile }) })
-  ).stop;
-  app = testApp({ db: database.db, temporal: temporal.client, profile, taskQueues });
+  ({ database, temporal } = review.world);
+  app = review.app;
   const tag = randomUUID().slice(0, 6);
   alice = await createKey(app, 'operator', undefined, `alice-${tag}`);
   bob = await createKey(app, 'operator', undefined, `bob-${tag}`);
   carol = await createKey(app, 'operator', undefined, `carol-${tag}`);
 });
-afterAll(async () => {
-  await stopWorkers?.();
-  await peer?.close();
-});
-
-/** A EUR payment waiting in manual_review (the provider reports one minor unit less than the webhook). */
-async function parked(amountMinor: string, currency = 'EUR') {
-  const event = providerEvent({ amountMinor, currency });
-  peer.set(event.paymentReference, succeeded(event, { amountMinor: String(Number(amountMinor) - 1) }));
-  const handle = await startReconciliation(temporal.client, profile, taskQueues.reconciliation, event, { provider });
-  await waitFor(async () => (await handle.query(reconciliationStateQuery)).state === 'manual_review', 60_000, 'manual_review');
-  return { event, handle, path: `/reconciliations/${encodeURIComponent(handle.workflowId)}` };
-}
 const adjust = (paymentReference: string, amountMinor: string, currency = 'EUR', extra: Record<string, unknown> = {}) => ({
   provider,
   payment_reference: paymentReference,

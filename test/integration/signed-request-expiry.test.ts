@@ -5,69 +5,29 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { signRequest } from '../../src/access/request-signing.js';
-import type { Database } from '../../src/db/client.js';
 import { auditEvents } from '../../src/db/schema/index.js';
 import { reconciliationStateQuery, resolveUpdate, type OperatorResolution } from '../../src/shared/inbound.js';
 import { callAs, createKey, type Caller } from '../helpers/access.js';
-import { testApp } from '../helpers/app.js';
 import { TEST_SECRETS_KEY } from '../helpers/env.js';
-import { testProfile } from '../helpers/profile.js';
-import {
-  ledgerRowsFor,
-  providerEvent,
-  startPaymentsPeer,
-  startReconciliation,
-  succeeded,
-  waitFor,
-} from '../helpers/reconciliation.js';
-import { startWorkers, testActivities, uniqueTaskQueues } from '../helpers/temporal.js';
-import { useWorld, type World } from '../helpers/world.js';
+import { ledgerRowsFor } from '../helpers/reconciliation.js';
+import { useReviewWorld, type ReviewWorld } from '../helpers/review-world.js';
+import type { World } from '../helpers/world.js';
 
-let database: Database;
-let temporal: World['temporal'];
-let peer: Awaited<ReturnType<typeof startPaymentsPeer>>;
-let app: ReturnType<typeof testApp>;
-let stopWorkers: () => Promise<void>;
+const review = useReviewWorld({
+  label: 'signed-expiry',
+  inbound: { resolution_via_temporal: 'deny' } /* admin.signed_request_ttl: the default 5m */,
+});
+const { parked } = review;
+let database: World['database'];
+let app: ReviewWorld['app'];
 let alice: Caller;
-const provider = `a24-${randomUUID().slice(0, 8)}`;
-const taskQueues = uniqueTaskQueues('signed-expiry');
-let profile: ReturnType<typeof testProfile>;
-
-const world = useWorld({ label: 'signed-request-expiry' });
 beforeAll(async () => {
-  database = world.database;
-  temporal = world.temporal;
-  peer = await startPaymentsPeer();
-  profile = testProfile({
-    // admin.signed_request_ttl: the default 5m
-    inbound: {
-      resolution_via_temporal: 'deny',
-      providers: {
-        [provider]: { scheme: 'stripe', secret_ref: 'env:SANDBOX_STRIPE_WEBHOOK_SECRET', api_base_url: peer.baseUrl },
-      },
-      provider_query_backoff: { initial: '200ms', multiplier: 2, maximum: '1s' },
-    },
-  });
-  stopWorkers = (
-    await startWorkers({ connection: temporal.native, taskQueues, activities: testActivities(database.db, { profile }) })
-  ).stop;
-  app = testApp({ db: database.db, temporal: temporal.client, profile, taskQueues });
+  ({ database } = review.world);
+  app = review.app;
   alice = await createKey(app, 'operator', undefined, 'alice-a24');
 });
-afterAll(async () => {
-  await stopWorkers?.();
-  await peer?.close();
-});
-
-async function parked() {
-  const event = providerEvent({ amountMinor: '2000' });
-  peer.set(event.paymentReference, succeeded(event, { amountMinor: '1999' }));
-  const handle = await startReconciliation(temporal.client, profile, taskQueues.reconciliation, event, { provider });
-  await waitFor(async () => (await handle.query(reconciliationStateQuery)).state === 'manual_review', 60_000, 'manual_review');
-  return { event, handle };
-}
 
 const rejected: OperatorResolution = { decision: 'rejected', operator: 'alice-a24', reason: 'not ours' };
 /** What the admin API would have signed for `who`, issued `agoMs` ago: as copied from a workflow history. */
@@ -90,7 +50,7 @@ const refusal = async (promise: Promise<unknown>) => {
 
 describe('A24 signed admin requests expire, die with their key and are spent on arrival', () => {
   it('A24 a signed request sent again through Temporal after admin.signed_request_ttl is refused; nothing is posted', async () => {
-    const { event, handle } = await parked();
+    const { event, handle } = await parked('2000');
     const old = signedAs(handle.workflowId, alice, rejected, 6 * 60_000);
     expect(await refusal(handle.executeUpdate(resolveUpdate, { args: [old] }))).toMatch(/expired/);
     // Spent although refused: the same request again is refused as used, even by the validator.
@@ -105,7 +65,7 @@ describe('A24 signed admin requests expire, die with their key and are spent on 
   });
 
   it('A24 a signed request sent after its key was revoked is refused', async () => {
-    const { handle } = await parked();
+    const { handle } = await parked('2000');
     const bob = await createKey(app, 'operator', undefined, 'bob-a24');
     const request = signedAs(handle.workflowId, bob, { ...rejected, operator: 'bob-a24' });
     const admin = await createKey(app, 'admin', undefined, 'admin-a24');
@@ -115,7 +75,7 @@ describe('A24 signed admin requests expire, die with their key and are spent on 
   });
 
   it('A24 a client-chosen X-Request-Id is not the audit row request id; it is kept beside the server one', async () => {
-    const { handle } = await parked();
+    const { handle } = await parked('2000');
     const chosen = `client-${randomUUID()}`;
     const res = await app.request(`/admin/v1/reconciliations/${encodeURIComponent(handle.workflowId)}/resolution`, {
       method: 'POST',
