@@ -1,6 +1,6 @@
 // I8: the provider payments client: 404 is "unknown", 5xx and network errors are typed errors with the status.
 import { describe, expect, it } from 'vitest';
-import { fetchProviderPayment, ProviderApiError } from '../../src/inbound/provider-client.js';
+import { fetchProviderPayment, ProviderApiError } from '../../src/providers/payments-api.js';
 
 const fakeFetch = (status: number, body: string, seen: string[] = []) =>
   (async (url: string | URL | Request) => {
