@@ -86,18 +86,19 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
 
   const activities = {
     /**
-     * I8: the authoritative state. A provider error is an answer ("unknown"), not an activity failure: the
+     * I8: the authoritative state. A provider error is an answer ("unknown"), not an activity failure (logged at debug only): the
      * workflow retries it with the profile's backoff, and a provider outage does not flood the worker log.
      */
     async queryProviderPayment(request: { provider: string; paymentReference: string }): Promise<ProviderQueryResult> {
       const config = Object.hasOwn(profile.inbound.providers, request.provider) ? profile.inbound.providers[request.provider] : undefined;
       if (!config) throw Object.assign(new Error(`provider ${request.provider} is not in the profile`), { name: 'ProviderNotConfiguredError' });
       try {
-        // I15: the provider's adapter owns its payments query; built from the entry as it is now (tests repoint it).
+        // I15: the provider's adapter owns its payments query (built from the entry as it is now; tests repoint it).
         const payment = await createProviderAdapter(request.provider, config).queryPayment(request.paymentReference, { fetch: deps.fetch });
         return payment ? { outcome: 'found', payment } : { outcome: 'not_found' };
       } catch (error) {
         if (!(error instanceof ProviderApiError)) throw error;
+        logger.debug({ provider: request.provider, status: error.status, problem: error.message }, 'provider query failed');
         return { outcome: 'error', status: error.status, message: error.message };
       }
     },
