@@ -5,14 +5,15 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
-import { createProviderRegistry } from '../../src/providers/index.js';
+import { z } from 'zod';
+import { createProviderRegistry, SCHEMES } from '../../src/providers/index.js';
 import {
   createStripeApiAdapter,
   extractStripeEvent,
   paymentStatus,
   STRIPE_API_EVENT_TYPES,
 } from '../../src/providers/stripe-api.js';
-import { PayloadError, ProviderApiError, SignatureError } from '../../src/providers/types.js';
+import { defineScheme, PayloadError, ProviderApiError, SignatureError } from '../../src/providers/types.js';
 
 const SECRET = 'whsec_stripe_api_unit_0123456789';
 const API_KEY = 'sk_test_unit_NEVER_LOGGED_4f1c9e2a';
@@ -303,5 +304,32 @@ describe('I15 a provider is its scheme file plus its profile entry', () => {
         },
       }),
     ).toThrow(/api_base_url: must be the Stripe API's origin/);
+  });
+
+  it('I15 a scheme declared in one file (here) serves its provider by the profile entry alone: keys, verify, extract, query', async () => {
+    const echo = defineScheme({
+      scheme: 'echo',
+      options: z.strictObject({ token: z.string().min(1) }),
+      create: (entry, options) => ({
+        provider: entry.provider,
+        scheme: 'echo',
+        receiptHeaders: ['x-echo'],
+        verify: (_raw, headers) => {
+          if (headers['x-echo'] !== options.token) throw new SignatureError('signature_mismatch', 'no');
+        },
+        extract: (raw) => ({ ...JSON.parse(raw.toString()), effectiveAt: NOW.toISOString() }),
+        queryPayment: async (reference) => ({ reference, status: 'succeeded', amountMinor: '1', currency: 'EUR' }),
+      }),
+    });
+    const base = { secret_ref: SECRET, tolerance_seconds: 300, api_base_url: 'http://127.0.0.1:1', livemode: false };
+    const registry = createProviderRegistry({ e: { scheme: 'echo', ...base, token: 't' } }, [...SCHEMES, echo]);
+    const adapter = registry.get('e')!;
+    expect(reasonOf(() => adapter.verify(Buffer.from('{}'), { 'x-echo': 't' }, NOW))).toBeUndefined();
+    expect(reasonOf(() => adapter.verify(Buffer.from('{}'), { 'x-echo': 'u' }, NOW))).toBe('signature_mismatch');
+    expect(await adapter.queryPayment('p1')).toMatchObject({ reference: 'p1', status: 'succeeded' });
+    // Without its line in the scheme list the entry names an unknown scheme, and the message lists the known ones.
+    expect(() => createProviderRegistry({ e: { scheme: 'echo', ...base, token: 't' } })).toThrow(
+      /unknown scheme "echo" \(known: stripe, hmac, stripe_api\)/,
+    );
   });
 });
