@@ -5,7 +5,8 @@
 // the API key comes from `api_key_ref` (env:NAME) and never appears in an error, a log line or a response.
 import Stripe from 'stripe';
 import { z } from 'zod';
-import { ProfileError, secretRef } from '../config/profile.js';
+import { ProfileError } from '../config/profile.js';
+import { secretRef } from '../config/profile-values.js';
 import type { NormalizedProviderEvent, ProviderEventType, ProviderItem, ProviderPayment } from '../shared/inbound.js';
 import { amountAt, currencyAt, idAt, objectAt, ownValue, parseJsonBody, unixSecondsAt } from './payload.js';
 import { STRIPE_SIGNATURE_HEADER, verifyStripeSignature } from './stripe.js';
