@@ -5,6 +5,8 @@
 # it. `up jaeger` / `down jaeger` start or stop Jaeger alone.
 # A25: Keycloak 26 (the OpenID Connect provider: scripts/stack/keycloak.sh) on 127.0.0.1:8180 with the `apipay` demo
 # realm; started first in the background, waited for last. APIPAY_IDP=0 leaves it out. `up keycloak` starts it alone.
+# I15: stripe-mock (Stripe's API mock: scripts/stack/stripe-mock.sh) on 127.0.0.1:12111 for the Stripe adapter's tests;
+# not essential (a failed build is one line, and the Stripe tests skip). APIPAY_STRIPE_MOCK=0 leaves it out.
 # APIPAY_TEMPORAL=server runs the Temporal server on this PostgreSQL instead of the dev server, with the UI beside
 # it on the same ports (scripts/stack/temporal-server.sh); APIPAY_TEMPORAL=dev (the default) the CLI's dev server.
 #
@@ -106,6 +108,7 @@ healthy() {
     kafka) kafka_healthy ;;
     jaeger) jaeger_healthy ;;
     keycloak) keycloak_healthy ;;
+    stripe-mock) stripe_mock_healthy ;;
     *) port_open "$TEMPORAL_UI_PORT" ;; # temporal-ui (server mode): its HTTP port
   esac
 }
@@ -358,6 +361,8 @@ wait_external() {
 . "$ROOT/scripts/stack/jaeger.sh"
 # shellcheck source=stack/keycloak.sh
 . "$ROOT/scripts/stack/keycloak.sh"
+# shellcheck source=stack/stripe-mock.sh
+. "$ROOT/scripts/stack/stripe-mock.sh"
 
 cmd="${1:-status}"
 mkdir -p "$LOGS" "$PIDS"
@@ -369,6 +374,7 @@ case "$cmd" in
     # R18: `up jaeger` starts Jaeger alone (beside a stack that is already up).
     if [ "${2:-}" = jaeger ]; then start_jaeger; exit 0; fi
     if [ "${2:-}" = keycloak ]; then start_keycloak_bg; wait_keycloak; exit 0; fi
+    if [ "${2:-}" = stripe-mock ]; then start_stripe_mock; exit 0; fi
     start_keycloak_bg # A25: its JVM boots while the others start; waited for at the end
     start_postgres
     # A Temporal left running in the other mode would answer on the same port: say so rather than mix them.
@@ -382,16 +388,19 @@ case "$cmd" in
     install_test_server
     say "temporal-test-server: $TEST_SERVER_WRAPPER"
     if [ "${APIPAY_JAEGER:-0}" = 1 ]; then start_jaeger; fi
+    start_stripe_mock
     wait_keycloak
     ;;
   down)
     if [ "${2:-}" = jaeger ]; then stop_one jaeger; exit 0; fi
     if [ "${2:-}" = keycloak ]; then stop_one keycloak; exit 0; fi
-    for s in keycloak jaeger kafka temporal-ui temporal postgresql; do stop_one "$s"; done ;;
+    if [ "${2:-}" = stripe-mock ]; then stop_one stripe-mock; exit 0; fi
+    for s in stripe-mock keycloak jaeger kafka temporal-ui temporal postgresql; do stop_one "$s"; done ;;
   status)
     rc=0; svcs=(postgresql temporal kafka); [ "$TEMPORAL_MODE" = server ] && svcs=(postgresql temporal temporal-ui kafka)
     { [ "${APIPAY_JAEGER:-0}" = 1 ] || pid_alive jaeger; } && svcs+=(jaeger)
     { [ "$IDP_ENABLED" != 0 ] || pid_alive keycloak; } && svcs+=(keycloak)
+    { { [ "$STRIPE_MOCK_ENABLED" != 0 ] && [ -x "$STRIPE_MOCK_BIN" ]; } || pid_alive stripe-mock; } && svcs+=(stripe-mock)
     for s in "${svcs[@]}"; do status_one "$s" || rc=1; done
     printf '%-12s %-5s %s\n' test-server "$([ -x "$TEST_SERVER_WRAPPER" ] && echo ready || echo absent)" "$TEST_SERVER_WRAPPER"
     exit $rc ;;
@@ -400,6 +409,7 @@ case "$cmd" in
   env)
     # Machine-readable locations for other scripts.
     echo "TEMPORAL_TEST_SERVER=$TEST_SERVER_WRAPPER"; echo "TEMPORAL_CLI=$TEMPORAL_BIN"; echo "APIPAY_LOGS=$LOGS"
-    echo "APIPAY_IDP_ISSUER=$([ "$IDP_ENABLED" = 0 ] || echo "http://127.0.0.1:$KEYCLOAK_PORT/realms/apipay")" ;;
+    echo "APIPAY_IDP_ISSUER=$([ "$IDP_ENABLED" = 0 ] || echo "http://127.0.0.1:$KEYCLOAK_PORT/realms/apipay")"
+    echo "STRIPE_MOCK_URL=$(stripe_mock_healthy && echo "http://127.0.0.1:$STRIPE_MOCK_PORT")" ;;
   *) echo "usage: $0 up|down|status|logs [service]|env" >&2; exit 2 ;;
 esac

@@ -19,6 +19,11 @@ export NODE_ENV=test TEST_DATABASE_URL="${TEST_DATABASE_URL:-postgres://postgres
 export TEMPORAL_ADDRESS="${TEMPORAL_ADDRESS:-127.0.0.1:${TEMPORAL_PORT:-7233}}" KAFKA_BROKERS="${KAFKA_BROKERS:-127.0.0.1:${KAFKA_PORT:-9092}}"
 # A25: the stack's Keycloak (skipped by the tests that need it when APIPAY_IDP=0).
 [ "${APIPAY_IDP:-1}" = 0 ] || export APIPAY_IDP_ISSUER="${APIPAY_IDP_ISSUER:-http://127.0.0.1:${KEYCLOAK_PORT:-8180}/realms/apipay}"
+# I15: the stack's stripe-mock, when it runs (test/integration/stripe-provider.test.ts is skipped, saying why, without it).
+if [ -z "${STRIPE_MOCK_URL:-}" ] && curl -fsS -m 5 -u sk_test_ci: "http://127.0.0.1:${STRIPE_MOCK_PORT:-12111}/v1/payment_intents/pi_ci" >/dev/null 2>&1; then
+  export STRIPE_MOCK_URL="http://127.0.0.1:${STRIPE_MOCK_PORT:-12111}"
+fi
+[ -n "${STRIPE_MOCK_URL:-}" ] || echo "[test] stripe-mock does not answer: the Stripe provider tests are skipped (scripts/stack.sh up stripe-mock)" >&2
 npx tsx src/db/migrate.ts "$TEST_DATABASE_URL"
 # P11: the type check and the lint use one core each: they run side by side; their output follows when both ended.
 echo "[test] typecheck and lint (eslint, prettier --check; the import rules are test/unit/architecture.test.ts)"

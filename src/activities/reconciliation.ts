@@ -6,10 +6,10 @@ import type { Db } from '../db/client.js';
 import type { Profile } from '../config/profile.js';
 import type { Logger } from '../lib/logger.js';
 import { operatorResolutions } from '../db/schema/index.js';
-import { fetchProviderPayment, ProviderApiError } from '../inbound/provider-client.js';
 import { CaptureNotPostedError, LedgerConflictError } from '../ledger/errors.js';
 import { buildPosting, REVERSAL_KINDS, type PostingKind } from '../ledger/postings.js';
 import { postProviderObject, postTransaction, type PostedTransaction } from '../ledger/store.js';
+import { createProviderAdapter, ProviderApiError } from '../providers/index.js';
 import type { Discrepancy, ItemMatch } from '../inbound/verdict.js';
 import {
   ackToLedgerLag,
@@ -86,17 +86,19 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
 
   const activities = {
     /**
-     * I8: the authoritative state. A provider error is an answer ("unknown"), not an activity failure: the
+     * I8: the authoritative state. A provider error is an answer ("unknown"), not an activity failure (logged at debug only): the
      * workflow retries it with the profile's backoff, and a provider outage does not flood the worker log.
      */
     async queryProviderPayment(request: { provider: string; paymentReference: string }): Promise<ProviderQueryResult> {
       const config = Object.hasOwn(profile.inbound.providers, request.provider) ? profile.inbound.providers[request.provider] : undefined;
       if (!config) throw Object.assign(new Error(`provider ${request.provider} is not in the profile`), { name: 'ProviderNotConfiguredError' });
       try {
-        const payment = await fetchProviderPayment({ baseUrl: config.api_base_url, paymentReference: request.paymentReference, fetch: deps.fetch });
+        // I15: the provider's adapter owns its payments query (built from the entry as it is now; tests repoint it).
+        const payment = await createProviderAdapter(request.provider, config).queryPayment(request.paymentReference, { fetch: deps.fetch });
         return payment ? { outcome: 'found', payment } : { outcome: 'not_found' };
       } catch (error) {
         if (!(error instanceof ProviderApiError)) throw error;
+        logger.debug({ provider: request.provider, status: error.status, problem: error.message }, 'provider query failed');
         return { outcome: 'error', status: error.status, message: error.message };
       }
     },

@@ -2,72 +2,14 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { MAJOR_AMOUNT } from '../shared/currency.js';
 import { DEFAULT_REVIEW_WINDOW_MS } from '../shared/outbound.js';
-import { formatDuration, parseDuration } from './duration.js';
+import { formatDuration } from './duration.js';
 import { httpSchema } from './http.js';
 import { idpSchema } from './idp.js';
+import { duration, majorAmount, rateLimit } from './profile-values.js';
+import { provider } from './provider-entry.js';
 
-const duration = z.string().transform((text, ctx) => {
-  try {
-    return parseDuration(text);
-  } catch (error) {
-    ctx.addIssue({ code: 'custom', message: (error as Error).message });
-    return z.NEVER;
-  }
-});
-
-/** `env:NAME` → the value of that environment variable, resolved at load time so a missing secret stops the start. */
-const secretRef = z.string().transform((ref, ctx) => {
-  const match = /^env:([A-Z_][A-Z0-9_]*)$/.exec(ref);
-  if (!match) {
-    ctx.addIssue({ code: 'custom', message: `"${ref}" is not a secret reference (use env:NAME)` });
-    return z.NEVER;
-  }
-  const value = process.env[match[1]!];
-  if (!value) {
-    ctx.addIssue({ code: 'custom', message: `environment variable ${match[1]} is not set` });
-    return z.NEVER;
-  }
-  return value;
-});
-
-/** A22: a non-negative amount in major units, as a YAML number or a decimal string (1000, 1000.50, "250.125"). */
-const majorAmount = z.unknown().transform((value, ctx) => {
-  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
-  if (!MAJOR_AMOUNT.test(text)) {
-    ctx.addIssue({ code: 'custom', message: 'must be a non-negative amount in major units with at most 6 decimals (e.g. 1000)' });
-    return z.NEVER;
-  }
-  return text;
-});
-
-/** A7: a token bucket, `per_second` refill up to `burst` requests at once. */
-const rateLimit = z.strictObject({ per_second: z.number().positive(), burst: z.number().int().min(1) });
-
-const providerBase = {
-  secret_ref: secretRef,
-  /** A8: while the provider rotates its signing secret, signatures made with this one are accepted too. */
-  previous_secret_ref: secretRef.optional(),
-  /** A7: this provider's own bucket instead of inbound.rate_limit. */
-  rate_limit: rateLimit.optional(),
-  api_base_url: z.url(),
-  tolerance_seconds: z.number().int().positive().default(300),
-  /** M1: the merchant account this provider's ledger events belong to (default: the provider's name). */
-  merchant_account: z.string().min(1).max(200).optional(),
-  /** M1: whether those events are live (true) or test mode. */
-  livemode: z.boolean().default(false),
-};
-
-const provider = z.discriminatedUnion('scheme', [
-  z.strictObject({ scheme: z.literal('stripe'), ...providerBase }),
-  z.strictObject({
-    scheme: z.literal('hmac'),
-    ...providerBase,
-    header: z.string().min(1),
-    encoding: z.enum(['hex', 'base64']),
-  }),
-]);
+export { secretRef } from './profile-values.js';
 
 export const profileSchema = z.strictObject({
   /** A25: the organisation's OpenID Connect provider (src/config/idp.ts); absent: API keys only. */

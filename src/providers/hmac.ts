@@ -1,10 +1,12 @@
 // Generic HMAC scheme (I1): one HMAC-SHA256 of the raw body, hex or base64, in a header named by the profile.
 // No timestamp is signed, so a captured request can be replayed; that is harmless because the registry keeps
 // every event id forever (I5): a replay is an identical event id and is acknowledged as a duplicate.
+import { z } from 'zod';
 import type { NormalizedProviderEvent, ProviderEventType } from '../shared/inbound.js';
 import { hmacSha256, safeEqual } from './crypto.js';
 import { amountAt, currencyAt, idAt, isoTimeAt, objectAt, ownValue, parseJsonBody, stringAt } from './payload.js';
-import { PayloadError, SignatureError, type HeaderMap, type ProviderAdapter } from './types.js';
+import { fetchProviderPayment } from './payments-api.js';
+import { defineScheme, PayloadError, SignatureError, type HeaderMap, type ProviderAdapter, type ProviderEntry } from './types.js';
 
 /** The sandbox HMAC provider's event types onto the platform's. */
 export const HMAC_EVENT_TYPES: Readonly<Record<string, ProviderEventType>> = {
@@ -25,6 +27,8 @@ export interface HmacAdapterOptions {
   previousSecret?: string | undefined;
   header: string;
   encoding: 'hex' | 'base64';
+  /** I8: where the ApiPay-shaped payments API is (absent: the adapter only verifies and extracts). */
+  apiBaseUrl?: string;
 }
 
 const SIGNATURE_SHAPE = { hex: /^[0-9a-fA-F]{64}$/, base64: /^[A-Za-z0-9+/]{43}=$/ } as const;
@@ -68,5 +72,17 @@ export function createHmacAdapter(options: HmacAdapterOptions): ProviderAdapter 
         ...(ITEM_TYPES.has(type) && event.object_id !== undefined ? { providerObjectId: idAt(event, 'object_id', 'body') } : {}),
       };
     },
+
+    async queryPayment(paymentReference, query = {}) {
+      if (options.apiBaseUrl === undefined) throw new Error(`provider ${options.provider} has no api_base_url`);
+      return fetchProviderPayment({ ...query, baseUrl: options.apiBaseUrl, paymentReference });
+    },
   };
 }
+
+/** The profile's `scheme: hmac`: the header that carries the signature and its encoding. */
+export const hmacScheme = defineScheme({
+  scheme: 'hmac',
+  options: z.strictObject({ header: z.string().min(1), encoding: z.enum(['hex', 'base64']) }),
+  create: (entry: ProviderEntry, options) => createHmacAdapter({ ...entry, ...options }),
+});

@@ -1,9 +1,13 @@
 // Stripe-style scheme (I1): `Stripe-Signature: t=<unix s>,v1=<hex>[,v1=<hex>…]`, HMAC-SHA256 of "<t>.<raw body>",
 // timestamps outside ±tolerance refused; any v1 may match, so the provider can sign with two secrets while it rotates.
+// The sandbox's Stripe-style provider: its payments query is the ApiPay-shaped API (payments-api.ts). Stripe itself
+// is stripe-api.ts (scheme `stripe_api`), which reuses this file's signature check.
+import { z } from 'zod';
 import type { NormalizedProviderEvent, ProviderEventType } from '../shared/inbound.js';
 import { hmacSha256, safeEqual } from './crypto.js';
 import { amountAt, currencyAt, idAt, objectAt, ownValue, parseJsonBody, unixSecondsAt } from './payload.js';
-import { PayloadError, SignatureError, type HeaderMap, type ProviderAdapter } from './types.js';
+import { fetchProviderPayment } from './payments-api.js';
+import { defineScheme, PayloadError, SignatureError, type HeaderMap, type ProviderAdapter, type ProviderEntry } from './types.js';
 
 export const STRIPE_SIGNATURE_HEADER = 'stripe-signature';
 
@@ -26,6 +30,8 @@ export interface StripeAdapterOptions {
   /** A8: a second secret accepted while the provider rotates. */
   previousSecret?: string | undefined;
   toleranceSeconds: number;
+  /** I8: where the ApiPay-shaped payments API is (absent: the adapter only verifies and extracts). */
+  apiBaseUrl?: string;
 }
 
 export function parseStripeSignatureHeader(header: string): { timestamp: number; v1: string[] } {
@@ -44,6 +50,21 @@ export function parseStripeSignatureHeader(header: string): { timestamp: number;
   return { timestamp, v1 };
 }
 
+/** I1/I3: the `Stripe-Signature` check over the raw bytes, shared with the real Stripe adapter (stripe-api.ts). */
+export function verifyStripeSignature(options: Pick<StripeAdapterOptions, 'secret' | 'previousSecret' | 'toleranceSeconds'>, rawBody: Buffer, headers: HeaderMap, now: Date): void {
+  const header = headers[STRIPE_SIGNATURE_HEADER];
+  if (!header) throw new SignatureError('missing_signature', 'Stripe-Signature header is missing');
+  const { timestamp, v1 } = parseStripeSignatureHeader(header);
+  const expected = [options.secret, options.previousSecret].filter((s) => s !== undefined).map((s) => hmacSha256(s, `${timestamp}.`, rawBody));
+  // Check every candidate against every secret, not the first match only, so timing does not reveal which matched.
+  let matched = false;
+  for (const candidate of v1) for (const mac of expected) matched = safeEqual(mac, Buffer.from(candidate, 'hex')) || matched;
+  if (!matched) throw new SignatureError('signature_mismatch', 'no v1 signature matches');
+  const age = Math.floor(now.getTime() / 1000) - timestamp;
+  if (age > options.toleranceSeconds) throw new SignatureError('stale_timestamp', 'signature timestamp is outside the tolerance');
+  if (-age > options.toleranceSeconds) throw new SignatureError('future_timestamp', 'signature timestamp is in the future');
+}
+
 export function createStripeAdapter(options: StripeAdapterOptions): ProviderAdapter {
   return {
     provider: options.provider,
@@ -51,17 +72,7 @@ export function createStripeAdapter(options: StripeAdapterOptions): ProviderAdap
     receiptHeaders: [STRIPE_SIGNATURE_HEADER],
 
     verify(rawBody: Buffer, headers: HeaderMap, now: Date): void {
-      const header = headers[STRIPE_SIGNATURE_HEADER];
-      if (!header) throw new SignatureError('missing_signature', 'Stripe-Signature header is missing');
-      const { timestamp, v1 } = parseStripeSignatureHeader(header);
-      const expected = [options.secret, options.previousSecret].filter((s) => s !== undefined).map((s) => hmacSha256(s, `${timestamp}.`, rawBody));
-      // Check every candidate against every secret, not the first match only, so timing does not reveal which matched.
-      let matched = false;
-      for (const candidate of v1) for (const mac of expected) matched = safeEqual(mac, Buffer.from(candidate, 'hex')) || matched;
-      if (!matched) throw new SignatureError('signature_mismatch', 'no v1 signature matches');
-      const age = Math.floor(now.getTime() / 1000) - timestamp;
-      if (age > options.toleranceSeconds) throw new SignatureError('stale_timestamp', 'signature timestamp is outside the tolerance');
-      if (-age > options.toleranceSeconds) throw new SignatureError('future_timestamp', 'signature timestamp is in the future');
+      verifyStripeSignature(options, rawBody, headers, now);
     },
 
     extract(rawBody: Buffer): NormalizedProviderEvent {
@@ -85,5 +96,17 @@ export function createStripeAdapter(options: StripeAdapterOptions): ProviderAdap
         ...(isItem && object.id !== undefined ? { providerObjectId: idAt(object, 'id', 'body.data.object') } : {}),
       };
     },
+
+    async queryPayment(paymentReference, query = {}) {
+      if (options.apiBaseUrl === undefined) throw new Error(`provider ${options.provider} has no api_base_url`);
+      return fetchProviderPayment({ ...query, baseUrl: options.apiBaseUrl, paymentReference });
+    },
   };
 }
+
+/** The profile's `scheme: stripe` (the sandbox's Stripe-style provider): no keys beyond the common ones. */
+export const stripeScheme = defineScheme({
+  scheme: 'stripe',
+  options: z.strictObject({}),
+  create: (entry: ProviderEntry) => createStripeAdapter(entry),
+});

@@ -2,6 +2,7 @@
 // its switches, payments and webhook events, as its control API and callers give them (src/sandbox/provider.ts).
 import { z } from 'zod';
 import type { Profile } from '../config/profile.js';
+import { schemeOptions } from '../providers/index.js';
 
 export interface SandboxProviderConfig {
   /** The provider's name at our ingress: POST {ingressUrl}/webhooks/{name}. */
@@ -82,15 +83,18 @@ export const eventSchema = z.strictObject({
   objectId: z.string().min(1).nullable().optional(),
 });
 
-/** The providers of a profile, played by the sandbox: the API path is the last segment of api_base_url. */
+/**
+ * The providers of a profile the sandbox plays (schemes stripe and hmac; Stripe itself, stripe_api, is played by
+ * stripe-mock): the API path is the last segment of api_base_url.
+ */
 export function sandboxProvidersFromProfile(profile: Profile): SandboxProviderConfig[] {
-  return Object.entries(profile.inbound.providers).map(([name, p]) => ({
-    name,
-    path: new URL(p.api_base_url).pathname.split('/').filter(Boolean).pop() ?? name,
-    scheme: p.scheme,
-    secret: p.secret_ref,
-    ...(p.scheme === 'hmac' ? { header: p.header, encoding: p.encoding } : {}),
-  }));
+  return Object.entries(profile.inbound.providers).flatMap(([name, p]): SandboxProviderConfig[] => {
+    if (p.scheme !== 'stripe' && p.scheme !== 'hmac') return [];
+    const path = new URL(p.api_base_url).pathname.split('/').filter(Boolean).pop() ?? name;
+    const hmac =
+      p.scheme === 'hmac' ? (schemeOptions(name, p).options as Pick<SandboxProviderConfig, 'header' | 'encoding'>) : {};
+    return [{ name, path, scheme: p.scheme, secret: p.secret_ref, ...hmac }];
+  });
 }
 
 export function defaultProviders(secrets: Record<string, string | string[]> = {}): SandboxProviderConfig[] {

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { formatDuration, parseDuration } from '../../src/config/duration.js';
 import { parseEnv } from '../../src/config/env.js';
 import { loadProfile, parseProfile, ProfileError } from '../../src/config/profile.js';
+import { createProviderRegistry } from '../../src/providers/index.js';
 import { reconciliationTuning, workerTuning } from '../../src/temporal-workers/build.js';
 
 process.env.SANDBOX_STRIPE_WEBHOOK_SECRET ??= 'whsec_unit';
@@ -48,7 +49,7 @@ describe('profile', () => {
     ['an unknown key', (p: any) => (p.outbound.retry_scedule = ['1m']), 'outbound'],
     ['a wrong type', (p: any) => (p.inbound.allow_provisional_access = 'no'), 'inbound.allow_provisional_access'],
     ['a missing key', (p: any) => delete p.outbound.request_timeout, 'outbound.request_timeout'],
-    ['an unknown scheme', (p: any) => (p.inbound.providers['sandbox-hmac'].scheme = 'md5'), 'inbound.providers.sandbox-hmac.scheme'],
+    ['a scheme that is not a name', (p: any) => (p.inbound.providers['sandbox-hmac'].scheme = 'MD-5'), 'inbound.providers.sandbox-hmac.scheme'],
     ['a bad secret ref', (p: any) => (p.inbound.providers['sandbox-stripe'].secret_ref = 'whsec_inline'), 'inbound.providers.sandbox-stripe.secret_ref'],
     ['an unset secret', (p: any) => (p.inbound.providers['sandbox-stripe'].secret_ref = 'env:APIPAY_UNSET_SECRET'), 'APIPAY_UNSET_SECRET is not set'],
   ])('%s is refused with a message naming the key', (_, mutate, named) => {
@@ -56,6 +57,20 @@ describe('profile', () => {
     mutate(document);
     expect(() => parseProfile(document)).toThrow(ProfileError);
     expect(() => parseProfile(document)).toThrow(named);
+  });
+
+  // I15: a scheme's own keys are its file's to validate; building the registry (at every process's start) refuses them.
+  it.each([
+    ['an unknown scheme', (p: any) => (p.inbound.providers['sandbox-hmac'].scheme = 'md5'), 'inbound.providers.sandbox-hmac.scheme: unknown scheme "md5"'],
+    ['a missing scheme key', (p: any) => delete p.inbound.providers['sandbox-hmac'].header, 'inbound.providers.sandbox-hmac.header'],
+    ['a bad scheme key', (p: any) => (p.inbound.providers['sandbox-hmac'].encoding = 'hex64'), 'inbound.providers.sandbox-hmac.encoding'],
+    ['a key the scheme does not have', (p: any) => (p.inbound.providers['sandbox-stripe'].header = 'X-Sig'), 'inbound.providers.sandbox-stripe.header'],
+  ])('I15 %s is refused by the registry with a message naming the key', (_, mutate, named) => {
+    const document = example();
+    mutate(document);
+    const profile = parseProfile(document);
+    expect(() => createProviderRegistry(profile.inbound.providers)).toThrow(ProfileError);
+    expect(() => createProviderRegistry(profile.inbound.providers)).toThrow(named);
   });
 
   it('A24 admin.signed_request_ttl defaults to 5m and is bounded to 10s..1h, naming the key', () => {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { classifyError, toActivityFailure, UNCLASSIFIED_MAX_ATTEMPTS, withClassifiedErrors } from '../../src/lib/errors.js';
 import { LedgerConflictError } from '../../src/ledger/errors.js';
 import { LedgerValidationError } from '../../src/ledger/postings.js';
-import { ProviderApiError } from '../../src/inbound/provider-client.js';
+import { ProviderApiError } from '../../src/providers/payments-api.js';
 import { NON_RETRYABLE_ERROR_TYPES } from '../../src/shared/failures.js';
 
 /** The shape postgres.js gives a server error (PostgresError), wrapped the way drizzle wraps it. */

@@ -1,7 +1,11 @@
-// Client of the provider payments API (GET {api_base_url}/payments/{ref}): injectable fetch, a timeout, and
-// typed errors carrying the status so the workflow can tell "unknown" (404) from "provider error" (5xx, network).
+// I8: the ApiPay-shaped payments API the sandbox schemes (`stripe`, `hmac`) query: GET {api_base_url}/payments/{ref}.
+// Injectable fetch, a timeout, and typed errors carrying the status so the workflow can tell "unknown" (404) from
+// "provider error" (5xx, network). A provider with its own API (stripe-api.ts) brings its own query instead.
 import { z } from 'zod';
 import type { ProviderPayment } from '../shared/inbound.js';
+import { ProviderApiError, type PaymentQueryOptions } from './types.js';
+
+export { ProviderApiError } from './types.js';
 
 const items = z.array(z.object({ id: z.string().min(1), amountMinor: z.string().regex(/^\d+$/) })).optional();
 
@@ -15,23 +19,9 @@ const paymentSchema = z.object({
   reversals: items,
 });
 
-export class ProviderApiError extends Error {
-  override name = 'ProviderApiError';
-  constructor(
-    message: string,
-    /** HTTP status, or null for a connection error or timeout. */
-    readonly status: number | null,
-    readonly bodyExcerpt = '',
-  ) {
-    super(message);
-  }
-}
-
-export interface ProviderQuery {
+export interface ProviderQuery extends PaymentQueryOptions {
   baseUrl: string;
   paymentReference: string;
-  fetch?: typeof fetch;
-  timeoutMs?: number;
 }
 
 /** The provider's payment, or null when it answers 404 (it does not know the payment, yet). */
@@ -39,7 +29,10 @@ export async function fetchProviderPayment(query: ProviderQuery): Promise<Provid
   const url = `${query.baseUrl.replace(/\/$/, '')}/payments/${encodeURIComponent(query.paymentReference)}`;
   let response: Response;
   try {
-    response = await (query.fetch ?? fetch)(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(query.timeoutMs ?? 10_000) });
+    response = await (query.fetch ?? fetch)(url, {
+      headers: { accept: 'application/json' },
+      signal: AbortSignal.timeout(query.timeoutMs ?? 10_000),
+    });
   } catch (error) {
     throw new ProviderApiError(`provider unreachable: ${(error as Error).message}`, null);
   }
@@ -54,7 +47,10 @@ export async function fetchProviderPayment(query: ProviderQuery): Promise<Provid
   }
   const result = paymentSchema.safeParse(parsed);
   if (!result.success) {
-    throw new ProviderApiError(`provider payment has an unexpected shape: ${result.error.issues.map((i) => i.path.join('.')).join(', ')}`, response.status);
+    throw new ProviderApiError(
+      `provider payment has an unexpected shape: ${result.error.issues.map((i) => i.path.join('.')).join(', ')}`,
+      response.status,
+    );
   }
   return result.data;
 }

@@ -1,6 +1,7 @@
-// I8: the provider payments client: 404 is "unknown", 5xx and network errors are typed errors with the status.
+// I8: the ApiPay-shaped payments client of the sandbox schemes (src/providers/payments-api.ts): 404 is "unknown",
+// 5xx and network errors are typed errors with the status.
 import { describe, expect, it } from 'vitest';
-import { fetchProviderPayment, ProviderApiError } from '../../src/inbound/provider-client.js';
+import { fetchProviderPayment, ProviderApiError } from '../../src/providers/payments-api.js';
 
 const fakeFetch = (status: number, body: string, seen: string[] = []) =>
   (async (url: string | URL | Request) => {
@@ -12,13 +13,19 @@ describe('I8 provider client', () => {
   it('I8 200 returns the payment from GET {base}/payments/{ref}', async () => {
     const seen: string[] = [];
     const payment = { reference: 'pay 1', status: 'succeeded', amountMinor: '100', currency: 'EUR' };
-    const got = await fetchProviderPayment({ baseUrl: 'http://p.test/stripe/', paymentReference: 'pay 1', fetch: fakeFetch(200, JSON.stringify(payment), seen) });
+    const got = await fetchProviderPayment({
+      baseUrl: 'http://p.test/stripe/',
+      paymentReference: 'pay 1',
+      fetch: fakeFetch(200, JSON.stringify(payment), seen),
+    });
     expect(got).toEqual(payment);
     expect(seen).toEqual(['http://p.test/stripe/payments/pay%201']);
   });
 
   it('I8 404 means the provider does not know it: null, never "paid"', async () => {
-    expect(await fetchProviderPayment({ baseUrl: 'http://p.test', paymentReference: 'x', fetch: fakeFetch(404, '{}') })).toBeNull();
+    expect(
+      await fetchProviderPayment({ baseUrl: 'http://p.test', paymentReference: 'x', fetch: fakeFetch(404, '{}') }),
+    ).toBeNull();
   });
 
   it.each([
@@ -26,7 +33,11 @@ describe('I8 provider client', () => {
     [200, 'not json', 200],
     [200, JSON.stringify({ reference: 'x', status: 'maybe', amountMinor: '1', currency: 'EUR' }), 200],
   ])('I8 status %i body %j is a ProviderApiError with status', async (status, body, expected) => {
-    const error = await fetchProviderPayment({ baseUrl: 'http://p.test', paymentReference: 'x', fetch: fakeFetch(status, body) }).catch((e) => e);
+    const error = await fetchProviderPayment({
+      baseUrl: 'http://p.test',
+      paymentReference: 'x',
+      fetch: fakeFetch(status, body),
+    }).catch((e) => e);
     expect(error).toBeInstanceOf(ProviderApiError);
     expect(error.status).toBe(expected);
   });
