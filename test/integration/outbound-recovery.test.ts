@@ -123,63 +123,68 @@ describe('P12 recovery ramp', () => {
     }
   });
 
-  it('P12 a merchant back from an outage gets its retrying backlog no faster than the ramp allows', async () => {
-    const COUNT = 40;
-    let up = false;
-    const receiver = await startReceiver(() => ({ status: up ? 200 : 503 }));
-    try {
-      const merchantAccount = uniqueMerchant('p12');
-      const endpointId = (await insertEndpoint(world.db, { merchantAccount, url: `${receiver.url}/hook` })).id;
-      const ids: string[] = [];
-      for (let i = 0; i < COUNT; i++) ids.push((await insertDelivery(world.db, { endpointId, merchantAccount })).deliveryId);
-      await startDeliveryWorkflows(
-        { temporal: world.temporal.client, taskQueue: world.taskQueues.delivery, profile },
-        ids.map((deliveryId) => ({ deliveryId, endpointId, merchantAccount, eventType: 'payment.succeeded' })),
-      );
-      // Every first attempt fails (503) and waits 2 s (+ up to 20 % jitter) for its retry; the merchant comes back
-      // after ramp_after, before the first retry.
-      await waitFor(
-        async () =>
-          (await world.db.select().from(deliveries).where(inArray(deliveries.id, ids))).every((d) => d.status === 'RETRYING'),
-        30_000,
-        'every delivery RETRYING',
-      );
-      const nexts = (await world.db.select().from(deliveries).where(inArray(deliveries.id, ids))).map((d) =>
-        d.nextAttemptAt!.getTime(),
-      );
-      const firsts = (await world.db.select().from(deliveryAttempts).where(inArray(deliveryAttempts.deliveryId, ids))).map((a) =>
-        a.startedAt.getTime(),
-      );
-      expect(Math.max(...nexts) - Math.min(...nexts), 'the jitter spreads the retries').toBeGreaterThan(0);
-      await waitFor(async () => Date.now() >= Math.max(...firsts) + 1100, 10_000, 'failing for ramp_after');
-      up = true;
-      await waitFor(
-        async () =>
-          (await world.db.select().from(deliveries).where(inArray(deliveries.id, ids))).every((d) => d.status === 'DELIVERED'),
-        60_000,
-        'every delivery DELIVERED',
-      );
-      const oks = receiver.received
-        .slice(COUNT)
-        .map((r) => r.at)
-        .sort((a, b) => a - b);
-      expect(oks).toHaveLength(COUNT);
-      const recovered = oks[0]!;
-      // Allowed from the first 2xx to t: the ramp's rate over [recovered, t] (2/s, 4/s, 8/s, then 16/s and free), plus
-      // what was admitted before the first 2xx was recorded (the ramp starts with that record) and one slot's rounding.
-      const allowed = (t: number) => {
-        let n = 0;
-        for (let s = 0; s < t - recovered; s += 10) n += (rampRate(s, recovery, null) ?? 1000) / 100;
-        return n;
-      };
-      const SLACK = 4;
-      for (const [i, t] of oks.entries())
-        expect(i + 1, `POSTs ${t - recovered} ms after the first 2xx`).toBeLessThanOrEqual(Math.ceil(allowed(t)) + 1 + SLACK);
-      // Without the ramp the 40 retries would all arrive within the jitter's 0.4 s; with it they take seconds.
-      expect(oks.at(-1)! - recovered, 'the backlog drained over the ramp').toBeGreaterThan(1500);
-      expect(await recoveringSince(endpointId)).not.toBeNull();
-    } finally {
-      await receiver.close();
-    }
-  });
+  it(
+    'P12 a merchant back from an outage gets its retrying backlog no faster than the ramp allows',
+    { timeout: 240_000 },
+    async () => {
+      const COUNT = 40;
+      let up = false;
+      const answered: number[] = []; // the status of each request, by its index
+      const receiver = await startReceiver((_, index) => {
+        answered[index] = up ? 200 : 503;
+        return { status: answered[index] };
+      });
+      const statuses = async (ids: string[]) =>
+        (await world.db.select().from(deliveries).where(inArray(deliveries.id, ids))).map((d) => d.status);
+      try {
+        const merchantAccount = uniqueMerchant('p12');
+        const endpointId = (await insertEndpoint(world.db, { merchantAccount, url: `${receiver.url}/hook` })).id;
+        const ids: string[] = [];
+        for (let i = 0; i < COUNT; i++) ids.push((await insertDelivery(world.db, { endpointId, merchantAccount })).deliveryId);
+        await startDeliveryWorkflows(
+          { temporal: world.temporal.client, taskQueue: world.taskQueues.delivery, profile },
+          ids.map((deliveryId) => ({ deliveryId, endpointId, merchantAccount, eventType: 'payment.succeeded' })),
+        );
+        // Every attempt fails (503) and waits 3 s (+ up to 20 % jitter) for the next (the schedule outlasts a slow
+        // machine's starts); the merchant comes back once each delivery has failed and the endpoint for ramp_after.
+        await waitFor(async () => (await statuses(ids)).every((s) => s === 'RETRYING'), 90_000, 'every delivery RETRYING');
+        const nexts = (await world.db.select().from(deliveries).where(inArray(deliveries.id, ids))).map((d) =>
+          d.nextAttemptAt!.getTime(),
+        );
+        expect(new Set(nexts).size, 'the jitter spreads the retries').toBeGreaterThan(1);
+        await waitFor(
+          async () => {
+            const [row] =
+              await world.sql`select failing_since < clock_timestamp() - interval '1.2 seconds' as long from webhook_endpoints where id = ${endpointId}`;
+            return row!.long === true;
+          },
+          10_000,
+          'failing for ramp_after',
+        );
+        up = true;
+        await waitFor(async () => (await statuses(ids)).every((s) => s === 'DELIVERED'), 120_000, 'every delivery DELIVERED');
+        const oks = receiver.received
+          .filter((_, i) => answered[i] === 200)
+          .map((r) => r.at)
+          .sort((a, b) => a - b);
+        expect(oks).toHaveLength(COUNT);
+        const recovered = oks[0]!;
+        // Allowed from the first 2xx to t: the ramp's rate over [recovered, t] (2/s, 4/s, 8/s, then free at its 16/s
+        // ceiling), plus the attempts admitted before the first 2xx was recorded (the ramp starts with that record).
+        const allowed = (t: number) => {
+          let n = 0;
+          for (let s = 0; s < t - recovered; s += 10) n += (rampRate(s, recovery, null) ?? 1000) / 100;
+          return n;
+        };
+        const SLACK = 4;
+        for (const [i, t] of oks.entries())
+          expect(i + 1, `POSTs ${t - recovered} ms after the first 2xx`).toBeLessThanOrEqual(Math.ceil(allowed(t)) + 1 + SLACK);
+        // Without the ramp the 40 retries would all arrive within one retry wait; with it the first 14 take 3 s.
+        expect(oks[14]! - recovered, 'the backlog drained over the ramp').toBeGreaterThan(1500);
+        expect(await recoveringSince(endpointId)).not.toBeNull();
+      } finally {
+        await receiver.close();
+      }
+    },
+  );
 });
