@@ -5,7 +5,7 @@
 import { eq, inArray, sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { deliveries, deliveryAttempts, webhookEndpoints } from '../../src/db/schema/index.js';
+import { deliveries, webhookEndpoints } from '../../src/db/schema/index.js';
 import { startDeliveryWorkflows } from '../../src/outbound/delivery-start.js';
 import { createAttemptStore } from '../../src/outbound/attempt-store.js';
 import { createFirstAttemptStore } from '../../src/outbound/first-attempt-store.js';
