@@ -22,6 +22,7 @@ type Request =
   | { op: 'stop' }
   | { op: 'mode'; mode: 'up' | '503' | 'timeout' }
   | { op: 'collect' }
+  | { op: 'count' }
   | { op: 'stats' };
 
 const stats = recordProcessStats('load generator + merchants');
@@ -139,6 +140,8 @@ async function answer(request: Request): Promise<unknown> {
       return {};
     case 'collect':
       return { healthy, downPosts };
+    case 'count':
+      return { count: healthy.length };
     case 'stats': {
       const snapshot = stats.snapshot();
       stats.reset();

@@ -165,7 +165,9 @@ let sampling = true;
 const sampler = (async () => {
   while (sampling) {
     const started = Date.now();
-    await sampleOnce().catch(() => {});
+    await sampleOnce().catch((error: Error) => {
+      if (!samples.length) console.warn(`sampling failed: ${error.message}`);
+    });
     await new Promise((r) => setTimeout(r, Math.max(0, 1000 - (Date.now() - started))));
   }
 })();
@@ -192,7 +194,10 @@ const sleep = (s: number) => new Promise<void>((r) => setTimeout(r, s * 1000));
 
 try {
   await load('start', { rate: RATE });
-  await sleep(5); // warm-up: group join, first connections, caches (not measured)
+  // Warm-up (not measured): the consumer group's join, first connections, caches — until the flow is delivered.
+  const warmUntil = Date.now() + 300_000;
+  while ((await load<{ count: number }>('count')).count === 0 && Date.now() < warmUntil) await sleep(1);
+  await sleep(10);
   await phase('before', () => sleep(Number(args.before)));
   await load('mode', { mode: VARIANT });
   await phase('during', () => sleep(Number(args.during)));
