@@ -105,7 +105,7 @@ describe('P12 recovery ramp', () => {
     );
   });
 
-  it('P12 profile defaults and bounds of outbound.recovery', () => {
+  it('P12 profile defaults and bounds of outbound.recovery', { timeout: 30_000 }, () => {
     const shipped = testProfile({ outbound: { recovery: { jitter: 0.2 } } }).outbound.recovery;
     expect(shipped).toEqual(settings());
     expect(testProfile().outbound.recovery.jitter).toBe(0); // the tests' profile: exact waits
