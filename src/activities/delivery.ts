@@ -127,7 +127,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
     const signature = target.endpointStatus === 'enabled' ? await sender.sign(endpointId, target.eventBody, startedAt) : undefined;
     // M5 stage 2 (src/outbound/throttle.ts): the send time is taken before the attempt is reserved (so a long wait can
     // still be a workflow timer) and waited for right before the POST.
-    const send = target.endpointStatus === 'enabled' && target.rateLimitPerSecond !== null ? await reserveSend(db, endpointId) : null;
+    const send = target.endpointStatus === 'enabled' && target.rateLimitPerSecond !== null ? await reserveSend(db, endpointId, profile.outbound.recovery) : null;
     if (send && send.waitMs > MAX_SEND_WAIT_MS) return deferred(input, { kind: 'throttle', waitMs: send.waitMs, slotAt: send.at });
     // Waited for before the reservation: an attempt is in flight only for its POST and its record (R3's lease).
     await until(send?.at);
@@ -195,7 +195,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
       try {
         // M5: take the next send slot; one in the future is waited for in the workflow.
         if (enabled && !admitted && target.rateLimitPerSecond !== null) {
-          const slot = await reserveSlot(db, endpointId);
+          const slot = await reserveSlot(db, endpointId, profile.outbound.recovery);
           if (slot && slot.waitMs > 0) return deferred(input, { kind: 'throttle', waitMs: slot.waitMs, slotAt: slot.at });
         }
         const result = await attemptNow(input, target);

@@ -30,6 +30,7 @@ export function endpointSnapshot(e: typeof webhookEndpoints.$inferSelect): Snaps
     throttleSentAt: _t,
     backoffRatePerSecond: _br,
     backoffUntil: _bu,
+    recoveringSince: _rs,
     ...fields
   } = e;
   const out: Snapshot = {};

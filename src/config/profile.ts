@@ -62,6 +62,23 @@ export const profileSchema = z.strictObject({
       })
       .prefault({}),
     /**
+     * P12: no stampede when a merchant comes back (docs/outbound.md, "Recovery"). Each retry waits up to `jitter` ×
+     * its wait longer (derived from the delivery id and attempt number); after an endpoint whose every attempt failed
+     * for `ramp_after` answers 2xx, its send rate starts at `ramp_start_per_second` and doubles every `ramp_interval`
+     * up to its configured or learnt rate (M5, O18), or `ramp_max_per_second` for an unthrottled endpoint.
+     */
+    recovery: z
+      .strictObject({
+        jitter: z.number().min(0).max(1).default(0.2),
+        ramp: z.boolean().default(true),
+        ramp_after: duration.prefault('30s'),
+        ramp_start_per_second: z.number().min(0.1).max(10_000).default(5),
+        ramp_interval: duration.pipe(z.number().min(100, 'ramp_interval must be at least 100ms')).prefault('10s'),
+        ramp_max_per_second: z.number().min(0.1).max(100_000).default(100),
+      })
+      .refine((r) => r.ramp_start_per_second <= r.ramp_max_per_second, 'ramp_start_per_second must not exceed ramp_max_per_second')
+      .prefault({}),
+    /**
      * P1: `per_delivery` starts one workflow per delivery (its first attempt a local activity); `batched` makes the
      * dispatcher send the first attempts of a Kafka batch itself and start a workflow only for those that need a
      * retry (docs/outbound.md, "Batched delivery mode").

@@ -12,6 +12,7 @@ import { newId } from '../shared/ids.js';
 import type { ValidEvent } from '../outbound/envelope.js';
 import type { DeliveryToStart, Handoff } from '../outbound/delivery-start.js';
 import { needsDeliveryWorkflow, type LaneSettings } from '../outbound/lanes.js';
+import { routingRateSql, type RecoverySettings } from '../outbound/recovery.js';
 import { takeSequence } from '../outbound/sequencing.js';
 
 export interface Positioned<T> {
@@ -40,6 +41,8 @@ export interface FanOutOptions {
   handoff?: boolean;
   /** With handoff: endpoints that need their workflow from attempt 1 (M2 slow lane, M3 ordering, M5 throttle). */
   lanes?: LaneSettings;
+  /** P12: with lanes, an endpoint whose recovery ramp runs also needs its workflow (the ramp is a throttle). */
+  recovery?: RecoverySettings;
   /** R18: the traceparent the event row keeps and its deliveries start under; default the message's header. */
   traceparentOf?: (message: RawMessage) => string | null;
 }
@@ -108,7 +111,7 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
           livemode: webhookEndpoints.livemode,
           eventTypes: webhookEndpoints.eventTypes,
           ordering: webhookEndpoints.ordering,
-          rateLimitPerSecond: webhookEndpoints.rateLimitPerSecond,
+          rateLimitPerSecond: options.recovery ? routingRateSql(options.recovery) : webhookEndpoints.rateLimitPerSecond,
           consecutiveFailures: webhookEndpoints.consecutiveFailures,
           url: webhookEndpoints.url,
         })

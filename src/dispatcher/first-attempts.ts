@@ -43,7 +43,7 @@ export type Owned = DeliveryToStart & { handoff: NonNullable<DeliveryToStart['ha
 export function createFirstAttempts(deps: FirstAttemptDeps) {
   const { db, profile, logger } = deps;
   const { attempts, sender, counted, observed } = createAttemptPath(deps);
-  const store = createFirstAttemptStore(db);
+  const store = createFirstAttemptStore(db, profile.outbound.recovery);
   const firstRetryMs = firstRetryWait(profile.outbound.retry_schedule)!;
   const timed = async <T>(stage: Stage, count: number, work: () => Promise<T>): Promise<T> => {
     const started = performance.now();

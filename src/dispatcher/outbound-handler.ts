@@ -64,7 +64,7 @@ export function createOutboundBatchHandler(deps: OutboundHandlerDeps): OutboundB
   };
   if (batched && !deps.secretsKey) throw new Error('outbound.delivery_mode batched: the dispatcher needs the secrets key to sign');
   // P1 with M2/M3/M5: ordered, throttled and slow-lane endpoints always get their workflow from attempt 1.
-  const fanOutOptions: FanOutOptions = { handoff: batched, lanes: deps.profile.outbound.lanes };
+  const fanOutOptions: FanOutOptions = { handoff: batched, lanes: deps.profile.outbound.lanes, recovery: deps.profile.outbound.recovery };
   const firstAttempts = batched ? createFirstAttempts({ ...deps, secretsKey: deps.secretsKey!, start }) : null;
   const depth = deps.profile.outbound.batched.pipeline_depth;
   const pipeline =

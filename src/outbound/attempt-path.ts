@@ -36,6 +36,7 @@ export function createAttemptPath(deps: AttemptPathDeps) {
     logger,
     autoDisableAfterMs: outbound.auto_disable_after,
     lastRetryWaitMs: lastWait(outbound.retry_schedule),
+    recovery: outbound.recovery, // P12
   });
   const sender = createSender({
     db,

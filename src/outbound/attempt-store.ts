@@ -1,7 +1,8 @@
 // O7, R3: the rows of a delivery attempt. An attempt number is reserved (inserted in flight under the unique index)
 // before its POST and finished after it, in the same step as the delivery status and the endpoint's failure streak
 // (O13, ./endpoint-health.ts). One write path per outcome: a 2xx is one statement, a failure one transaction, and
-// an outcome an earlier execution already stored is applied again through the same two.
+// an outcome an earlier execution already stored is applied again through the same two. P12: a retry's wait gets its
+// jitter here (so next_attempt_at and the workflow's timer agree), and the 2xx that ends a long streak starts the ramp.
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { deliveries, deliveryAttempts, events, webhookEndpoints } from '../db/schema/index.js';
@@ -17,7 +18,8 @@ import {
 import { endStreak, recordEndpointFailure } from './endpoint-health.js';
 import { EventExpungedError } from './expunge.js';
 import { backOff, disableGone, throttleRateSql } from './receiver-signals.js';
-import { nextWait } from './retry-policy.js';
+import { recoveryStartSql, sendRateSql, type RecoverySettings } from './recovery.js';
+import { jitteredWait, jitterFraction, nextWait } from './retry-policy.js';
 import type { Executor } from './secrets.js';
 
 /** Marks an attempt row reserved before its POST and not yet finished. */
@@ -79,6 +81,8 @@ export interface AttemptStoreDeps {
   autoDisableAfterMs: number;
   /** O18: the schedule's last wait, the most a Retry-After can delay an attempt; default no longer than the schedule. */
   lastRetryWaitMs?: number;
+  /** P12: profile outbound.recovery (retry jitter, recovery ramp); absent: neither. */
+  recovery?: RecoverySettings;
 }
 
 type AttemptRow = typeof deliveryAttempts.$inferSelect;
@@ -115,7 +119,7 @@ export function createAttemptStore(deps: AttemptStoreDeps) {
    */
   async function markDelivered(input: AttemptInput, endpointId: string, attempt: SQL, now: Date): Promise<boolean> {
     const done = await db.execute<{ id: string }>(sql`
-      with attempt as (${attempt}), streak as (${endStreak(endpointId, sql`exists (select 1 from attempt)`)})
+      with attempt as (${attempt}), streak as (${endStreak(endpointId, sql`exists (select 1 from attempt)`, recoveryStartSql(deps.recovery))})
       update ${deliveries}
          set status = 'DELIVERED', attempt_count = greatest(attempt_count, ${input.attemptNumber}), next_attempt_at = null,
              delivered_at = ${now.toISOString()}::timestamptz, failed_at = null, updated_at = ${now.toISOString()}::timestamptz,
@@ -150,7 +154,14 @@ export function createAttemptStore(deps: AttemptStoreDeps) {
     }
     const stopRetrying = alreadyDisabled || disabledNow || recorded.responseStatus === 410;
     const status: DeliveryStatus = input.retryInMs === null || stopRetrying ? 'FAILED' : 'RETRYING';
-    const retryInMs = input.retryInMs === null ? null : nextWait(input.retryInMs, recorded.retryAfterMs, lastWait);
+    const retryInMs =
+      input.retryInMs === null
+        ? null
+        : jitteredWait(
+            nextWait(input.retryInMs, recorded.retryAfterMs, lastWait),
+            jitterFraction(input.deliveryId, input.attemptNumber),
+            deps.recovery?.jitter ?? 0,
+          );
     await tx
       .update(deliveries)
       .set({
@@ -231,8 +242,8 @@ export function createAttemptStore(deps: AttemptStoreDeps) {
           url: webhookEndpoints.url,
           endpointStatus: webhookEndpoints.status,
           sequence: deliveries.sequence,
-          // M5 with O18: the effective rate (a 429 backoff lowers it, or throttles an unthrottled endpoint).
-          rateLimitPerSecond: throttleRateSql(),
+          // M5 with O18, P12: the effective rate (a 429 backoff lowers it, a recovery ramp too; either throttles an unthrottled endpoint).
+          rateLimitPerSecond: deps.recovery ? sendRateSql(deps.recovery) : throttleRateSql(),
           consecutiveFailures: webhookEndpoints.consecutiveFailures,
         })
         .from(deliveries)

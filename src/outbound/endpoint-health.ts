@@ -7,9 +7,12 @@ import { webhookEndpoints } from '../db/schema/index.js';
 import { recordStatusChange } from './endpoint-status.js';
 import type { Executor } from './secrets.js';
 
-/** The statement that ends the streak after a 2xx, run only when `guard` holds (part of one delivered statement). */
-export function endStreak(endpointId: string, guard: SQL): SQL {
-  return sql`update ${webhookEndpoints} set failing_since = null, consecutive_failures = 0
+/**
+ * The statement that ends the streak after a 2xx, run only when `guard` holds (part of one delivered statement);
+ * `recoveryStart` the P12 assignment that starts a recovery ramp (./recovery.ts recoveryStartSql).
+ */
+export function endStreak(endpointId: string, guard: SQL, recoveryStart: SQL = sql``): SQL {
+  return sql`update ${webhookEndpoints} set failing_since = null, consecutive_failures = 0${recoveryStart}
               where id = ${endpointId} and failing_since is not null and ${guard}
              returning id`;
 }

@@ -6,6 +6,7 @@ import type { Db } from '../db/client.js';
 import type { DeliveryStatus } from '../shared/outbound.js';
 import { IN_FLIGHT } from './attempt-store.js';
 import type { AttemptOutcome } from './attempt-record.js';
+import type { RecoverySettings } from './recovery.js';
 
 export interface Reserved {
   deliveryId: string;
@@ -32,7 +33,7 @@ export interface Unhanded {
 
 const iso = (d: Date) => d.toISOString();
 
-export function createFirstAttemptStore(db: Db) {
+export function createFirstAttemptStore(db: Db, recovery?: RecoverySettings) {
   // One bind parameter per column (unnest arrays), as the receipt writer does (src/inbound/receipt-batch-statement.ts).
   const client = (db as unknown as { $client: Sql }).$client;
   return {
@@ -69,6 +70,10 @@ export function createFirstAttemptStore(db: Db) {
     async markDelivered(done: Delivered[], now: Date): Promise<Set<string>> {
       if (done.length === 0) return new Set();
       const col = <T>(f: (d: Delivered) => T) => done.map(f);
+      // P12: the 2xx that ends a long streak starts the endpoint's recovery ramp (./recovery.ts recoveryStartSql).
+      const recoveryStart = recovery?.ramp
+        ? client`, recovering_since = case when e.failing_since <= clock_timestamp() - make_interval(secs => ${recovery.ramp_after / 1000}) then clock_timestamp() else e.recovering_since end`
+        : client``;
       const rows = await client<{ id: string }[]>`
         with done as (
           select * from unnest(${col((d) => d.attemptId)}::bigint[], ${col((d) => d.endpointId)}::text[],
@@ -82,8 +87,8 @@ export function createFirstAttemptStore(db: Db) {
             from done where a.id = done.attempt_id and a.error_kind = ${IN_FLIGHT}
           returning a.delivery_id, done.endpoint_id
         ), streak as (
-          -- O13, M2: as endStreak (./endpoint-health.ts) after the activity's 2xx: the streak and its count both end.
-          update webhook_endpoints e set failing_since = null, consecutive_failures = 0
+          -- O13, M2, P12: as endStreak (./endpoint-health.ts) after the activity's 2xx: the streak and its count end.
+          update webhook_endpoints e set failing_since = null, consecutive_failures = 0${recoveryStart}
            where e.failing_since is not null and e.id in (select endpoint_id from attempt)
           returning e.id
         )

@@ -1,9 +1,10 @@
-// O6, O18: the retry schedule in one pure module (no I/O, no clock, so the delivery workflow may import it): the wait
+// O6, O18, P12: the retry schedule in one pure module (no I/O, no clock, so the delivery workflow may import it): the wait
 // after each attempt, the Retry-After a merchant may ask for and its clamp, and the 429 backoff's floor and length.
 // A running delivery keeps the schedule it was started with (its workflow input, recorded in its history); a profile
 // change reaches new deliveries and runs started afresh, such as an operator's retry of a closed one
 // (docs/outbound.md). The writes these decisions lead to (a 410's disable, a 429's lower rate) are
-// receiver-signals.ts's.
+// receiver-signals.ts's. P12: each retry's wait is lengthened by a jitter derived from the delivery id and attempt
+// number (the same on every worker and replay), so deliveries that failed together do not come due together.
 
 /** After a 429 an endpoint without a throttle is sent at most this many POSTs per second; a throttled one half its rate. */
 export const BACKOFF_FLOOR_PER_SECOND = 1;
@@ -52,3 +53,29 @@ export const timerWait = (scheduleWaitMs: number, askedMs: number | undefined): 
 /** How long a 429's lower rate lasts: what Retry-After asked, at least BACKOFF_MIN_MS, at most the last wait. */
 export const backoffDurationMs = (retryAfterMs: number | null, maxMs: number): number =>
   Math.min(Math.max(retryAfterMs ?? 0, BACKOFF_MIN_MS), Math.max(maxMs, BACKOFF_MIN_MS));
+
+/**
+ * P12: a fraction in [0, 1) from the delivery id and the attempt number — FNV-1a over both, then murmur3's finaliser
+ * so that neighbouring ids spread: the same on every worker and in every replay, unlike Math.random.
+ */
+export function jitterFraction(deliveryId: string, attemptNumber: number): number {
+  const text = `${deliveryId}#${attemptNumber}`;
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return (h >>> 0) / 2 ** 32;
+}
+
+/**
+ * P12: the wait plus up to `ratio` of it (`fraction` from jitterFraction): never shorter than the schedule or a
+ * Retry-After asked, at most (1 + ratio) × the wait, and never past the longest timer.
+ */
+export const jitteredWait = (waitMs: number, fraction: number, ratio: number): number =>
+  Math.min(MAX_WAIT_MS, waitMs + Math.floor(waitMs * ratio * fraction));

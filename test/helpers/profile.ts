@@ -16,8 +16,9 @@ export function testProfile(overrides: Record<string, unknown> = {}): Profile {
   // A7's admin limit is per key; tests send many requests with one key, so only the rate-limit tests set it low.
   // A4: most workflow tests resolve through the resolve update directly (as the Temporal UI would), so they allow it;
   // the A4 tests set deny.
+  // P12: retry waits without jitter, so that tests can name the exact next_attempt_at; the jitter tests set it.
   const merged = merge(base, {
-    outbound: { allow_insecure_urls: true },
+    outbound: { allow_insecure_urls: true, recovery: { jitter: 0 } },
     admin: { rate_limit: { per_second: 100_000, burst: 100_000 } },
     inbound: { resolution_via_temporal: 'allow' },
   });

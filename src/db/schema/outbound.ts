@@ -55,6 +55,8 @@ export const webhookEndpoints = pgTable(
     /** O18: after a 429 the endpoint is sent at most this many POSTs per second (M5) until backoff_until. */
     backoffRatePerSecond: integer('backoff_rate_per_second'),
     backoffUntil: timestamp('backoff_until', { withTimezone: true }),
+    /** P12: when the endpoint answered 2xx again after an outage of outbound.recovery.ramp_after; its send rate ramps from here. */
+    recoveringSince: timestamp('recovering_since', { withTimezone: true }),
     /** O16: apipay (ApiPay-Signature, default) or standard (Standard Webhooks); applies from the next attempt. */
     signatureScheme: text('signature_scheme', { enum: SIGNATURE_SCHEMES }).notNull().default('apipay'),
     /** O17: the whpk_ key of the active ed25519 signing key; null = no v1a signatures. Public, shown freely. */

@@ -1,0 +1,332 @@
+// P12 (issue 33): one run of npm run bench:outage (bench/outage.ts runs it --runs times). The app process — the real
+// dispatcher in batched mode and its delivery workers — fed by ./outage-load.ts in a process of its own: a steady flow
+// to --merchants merchants of --endpoints endpoints each (every event fans out to its merchant's endpoints), one
+// merchant holding --share of the events. Phases: before; during (that merchant answers 503, or with --variant
+// timeout never within the request timeout); recovery (it answers 200 again, until the deliveries it missed are
+// delivered, at most --recovery-max-seconds); after. Per phase: the healthy endpoints' produce-to-receive p50/p99 and
+// deliveries/s; the down merchant's retrying deliveries and open workflows (sampled each second); the recovery's
+// drain rate and time to drain; the busiest second of POSTs each returning endpoint saw against the ramp's allowance
+// (src/outbound/recovery.ts); each process's CPU, event-loop delay and GC (./process-stats.ts). Ends with `RESULT {json}`.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Client } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { BOOTSTRAP_PRINCIPAL } from '../../src/access/roles.js';
+import { createActivities } from '../../src/activities/index.js';
+import { loadProfile } from '../../src/config/profile.js';
+import { parseDuration } from '../../src/config/duration.js';
+import { createDatabase } from '../../src/db/client.js';
+import { createOutboundBatchHandler } from '../../src/dispatcher/outbound-handler.js';
+import { runDispatcher } from '../../src/dispatcher/run.js';
+import { createBatchConsumer, createKafkaAdmin } from '../../src/kafka/kafkajs.js';
+import { createLogger } from '../../src/lib/logger.js';
+import { createEndpointService } from '../../src/outbound/endpoints.js';
+import { rampRate } from '../../src/outbound/recovery.js';
+import { createWorkers } from '../../src/temporal-workers/build.js';
+import { quietTemporalRuntime } from './baseline.js';
+import { ensureBenchDatabase } from './bench-db.js';
+import { recordProcessStats, type ProcessStats } from './process-stats.js';
+import { loadAverage, phaseLine, type Figure, type PhaseStats } from './runs.js';
+import { percentile } from './stats.js';
+
+const { values: args } = parseArgs({
+  options: {
+    rate: { type: 'string', default: '60' }, // events/s (each fans out to --endpoints deliveries)
+    merchants: { type: 'string', default: '20' },
+    endpoints: { type: 'string', default: '5' },
+    share: { type: 'string', default: '0.3' },
+    variant: { type: 'string', default: '503' },
+    before: { type: 'string', default: '20' },
+    during: { type: 'string', default: '40' },
+    'recovery-max-seconds': { type: 'string', default: '150' },
+    after: { type: 'string', default: '20' },
+    'no-ramp': { type: 'boolean', default: false }, // P12 off (no jitter, no ramp): the stampede it prevents
+    schedule: { type: 'string', default: '5s,10s,20s,30s,30s,30s,30s,30s,30s,30s' },
+    'run-index': { type: 'string' },
+  },
+});
+const RATE = Number(args.rate);
+const MERCHANTS = Number(args.merchants);
+const ENDPOINTS = Number(args.endpoints);
+const VARIANT = args.variant === 'timeout' ? 'timeout' : '503';
+const loadBefore = loadAverage();
+quietTemporalRuntime();
+const address = process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
+const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
+process.env.SANDBOX_STRIPE_WEBHOOK_SECRET ??= 'whsec_bench_unused';
+process.env.SANDBOX_HMAC_WEBHOOK_SECRET ??= 'bench-unused';
+const profile = loadProfile(process.env.APIPAY_PROFILE ?? 'config/example.yaml');
+profile.outbound.allow_insecure_urls = true;
+profile.outbound.delivery_mode = 'batched';
+// Shortened so that an outage of a minute shows its whole retry cycle within the run (the shipped one is 1m, 5m, 30m…).
+profile.outbound.retry_schedule = args.schedule.split(',').map(parseDuration);
+if (args['no-ramp']) profile.outbound.recovery = { ...profile.outbound.recovery, jitter: 0, ramp: false };
+const recovery = profile.outbound.recovery;
+const logger = createLogger('bench', 'warn');
+const database = createDatabase(await ensureBenchDatabase(), { max: 20 });
+const secretsKey = randomBytes(32);
+const run = randomUUID().slice(0, 8);
+const taskQueue = `bench-outage-${run}`;
+const topic = `apipay.bench.outage.${run}`;
+const merchants = Array.from({ length: MERCHANTS }, (_, i) => `acct_outage_${run}_${i}`);
+const down = merchants[0]!;
+
+// --- the load generator and the merchants ----------------------------------------------------------------------
+const appStats = recordProcessStats('app (dispatcher + workers)');
+const loadProcess = fork(fileURLToPath(new URL('./outage-load.ts', import.meta.url)), [], {
+  execArgv: ['--import', 'tsx'],
+  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+});
+let rpcId = 0;
+const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+loadProcess.on('message', (m: { id: number; result?: unknown; error?: string }) => {
+  const w = waiting.get(m.id);
+  waiting.delete(m.id);
+  if (m.error !== undefined) w?.reject(new Error(`load generator: ${m.error}`));
+  else w?.resolve(m.result);
+});
+const load = <T>(op: string, body: Record<string, unknown> = {}) =>
+  new Promise<T>((resolve, reject) => {
+    const id = ++rpcId;
+    waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
+    loadProcess.send({ id, op, ...body });
+  });
+const { url } = await load<{ url: string }>('setup', { run, merchants, share: Number(args.share), brokers, topic });
+
+const endpointService = createEndpointService({ db: database.db, secretsKey });
+const downEndpoints: string[] = [];
+for (const [m, merchantAccount] of merchants.entries())
+  for (let e = 0; e < ENDPOINTS; e++) {
+    const { endpoint } = await endpointService.create(BOOTSTRAP_PRINCIPAL, {
+      merchantAccount,
+      url: `${url}/m${m}/e${e}`,
+      eventTypes: ['*'],
+      livemode: false,
+    });
+    if (m === 0) downEndpoints.push(endpoint.id);
+  }
+
+// --- workers and the dispatcher -----------------------------------------------------------------------------------
+const native = await NativeConnection.connect({ address });
+const temporal = new Client({ connection: native });
+const activities = createActivities({ db: database.db, profile, logger, secretsKey });
+const workers = await createWorkers({
+  connection: native,
+  taskQueues: { delivery: taskQueue, reconciliation: taskQueue, smoke: taskQueue },
+  activities,
+  tuning: {
+    maxCachedWorkflows: 2000,
+    maxConcurrentWorkflowTaskExecutions: 64,
+    maxConcurrentLocalActivityExecutions: 64,
+    maxConcurrentActivityTaskExecutions: 64,
+  },
+});
+const running = Promise.all(workers.map((w) => w.run()));
+const kafkaAdmin = createKafkaAdmin({ brokers, clientId: 'bench-outage' });
+await kafkaAdmin.createTopic(topic, 4);
+const consumer = createBatchConsumer({ brokers, clientId: 'bench-outage-dispatcher', topic, groupId: `bench-outage-${run}` });
+const handler = createOutboundBatchHandler({
+  db: database.db,
+  temporal,
+  taskQueue,
+  profile,
+  logger,
+  eagerStart: true,
+  firstAttempt: 'local',
+  startConcurrency: 32,
+  secretsKey,
+});
+await runDispatcher(consumer, handler);
+
+// --- sampling: the down merchant's deliveries and workflows, each second ----------------------------------------
+interface Sample {
+  at: number;
+  retrying: number;
+  open: number;
+  missed: number;
+}
+const samples: Sample[] = [];
+let upAt = Infinity;
+const sampleOnce = async () => {
+  const at = Date.now();
+  const [row] = await database.sql<{ retrying: number; missed: number }[]>`
+    select count(*) filter (where status = 'RETRYING')::int as retrying,
+           count(*) filter (where status <> 'DELIVERED' and created_at < ${new Date(Math.min(upAt, at))})::int as missed
+      from deliveries where merchant_account = ${down}`;
+  const open = await temporal.workflow.count(`TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`).then(
+    (c) => c.count,
+    () => NaN,
+  );
+  samples.push({ at, retrying: row!.retrying, open, missed: row!.missed });
+};
+let sampling = true;
+const sampler = (async () => {
+  while (sampling) {
+    const started = Date.now();
+    await sampleOnce().catch((error: Error) => {
+      if (!samples.length) console.warn(`sampling failed: ${error.message}`);
+    });
+    await new Promise((r) => setTimeout(r, Math.max(0, 1000 - (Date.now() - started))));
+  }
+})();
+
+const phases: PhaseStats[] = [];
+const lines: string[] = [];
+const figures: Figure[] = [];
+const bounds: { name: string; from: number; to: number }[] = [];
+const processStats = async (): Promise<ProcessStats[]> => {
+  const app = appStats.snapshot();
+  appStats.reset();
+  return [app, await load<ProcessStats>('stats')];
+};
+async function phase(name: string, work: () => Promise<void>) {
+  await processStats();
+  const from = Date.now();
+  await work();
+  bounds.push({ name, from, to: Date.now() });
+  const processes = await processStats();
+  phases.push({ phase: name, processes });
+  lines.push(phaseLine(name, processes));
+}
+const sleep = (s: number) => new Promise<void>((r) => setTimeout(r, s * 1000));
+
+try {
+  await load('start', { rate: RATE });
+  // Warm-up (not measured): the consumer group's join, first connections, caches — until the flow is delivered.
+  const warmUntil = Date.now() + 300_000;
+  while ((await load<{ count: number }>('count')).count === 0 && Date.now() < warmUntil) await sleep(1);
+  await sleep(10);
+  await phase('before', () => sleep(Number(args.before)));
+  await load('mode', { mode: VARIANT });
+  await phase('during', () => sleep(Number(args.during)));
+  await load('mode', { mode: 'up' });
+  upAt = Date.now();
+  let drainedAt: number | null = null;
+  await phase('recovery', async () => {
+    const deadline = upAt + Number(args['recovery-max-seconds']) * 1000;
+    while (Date.now() < deadline) {
+      await sleep(1);
+      const last = samples.at(-1);
+      if (last && last.at > upAt + 1000 && last.missed === 0) {
+        drainedAt = last.at;
+        break;
+      }
+    }
+  });
+  await phase('after', () => sleep(Number(args.after)));
+  await load('stop');
+  await sleep(5); // the last events' deliveries
+  sampling = false;
+  await sampler;
+
+  // --- the figures ----------------------------------------------------------------------------------------------
+  const { healthy, downPosts } = await load<{ healthy: [number, number][]; downPosts: [number, number, number, number][] }>(
+    'collect',
+  );
+  const of = (name: string) => bounds.find((b) => b.name === name)!;
+  const before = of('before');
+  let beforeP99 = NaN;
+  for (const b of bounds) {
+    const lat = healthy.filter(([p]) => p >= b.from && p < b.to).map(([p, r]) => r - p);
+    const got = healthy.filter(([, r]) => r >= b.from && r < b.to).length;
+    const perS = got / ((b.to - b.from) / 1000);
+    const p50 = percentile(lat, 0.5);
+    const p99 = percentile(lat, 0.99);
+    if (b === before) beforeP99 = p99;
+    const ss = samples.filter((s) => s.at >= b.from && s.at < b.to);
+    const maxRetrying = Math.max(0, ...ss.map((s) => s.retrying));
+    const maxOpen = Math.max(0, ...ss.map((s) => s.open).filter((n) => !Number.isNaN(n)));
+    const downGot = downPosts.filter(([, at, status]) => at >= b.from && at < b.to && status === 200).length;
+    figures.push({ name: `${b.name}: healthy p50`, value: p50, unit: 'ms' });
+    figures.push({
+      name: `${b.name}: healthy p99`,
+      value: p99,
+      unit: 'ms',
+    });
+    if (b !== before && (b.name === 'during' || b.name === 'recovery'))
+      figures.push({
+        name: `${b.name}: healthy p99 ÷ before`,
+        value: Math.round((p99 / beforeP99) * 100) / 100,
+        unit: '×',
+        goal: { id: 'P12', op: '<=', value: 1.5 },
+      });
+    figures.push({ name: `${b.name}: healthy deliveries/s`, value: Math.round(perS), unit: '/s' });
+    figures.push({ name: `${b.name}: down merchant RETRYING (max)`, value: maxRetrying, unit: '' });
+    figures.push({ name: `${b.name}: open workflows (max)`, value: maxOpen, unit: '' });
+    lines.push(
+      `phase     ${b.name} (${((b.to - b.from) / 1000).toFixed(0)} s): healthy p50 ${p50} ms, p99 ${p99} ms over ${lat.length} deliveries, ${perS.toFixed(0)} healthy deliveries/s; ` +
+        `down merchant: ${downGot} delivered, RETRYING up to ${maxRetrying}, open workflows up to ${maxOpen} (each waits in one durable timer)`,
+    );
+  }
+  const rec = of('recovery');
+  const missedAtUp = samples.find((s) => s.at >= upAt)?.missed ?? NaN;
+  const drainS = drainedAt === null ? NaN : ((drainedAt as number) - upAt) / 1000;
+  figures.push({ name: 'recovery: backlog at return', value: missedAtUp, unit: 'deliveries' });
+  figures.push({ name: 'recovery: time until backlog gone', value: Math.round(drainS * 10) / 10, unit: 's' });
+  figures.push({ name: 'recovery: drain rate', value: Math.round(missedAtUp / drainS), unit: '/s' });
+  // The busiest second each returning endpoint saw, against what its ramp allowed in that second.
+  const since = await database.sql<{ id: string; at: number | null }[]>`
+    select id, (extract(epoch from recovering_since) * 1000)::float8 as at from webhook_endpoints where id in ${database.sql(downEndpoints)}`;
+  const rampFrom = new Map(since.map((r) => [r.id, r.at]));
+  let busiest = 0;
+  let worstRatio = 0;
+  for (let e = 0; e < ENDPOINTS; e++) {
+    const times = downPosts
+      .filter(([i, at]) => i === e && at >= rec.from)
+      .map(([, at]) => at)
+      .sort((a, b) => a - b);
+    const from = rampFrom.get(downEndpoints[e]!) ?? null;
+    for (let i = 0, j = 0; i < times.length; i++) {
+      while (times[i]! - times[j]! >= 1000) j++;
+      const n = i - j + 1;
+      busiest = Math.max(busiest, n);
+      if (from === null || args['no-ramp']) continue;
+      let allowed = 0; // the ramp's POSTs over the second before this one, 10 ms steps
+      for (let t = times[i]! - 1000; t < times[i]!; t += 10)
+        allowed += (t < from ? Infinity : (rampRate(t - from, recovery, null) ?? Infinity)) / 100;
+      if (Number.isFinite(allowed)) worstRatio = Math.max(worstRatio, n / (allowed + 1));
+    }
+  }
+  const beforeRate = (RATE * Number(args.share) * 1) / 1; // events/s of the down merchant = POSTs/s to each of its endpoints
+  figures.push({ name: 'recovery: busiest second at one returning endpoint', value: busiest, unit: 'POSTs' });
+  if (!args['no-ramp'])
+    figures.push({
+      name: 'recovery: busiest second ÷ (ramp allowance + 1)',
+      value: Math.round(worstRatio * 100) / 100,
+      unit: '×',
+      goal: { id: 'P12', op: '<=', value: 1 },
+    });
+  lines.push(
+    `recovery  backlog at return ${missedAtUp} deliveries, gone after ${drainS.toFixed(1)} s (${(missedAtUp / drainS).toFixed(0)} deliveries/s); ` +
+      `busiest second at one returning endpoint ${busiest} POSTs (its live flow ${beforeRate.toFixed(0)}/s; ramp ${args['no-ramp'] ? 'off' : `${recovery.ramp_start_per_second}/s doubling every ${recovery.ramp_interval / 1000} s to ${recovery.ramp_max_per_second}/s`}); ` +
+      (args['no-ramp'] ? '' : `busiest second ÷ (ramp allowance + 1) at worst ${worstRatio.toFixed(2)} (goal ≤ 1)`),
+  );
+} finally {
+  sampling = false;
+  await consumer.stop().catch(() => {});
+  for (const w of workers) w.shutdown();
+  await running.catch(() => {});
+  await temporal.workflowService
+    .startBatchOperation({
+      namespace: 'default',
+      jobId: `bench-outage-cleanup-${run}`,
+      visibilityQuery: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`,
+      reason: 'bench:outage cleanup',
+      terminationOperation: {},
+    })
+    .catch((error: Error) => console.warn(`cleanup of open workflows failed: ${error.message}`));
+  await kafkaAdmin.close().catch(() => {});
+}
+
+console.log(
+  `bench:outage (batched; ${RATE} events/s to ${MERCHANTS} merchants × ${ENDPOINTS} endpoints = ${RATE * ENDPOINTS} deliveries/s; merchant 0 holds ${Number(args.share) * 100} % and goes ${VARIANT === '503' ? 'answering 503' : 'silent past the request timeout'} for ${args.during} s; ` +
+    `retry schedule ${args.schedule}; recovery ${args['no-ramp'] ? 'jitter and ramp OFF' : `jitter ${recovery.jitter}, ramp after ${recovery.ramp_after / 1000} s`}; load average ${loadBefore} before, ${loadAverage()} after)`,
+);
+for (const line of lines) console.log(`  ${line}`);
+loadProcess.disconnect();
+console.log(`RESULT ${JSON.stringify({ figures, phases, loadBefore, loadAfter: loadAverage() })}`);
+await native.close().catch(() => {});
+await database.close();
+process.exit(0);
