@@ -10,6 +10,7 @@
 #                                       a dead PostgreSQL node rejoins as a standby of the current primary
 #   scripts/cluster.sh down             stop everything
 #   scripts/cluster.sh status           one line per node: health, role, pid, RSS and CPU; exit 1 if one is down
+#   scripts/cluster.sh stop NODE...     SIGTERM of those nodes (a graceful stop), waited for
 #   scripts/cluster.sh kill NODE        kill -9 of the node (and its children); pg-primary names the current primary
 #   scripts/cluster.sh promote          the PostgreSQL standby becomes the primary (after the primary died)
 #   scripts/cluster.sh env              DATABASE_URL, KAFKA_BROKERS, TEMPORAL_ADDRESS of the cluster
@@ -97,6 +98,19 @@ cluster_kill() {
   say "$node: kill -9 (pid $pid)"
 }
 
+cluster_stop() {
+  local n pid
+  for n in "$@"; do
+    n="$(resolve "$n")"; known "$n" || fail "unknown node $n"
+    case "$n" in
+      pg1|pg2) "${PG_AS[@]}" "$PG_BIN/pg_ctl" -D "$(pg_dir "$n")" -m fast -w stop >/dev/null 2>&1 || true ;;
+      *) pid_alive "$n" && { pid="$(cat "$PIDS/$n.pid")"; kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true; } ;;
+    esac
+  done
+  for n in "$@"; do n="$(resolve "$n")"; pid="$(node_pid "$n" 2>/dev/null)" || continue; [ -n "$pid" ] && kill_hard "$pid"; rm -f "$PIDS/$n.pid"; done
+  say "stopped: $*"
+}
+
 cluster_down() {
   local n pid
   for n in $(all_nodes | tac); do
@@ -136,7 +150,9 @@ case "${1:-status}" in
   promote) pg_promote ;;
   env)
     echo "DATABASE_URL=$(app_database_url)"; echo "KAFKA_BROKERS=$(kafka_brokers)"; echo "TEMPORAL_ADDRESS=127.0.0.1:$T_FRONTEND"
-    echo "TEMPORAL_UI_URL=http://127.0.0.1:$T_UI"; echo "CLUSTER_DATA=$CDATA"; echo "PG_PRIMARY=$(pg_primary)" ;;
+    echo "TEMPORAL_UI_URL=http://127.0.0.1:$T_UI"; echo "CLUSTER_DATA=$CDATA"; echo "CLUSTER_PG_DIR=$PG_CLUSTER_DIR"
+    echo "PG_PRIMARY=$(pg_primary)"; echo "KAFKA_NODE_IDS=$(seq -s, 1 "$KAFKA_NODES")" ;;
+  stop) shift; cluster_stop "$@" ;;
   nodes) all_nodes ;;
-  *) echo "usage: $0 up [NODE...]|down|status|kill NODE|promote|env|nodes" >&2; exit 2 ;;
+  *) echo "usage: $0 up [NODE...]|stop NODE...|down|status|kill NODE|promote|env|nodes" >&2; exit 2 ;;
 esac
