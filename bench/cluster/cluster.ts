@@ -46,7 +46,12 @@ export function cluster(options: ClusterOptions): Cluster {
       return `${stdout}${stderr}`.trim();
     } catch (error) {
       const e = error as { stdout?: string; stderr?: string; message: string };
-      throw new Error(`scripts/cluster.sh ${args.join(' ')} failed: ${`${e.stdout ?? ''}${e.stderr ?? ''}`.trim() || e.message}`);
+      throw new Error(
+        `scripts/cluster.sh ${args.join(' ')} failed: ${`${e.stdout ?? ''}${e.stderr ?? ''}`.trim() || e.message}`,
+        {
+          cause: error,
+        },
+      );
     }
   };
   const self: Cluster = {
