@@ -71,11 +71,12 @@ cluster_up() {
     case "$t" in temporal-ui) ;; temporal-*)
       node_alive "$t" && node_healthy "$t" && continue
       [ ${#tstarted[@]} -eq 0 ] && { install_temporal; install_temporal_server; temporal_schema; }
-      start_temporal_node "$t"; tstarted+=("$t") ;;
+      start_temporal_node "$t"; tstarted+=("$t")
+      [ ${#tstarted[@]} -eq 1 ] && wait_for "$t" "$LOGS/$t.log" 60 t_metadata_written ;;
     esac
   done
   for t in "${tstarted[@]}"; do wait_for "$t" "$LOGS/$t.log" 180 temporal_node_healthy "$t"; say "$t: up"; done
-  grep -qx temporal-frontend <<<"$(printf "%s\n" "${tstarted[@]}")" && temporal_namespace
+  has temporal-frontend && temporal_namespace # idempotent: the namespace and its search attributes
   if has temporal-ui && ! { node_alive temporal-ui && node_healthy temporal-ui; }; then
     start_temporal_node temporal-ui; wait_for temporal-ui "$LOGS/temporal-ui.log" 30 port_open "$T_UI"; say "temporal-ui: up (http://127.0.0.1:$T_UI)"
   fi

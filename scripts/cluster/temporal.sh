@@ -12,7 +12,7 @@ t_index() { local n="${1#temporal-}"; n="${n##*[a-z]}"; echo "${n:-1}"; }
 # role numbers of cluster_membership: 1 frontend, 2 history, 3 matching, 4 worker
 t_role() { case "$1" in frontend) echo 1 ;; history) echo 2 ;; matching) echo 3 ;; worker) echo 4 ;; esac; }
 
-t_in_ring() { # t_in_ring SERVICE MEMBERSHIP_PORT: a heartbeat in the last 20 s
+t_in_ring() { # t_in_ring SERVICE MEMBERSHIP_PORT: a heartbeat in the last 20 s (rpc_port is the membership port)
   local primary; primary="$(pg_primary)"
   [ "$(pg_psql "$primary" "select count(*) from cluster_membership where role = $(t_role "$1") and rpc_port = $2 and last_heartbeat > now() at time zone 'utc' - interval '20 seconds'" temporal 2>/dev/null)" -ge 1 ] 2>/dev/null
 }
@@ -24,7 +24,8 @@ temporal_node_healthy() {
       timeout 10 "$TEMPORAL_BIN" operator cluster health --address "127.0.0.1:$T_FRONTEND" --command-timeout 5s 2>/dev/null | grep -q SERVING ;;
     temporal-ui) port_open "$T_UI" ;;
     *) svc="$(t_service "$node")"; ports=($(t_ports "$svc" "$(t_index "$node")"))
-       port_open "${ports[0]}" && t_in_ring "$svc" "${ports[0]}" ;;
+       # the worker service serves no gRPC: its membership port then
+       port_open "${ports[$([ "$svc" = worker ] && echo 1 || echo 0)]}" && t_in_ring "$svc" "${ports[1]}" ;;
   esac
 }
 
@@ -59,6 +60,10 @@ start_temporal_node() {
     >"$log" 2>&1 </dev/null &
   echo $! >"$PIDS/$node.pid"
 }
+
+# On fresh databases the first process writes the cluster metadata; several at once collide on its primary key and
+# the losers exit (seen with both matching hosts): the others start once it is there.
+t_metadata_written() { [ "$(pg_psql "$(pg_primary)" "select count(*) from cluster_metadata_info" temporal 2>/dev/null)" -ge 1 ] 2>/dev/null; }
 
 # After the services started: the namespace and the search attributes (as temporal-server.sh does).
 temporal_namespace() {
