@@ -86,7 +86,6 @@ cluster_up() {
     case "$a" in api*|worker*|dispatcher*) node_alive "$a" && node_healthy "$a" && continue; start_app_node "$a"; astarted+=("$a") ;; esac
   done
   for a in "${astarted[@]}"; do wait_for "$a" "$LOGS/$a.log" 240 app_healthy "$a"; say "$a: ready (port $(app_port "$(app_name "$a")" "$(app_index "$a")"))"; done
-  rm -f "$CDATA"/migrated.*
 }
 
 cluster_kill() {
@@ -108,7 +107,7 @@ cluster_stop() {
       *) pid_alive "$n" && { pid="$(cat "$PIDS/$n.pid")"; kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true; } ;;
     esac
   done
-  for n in "$@"; do n="$(resolve "$n")"; pid="$(node_pid "$n" 2>/dev/null)" || continue; [ -n "$pid" ] && kill_hard "$pid"; rm -f "$PIDS/$n.pid"; done
+  for n in "$@"; do n="$(resolve "$n")"; pid="$(node_pid "$n" 2>/dev/null)" || continue; [ -n "$pid" ] && { kill_hard "$pid" || true; }; rm -f "$PIDS/$n.pid"; done
   say "stopped: $*"
 }
 
@@ -120,7 +119,7 @@ cluster_down() {
       *) if pid_alive "$n"; then pid="$(cat "$PIDS/$n.pid")"; kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true; fi ;;
     esac
   done
-  for n in $(all_nodes); do pid="$(node_pid "$n" 2>/dev/null)" || continue; [ -n "$pid" ] && kill_hard "$pid" 2>/dev/null; rm -f "$PIDS/$n.pid"; done
+  for n in $(all_nodes); do pid="$(node_pid "$n" 2>/dev/null)" || continue; [ -n "$pid" ] && { kill_hard "$pid" 2>/dev/null || true; }; rm -f "$PIDS/$n.pid"; done
   say "down"
 }
 

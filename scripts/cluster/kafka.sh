@@ -52,7 +52,7 @@ start_kafka_node() {
   maven_libs kafka "$ROOT/scripts/java/kafka/pom.xml" "$KAFKA_LIB"
   if pid_alive "$node"; then
     healthy_within_node "$node" "$HEALTH_GRACE_S" && return 0
-    say "$node: alive but unanswered for ${HEALTH_GRACE_S}s: restarting it"; kill_hard "$(cat "$PIDS/$node.pid")"
+    say "$node: alive but unanswered for ${HEALTH_GRACE_S}s: restarting it"; kill_hard "$(cat "$PIDS/$node.pid")" || true
   fi
   mkdir -p "$dir/logs"
   kafka_write_config "$k" "$dir"

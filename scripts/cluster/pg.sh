@@ -3,7 +3,8 @@
 # client saw survives the primary's loss). `promote` makes the standby the primary and, until the old primary rejoins,
 # drops the synchronous requirement (Patroni's non-strict synchronous mode: the new primary would block every write
 # otherwise); `up` brings a dead node back as a standby of the current primary (a fresh pg_basebackup) and restores it.
-# Clients use both hosts with target_session_attrs=read-write. Sourced by scripts/cluster.sh (stack.sh's helpers).
+# Clients use both hosts with target_session_attrs (primary for postgres.js: scripts/cluster/apps.sh; read-write
+# for Temporal's pgx, which checks transaction_read_only). Sourced by scripts/cluster.sh (stack.sh's helpers).
 # shellcheck shell=bash
 SYNC_NAMES="ANY 1 (pg1, pg2)"
 if [ "$(id -u)" = 0 ]; then
@@ -79,7 +80,7 @@ start_pg_node() {
   if pg_node_alive "$node"; then
     healthy_within_node "$node" "$HEALTH_GRACE_S" && return 0
     say "$node: postmaster alive but pg_isready unanswered for ${HEALTH_GRACE_S}s: restarting it"
-    local pid; pid="$(pg_node_pid "$node")"; kill_hard "$pid" $(ps -o pid= --ppid "$pid" 2>/dev/null)
+    local pid; pid="$(pg_node_pid "$node")"; kill_hard "$pid" $(ps -o pid= --ppid "$pid" 2>/dev/null) || true
   fi
   if [ ! -f "$dir/PG_VERSION" ]; then
     if [ "$node" = "$(pg_primary)" ] && [ ! -f "$CDATA/pg.primary" ]; then pg_init_primary "$node"; else pg_join_standby "$node"; fi

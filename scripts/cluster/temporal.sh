@@ -43,7 +43,7 @@ start_temporal_node() {
   install_temporal; install_temporal_server
   if pid_alive "$node"; then
     healthy_within_node "$node" "$HEALTH_GRACE_S" && return 0
-    say "$node: alive but unanswered for ${HEALTH_GRACE_S}s: restarting it"; kill_hard "$(cat "$PIDS/$node.pid")"
+    say "$node: alive but unanswered for ${HEALTH_GRACE_S}s: restarting it"; kill_hard "$(cat "$PIDS/$node.pid")" || true
   fi
   if [ "$node" = temporal-ui ]; then
     TEMPORAL_PORT="$T_FRONTEND" TEMPORAL_UI_PORT="$T_UI" \
