@@ -63,7 +63,7 @@ cluster_up() {
   # Kafka: all three JVMs at once, then each waited for.
   local k started=()
   for k in 1 2 3; do has "kafka$k" && ! { pid_alive "kafka$k" && node_healthy "kafka$k"; } && { start_kafka_node "$k"; started+=("$k"); }; done
-  for k in "${started[@]}"; do wait_for "kafka$k" "$LOGS/kafka$k.log" 120 kafka_node_healthy "$k"; say "kafka$k: up (port $(kafka_port "$k"))"; done
+  for k in "${started[@]}"; do wait_for "kafka$k" "$LOGS/kafka$k.log" 300 kafka_node_healthy "$k"; say "kafka$k: up (port $(kafka_port "$k"))"; done
   [ ${#started[@]} -gt 0 ] && [ "${#started[@]}" = 3 ] && wait_kafka
   # Temporal: the schema once, then every service process at once; each waited for.
   local t tstarted=()
