@@ -364,6 +364,9 @@ wait_external() {
 # shellcheck source=stack/stripe-mock.sh
 . "$ROOT/scripts/stack/stripe-mock.sh"
 
+# Issue 34: scripts/cluster.sh sources this file for its recipes (installs, health waits, kill_hard) and stops here.
+if [ "${BASH_SOURCE[0]}" != "$0" ]; then return 0; fi
+
 cmd="${1:-status}"
 mkdir -p "$LOGS" "$PIDS"
 if [ "${APIPAY_STACK:-native}" = external ] && [ "$cmd" = up ]; then

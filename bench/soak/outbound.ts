@@ -36,6 +36,8 @@ export interface OutboundTraffic {
   /** Event ids Kafka acknowledged. */
   acked: string[];
   unacked: string[];
+  /** When each event was first produced (ms), for latency figures (the cluster drill's p99). */
+  sentAt: Map<string, number>;
   sent: number;
   /** Poison messages (1 in 40) Kafka acknowledged: each must be quarantined while its partition moves on (R1). */
   poisonAcked: number;
@@ -58,6 +60,7 @@ export async function startOutboundTraffic(options: {
   let producer: Producer | undefined;
   const acked: string[] = [];
   const unacked: string[] = [];
+  const sentAt = new Map<string, number>();
   const inFlight = new Set<Promise<void>>();
   let sent = 0;
   let poisonAcked = 0;
@@ -100,6 +103,7 @@ export async function startOutboundTraffic(options: {
       merchant_account: options.merchant,
       data: { object: { id: `pay_${sent}`, object: 'payment', amount: 100 + sent, currency: 'eur' } },
     };
+    sentAt.set(id, Date.now());
     const p = produce(id, JSON.stringify(envelope)).finally(() => inFlight.delete(p));
     inFlight.add(p);
   };
@@ -108,6 +112,7 @@ export async function startOutboundTraffic(options: {
   return {
     acked,
     unacked,
+    sentAt,
     get sent() {
       return sent;
     },

@@ -262,6 +262,48 @@ describe.skipIf(!existsSync(HELM))('helm chart deploy/helm/apipay', () => {
     expect(rule!.spec.groups).toEqual(parse(rules).groups);
   });
 
+  it('R23 two replicas of a tier never share a node: a hard spread over nodes, a soft one over zones, anti-affinity', () => {
+    const spreadOf = (ms: Manifest[], c: string) => deployment(ms, c).spec.template.spec;
+    for (const c of COMPONENTS) {
+      const pod = spreadOf(plain, c);
+      const selector = {
+        matchLabels: {
+          'app.kubernetes.io/name': 'apipay',
+          'app.kubernetes.io/instance': 'rel',
+          'app.kubernetes.io/component': c,
+        },
+      };
+      expect(pod.topologySpreadConstraints).toEqual(
+        expect.arrayContaining([
+          { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule', labelSelector: selector },
+          {
+            maxSkew: 1,
+            topologyKey: 'topology.kubernetes.io/zone',
+            whenUnsatisfiable: 'ScheduleAnyway',
+            labelSelector: selector,
+          },
+        ]),
+      );
+      expect(pod.topologySpreadConstraints).toHaveLength(2);
+      expect(pod.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution).toEqual([
+        { weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: selector } },
+      ]);
+      // each tier's PDB selects exactly that tier's pods and keeps one of two running
+      const pdb = byKind(plain, 'PodDisruptionBudget').find((p) => p.metadata.name === `rel-apipay-${c}`)!;
+      expect(pdb.spec.selector).toEqual(selector);
+      expect(pdb.spec.minAvailable ?? 2 - pdb.spec.maxUnavailable).toBe(1);
+    }
+    const strict = render('spread.antiAffinity=required', 'spread.zone=');
+    const pod = spreadOf(strict, 'worker');
+    expect(pod.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey).toBe(
+      'kubernetes.io/hostname',
+    );
+    expect(pod.topologySpreadConstraints.map((t: any) => t.topologyKey)).toEqual(['kubernetes.io/hostname']);
+    const none = spreadOf(render('spread.antiAffinity=none', 'spread.zone=', 'spread.hostname='), 'api');
+    expect(none.affinity).toBeUndefined();
+    expect(none.topologySpreadConstraints).toBeUndefined();
+  });
+
   it('pods run as non-root with a read-only root file system', () => {
     for (const c of COMPONENTS) {
       const pod = deployment(plain, c).spec.template.spec;

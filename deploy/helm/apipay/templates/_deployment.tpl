@@ -30,6 +30,7 @@ spec:
       {{- end }}
       securityContext: {{- include "apipay.podSecurity" $root | nindent 8 }}
       terminationGracePeriodSeconds: {{ $root.Values.terminationGracePeriodSeconds }}
+      {{- include "apipay.spread" . | trim | nindent 6 }}
       containers:
         - name: {{ .component }}
           image: {{ include "apipay.image" $root }}

@@ -107,3 +107,27 @@ readOnlyRootFilesystem: true
 capabilities:
   drop: ["ALL"]
 {{- end -}}
+
+{{- /* Issue 34 (R23): a tier's replicas on different nodes (and zones): values.spread. */}}
+{{- define "apipay.spread" -}}
+{{- $spread := .root.Values.spread -}}
+{{- $constraints := list -}}
+{{- range $key, $topology := dict "hostname" "kubernetes.io/hostname" "zone" "topology.kubernetes.io/zone" -}}
+{{- with index $spread $key -}}
+{{- $constraints = append $constraints (dict "maxSkew" 1 "topologyKey" $topology "whenUnsatisfiable" . "labelSelector" (dict "matchLabels" (include "apipay.selector" $ | fromYaml))) -}}
+{{- end -}}
+{{- end -}}
+{{- with $constraints }}
+topologySpreadConstraints: {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- $term := dict "topologyKey" "kubernetes.io/hostname" "labelSelector" (dict "matchLabels" (include "apipay.selector" . | fromYaml)) -}}
+{{- if eq $spread.antiAffinity "required" }}
+affinity:
+  podAntiAffinity:
+    requiredDuringSchedulingIgnoredDuringExecution: {{- toYaml (list $term) | nindent 6 }}
+{{- else if eq $spread.antiAffinity "preferred" }}
+affinity:
+  podAntiAffinity:
+    preferredDuringSchedulingIgnoredDuringExecution: {{- toYaml (list (dict "weight" 100 "podAffinityTerm" $term)) | nindent 6 }}
+{{- end }}
+{{- end -}}
