@@ -153,7 +153,7 @@ const sampleOnce = async () => {
   const at = Date.now();
   const [row] = await database.sql<{ retrying: number; missed: number }[]>`
     select count(*) filter (where status = 'RETRYING')::int as retrying,
-           count(*) filter (where status <> 'DELIVERED' and created_at < ${new Date(Math.min(upAt, at))})::int as missed
+           count(*) filter (where status <> 'DELIVERED' and created_at < ${new Date(Math.min(upAt, at)).toISOString()}::timestamptz)::int as missed
       from deliveries where merchant_account = ${down}`;
   const open = await temporal.workflow.count(`TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`).then(
     (c) => c.count,
