@@ -59,6 +59,7 @@ export function soakStack(ports: SoakPorts): SoakStack {
     KAFKA_PORT: String(ports.kafka),
     KAFKA_CONTROLLER_PORT: String(ports.kafkaController),
     APIPAY_IDP: '0', // the soak needs no identity provider, and the main stack's Keycloak holds its port
+    APIPAY_STRIPE_MOCK: '0', // nor stripe-mock (its fixed port belongs to the main stack's)
   };
   const stack = (command: string) =>
     run('bash', [join(ROOT, 'scripts/stack.sh'), command], { env: { ...process.env, ...env }, cwd: ROOT, maxBuffer: 1 << 22 });

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lastOf, parseDockerfile, stageEnv } from '../helpers/dockerfile.js';
-import { ROOT } from '../helpers/import-graph.js';
+import { importGraph, ROOT } from '../helpers/import-graph.js';
 
 const stages = parseDockerfile(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
 const final = stages.at(-1)!;
@@ -40,6 +40,20 @@ describe('Dockerfile', () => {
   it('is one image for the three processes: node is the entry point, the API the default command', () => {
     expect(lastOf(final, 'ENTRYPOINT')?.args).toEqual(['node']);
     expect(lastOf(final, 'CMD')?.args).toEqual(['dist/workers/api.js']);
+  });
+});
+
+describe('what `npm ci --omit=dev` leaves the image', () => {
+  // CI once failed in image-tree.test.ts: src/providers/stripe-api.ts imported `stripe`, a devDependency, so the image's
+  // processes could not start. Every package src/ loads at run time (not an erased `import type`) is a dependency.
+  it('every package src/ imports at run time is a production dependency', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const runtime = importGraph(['src']).filter(
+      (e) => !e.typeOnly && !e.specifier.startsWith('.') && !e.specifier.startsWith('node:'),
+    );
+    const missing = [...new Set(runtime.filter((e) => !(e.to in pkg.dependencies)).map((e) => `${e.to} (${e.from})`))];
+    expect(runtime.length).toBeGreaterThan(10);
+    expect(missing).toEqual([]);
   });
 });
 
