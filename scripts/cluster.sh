@@ -19,7 +19,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CDATA="${APIPAY_CLUSTER_DATA:-$ROOT/.data/cluster$([ "${CLUSTER_OFFSET:-0}" = 0 ] || echo "-${CLUSTER_OFFSET}")}"
-export APIPAY_DATA="$CDATA" APIPAY_IDP=0 APIPAY_STRIPE_MOCK=0
+export APIPAY_DATA="$CDATA" APIPAY_IDP=0 APIPAY_STRIPE_MOCK=0 APIPAY_RABBITMQ=0
 # The stack's variables and helpers (say, fail, wait_for, kill_hard, proc_alive, installs); its own ports unused.
 # shellcheck source=stack.sh
 . "$ROOT/scripts/stack.sh"

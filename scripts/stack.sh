@@ -7,6 +7,8 @@
 # realm; started first in the background, waited for last. APIPAY_IDP=0 leaves it out. `up keycloak` starts it alone.
 # I15: stripe-mock (Stripe's API mock: scripts/stack/stripe-mock.sh) on 127.0.0.1:12111 for the Stripe adapter's tests;
 # not essential (a failed build is one line, and the Stripe tests skip). APIPAY_STRIPE_MOCK=0 leaves it out.
+# M11: RabbitMQ (Debian rabbitmq-server, scripts/stack/rabbitmq.sh) on 127.0.0.1:$RABBITMQ_PORT (5672), the broker of
+# the `rabbitmq` destination tests and demo; APIPAY_RABBITMQ=0 leaves it out, `up rabbitmq` / `down rabbitmq` alone.
 # APIPAY_TEMPORAL=server runs the Temporal server on this PostgreSQL instead of the dev server, with the UI beside
 # it on the same ports (scripts/stack/temporal-server.sh); APIPAY_TEMPORAL=dev (the default) the CLI's dev server.
 #
@@ -109,6 +111,7 @@ healthy() {
     jaeger) jaeger_healthy ;;
     keycloak) keycloak_healthy ;;
     stripe-mock) stripe_mock_healthy ;;
+    rabbitmq) rabbitmq_healthy ;;
     *) port_open "$TEMPORAL_UI_PORT" ;; # temporal-ui (server mode): its HTTP port
   esac
 }
@@ -363,6 +366,8 @@ wait_external() {
 . "$ROOT/scripts/stack/keycloak.sh"
 # shellcheck source=stack/stripe-mock.sh
 . "$ROOT/scripts/stack/stripe-mock.sh"
+# shellcheck source=stack/rabbitmq.sh
+. "$ROOT/scripts/stack/rabbitmq.sh"
 
 # Issue 34: scripts/cluster.sh sources this file for its recipes (installs, health waits, kill_hard) and stops here.
 if [ "${BASH_SOURCE[0]}" != "$0" ]; then return 0; fi
@@ -378,6 +383,7 @@ case "$cmd" in
     if [ "${2:-}" = jaeger ]; then start_jaeger; exit 0; fi
     if [ "${2:-}" = keycloak ]; then start_keycloak_bg; wait_keycloak; exit 0; fi
     if [ "${2:-}" = stripe-mock ]; then start_stripe_mock; exit 0; fi
+    if [ "${2:-}" = rabbitmq ]; then start_rabbitmq; exit 0; fi
     start_keycloak_bg # A25: its JVM boots while the others start; waited for at the end
     start_postgres
     # A Temporal left running in the other mode would answer on the same port: say so rather than mix them.
@@ -388,22 +394,27 @@ case "$cmd" in
     if [ "$TEMPORAL_MODE" = server ]; then start_temporal_server; else start_temporal; fi
     start_kafka
     ensure_topic
+    start_rabbitmq
     install_test_server
     say "temporal-test-server: $TEST_SERVER_WRAPPER"
     if [ "${APIPAY_JAEGER:-0}" = 1 ]; then start_jaeger; fi
     start_stripe_mock
     wait_keycloak
+    if [ "$TEMPORAL_MODE" = server ]; then start_temporal_ui; fi # A31: after the IdP, whose discovery document it reads at start
     ;;
   down)
     if [ "${2:-}" = jaeger ]; then stop_one jaeger; exit 0; fi
     if [ "${2:-}" = keycloak ]; then stop_one keycloak; exit 0; fi
     if [ "${2:-}" = stripe-mock ]; then stop_one stripe-mock; exit 0; fi
+    if [ "${2:-}" = rabbitmq ]; then stop_rabbitmq; exit 0; fi
+    stop_rabbitmq
     for s in stripe-mock keycloak jaeger kafka temporal-ui temporal postgresql; do stop_one "$s"; done ;;
   status)
     rc=0; svcs=(postgresql temporal kafka); [ "$TEMPORAL_MODE" = server ] && svcs=(postgresql temporal temporal-ui kafka)
     { [ "${APIPAY_JAEGER:-0}" = 1 ] || pid_alive jaeger; } && svcs+=(jaeger)
     { [ "$IDP_ENABLED" != 0 ] || pid_alive keycloak; } && svcs+=(keycloak)
     { { [ "$STRIPE_MOCK_ENABLED" != 0 ] && [ -x "$STRIPE_MOCK_BIN" ]; } || pid_alive stripe-mock; } && svcs+=(stripe-mock)
+    { { [ "$RABBITMQ_ENABLED" != 0 ] && [ -x "$RABBITMQ_LIB/rabbitmq-server" ]; } || pid_alive rabbitmq; } && svcs+=(rabbitmq)
     for s in "${svcs[@]}"; do status_one "$s" || rc=1; done
     printf '%-12s %-5s %s\n' test-server "$([ -x "$TEST_SERVER_WRAPPER" ] && echo ready || echo absent)" "$TEST_SERVER_WRAPPER"
     exit $rc ;;
@@ -413,6 +424,7 @@ case "$cmd" in
     # Machine-readable locations for other scripts.
     echo "TEMPORAL_TEST_SERVER=$TEST_SERVER_WRAPPER"; echo "TEMPORAL_CLI=$TEMPORAL_BIN"; echo "APIPAY_LOGS=$LOGS"
     echo "APIPAY_IDP_ISSUER=$([ "$IDP_ENABLED" = 0 ] || echo "http://127.0.0.1:$KEYCLOAK_PORT/realms/apipay")"
-    echo "STRIPE_MOCK_URL=$(stripe_mock_healthy && echo "http://127.0.0.1:$STRIPE_MOCK_PORT")" ;;
+    echo "STRIPE_MOCK_URL=$(stripe_mock_healthy && echo "http://127.0.0.1:$STRIPE_MOCK_PORT")"
+    echo "RABBITMQ_URL=$({ [ "$RABBITMQ_ENABLED" = 0 ] || ! [ -x "$RABBITMQ_LIB/rabbitmq-server" ]; } || echo "amqp://$RABBITMQ_APP_USER:$RABBITMQ_APP_PASSWORD@127.0.0.1:$RABBITMQ_PORT")" ;;
   *) echo "usage: $0 up|down|status|logs [service]|env" >&2; exit 2 ;;
 esac

@@ -28,6 +28,13 @@ export MIGRATION_DATABASE_URL="${MIGRATION_DATABASE_URL:-postgres://postgres@127
 export DATABASE_URL="${DATABASE_URL:-postgres://apipay_app@127.0.0.1:${PGPORT:-5433}/apipay}"
 export TEMPORAL_ADDRESS="${TEMPORAL_ADDRESS:-127.0.0.1:${TEMPORAL_PORT:-7233}}"
 export TEMPORAL_UI_URL="${TEMPORAL_UI_URL:-http://127.0.0.1:${TEMPORAL_UI_PORT:-8233}}"
+# A31: ApiPay's Temporal server (APIPAY_TEMPORAL=server) asks for IdP tokens: the processes sign in as the service
+# client of the demo realm (its secret is public by design; production takes it from the secret store).
+if [ "${APIPAY_TEMPORAL:-dev}" = server ] && [ "${APIPAY_IDP:-1}" != 0 ]; then
+  export TEMPORAL_OIDC_TOKEN_URL="${TEMPORAL_OIDC_TOKEN_URL:-http://127.0.0.1:${KEYCLOAK_PORT:-8180}/realms/apipay/protocol/openid-connect/token}"
+  export TEMPORAL_OIDC_CLIENT_ID="${TEMPORAL_OIDC_CLIENT_ID:-apipay-temporal-service}"
+  export TEMPORAL_OIDC_CLIENT_SECRET="${TEMPORAL_OIDC_CLIENT_SECRET:-apipay-temporal-service-demo-secret}"
+fi
 export KAFKA_BROKERS="${KAFKA_BROKERS:-127.0.0.1:${KAFKA_PORT:-9092}}"
 npx tsx src/db/migrate.ts "$MIGRATION_DATABASE_URL"
 

@@ -24,6 +24,17 @@ if [ -z "${STRIPE_MOCK_URL:-}" ] && curl -fsS -m 5 -u sk_test_ci: "http://127.0.
   export STRIPE_MOCK_URL="http://127.0.0.1:${STRIPE_MOCK_PORT:-12111}"
 fi
 [ -n "${STRIPE_MOCK_URL:-}" ] || echo "[test] stripe-mock does not answer: the Stripe provider tests are skipped (scripts/stack.sh up stripe-mock)" >&2
+# A31: under APIPAY_TEMPORAL=server the public frontend asks for IdP tokens; the suite exercises the application through
+# the internal frontend (the system caller, scripts/stack/temporal-server.sh) and test/integration/temporal-authz.test.ts
+# exercises the public one.
+if [ "${APIPAY_TEMPORAL:-dev}" = server ] && [ "${APIPAY_IDP:-1}" != 0 ]; then
+  export APIPAY_TEMPORAL_AUTHZ_ADDRESS="127.0.0.1:${TEMPORAL_PORT:-7233}"
+  export TEMPORAL_ADDRESS="127.0.0.1:${TEMPORAL_SYSTEM_PORT:-$((${TEMPORAL_PORT:-7233} - 1000))}"
+fi
+# M11: the stack's RabbitMQ for the broker destination tests (they skip without RABBITMQ_URL, i.e. when it is not installed).
+if [ "${APIPAY_RABBITMQ:-1}" != 0 ] && [ -x /usr/lib/rabbitmq/bin/rabbitmq-server ]; then
+  export RABBITMQ_URL="${RABBITMQ_URL:-amqp://${RABBITMQ_APP_USER:-apipay-merchant}:${RABBITMQ_APP_PASSWORD:-local-broker-pw-7c41d2}@127.0.0.1:${RABBITMQ_PORT:-5672}}"
+fi
 npx tsx src/db/migrate.ts "$TEST_DATABASE_URL"
 # P11: the type check and the lint use one core each: they run side by side; their output follows when both ended.
 echo "[test] typecheck and lint (eslint, prettier --check; the import rules are test/unit/architecture.test.ts)"

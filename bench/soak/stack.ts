@@ -59,7 +59,8 @@ export function soakStack(ports: SoakPorts): SoakStack {
     KAFKA_PORT: String(ports.kafka),
     KAFKA_CONTROLLER_PORT: String(ports.kafkaController),
     APIPAY_IDP: '0', // the soak needs no identity provider, and the main stack's Keycloak holds its port
-    APIPAY_STRIPE_MOCK: '0', // nor stripe-mock (its fixed port belongs to the main stack's)
+    APIPAY_STRIPE_MOCK: '0', // nor stripe-mock or RabbitMQ (their fixed ports belong to the main stack's)
+    APIPAY_RABBITMQ: '0',
   };
   const stack = (command: string) =>
     run('bash', [join(ROOT, 'scripts/stack.sh'), command], { env: { ...process.env, ...env }, cwd: ROOT, maxBuffer: 1 << 22 });

@@ -47,6 +47,7 @@ export interface AttemptResult {
 /** C5: one readable line for the workflow page (absent from histories recorded before it). */
 export function httpOutcome(r: { responseStatus: number | null; errorKind: string | null; latencyMs: number }): string {
   if (r.responseStatus !== null) return `HTTP ${r.responseStatus}${r.errorKind ? ` (${r.errorKind})` : ''} in ${r.latencyMs} ms`;
+  if (r.errorKind === null) return `published in ${r.latencyMs} ms`; // M11: a broker destination confirmed it
   return `no HTTP answer: ${r.errorKind ?? 'unknown'} after ${r.latencyMs} ms`;
 }
 
@@ -145,7 +146,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
       target.endpointStatus === 'disabled'
         ? // O13: a disabled endpoint is not attempted; the attempt row says why nothing was sent.
           unsent('endpoint_disabled', 'the endpoint is disabled; enable it and retry or recover the delivery')
-        : await sender.send(target.url, target.eventBody, signature!);
+        : await sender.send({ endpointId, url: target.url }, target.eventBody, signature!);
     return report(input, endpointId, await attempts.record(input, reservation.attemptId, endpointId, outcome));
   }
 

@@ -40,6 +40,7 @@ export function createResolutionActivities(deps: ResolutionActivityDeps) {
   const access: AccessDeps = {
     keys: deps.secretsKey ?? Buffer.alloc(0),
     viaTemporal: deps.profile?.inbound.resolution_via_temporal ?? 'deny',
+    stampIssuer: deps.profile?.idp?.issuer ?? null,
     identityOf: historyIdentity,
     ttlMs: deps.profile?.admin.signed_request_ttl ?? 5 * 60_000,
     acceptedAt: historyAcceptedAt,

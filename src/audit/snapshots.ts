@@ -31,11 +31,15 @@ export function endpointSnapshot(e: typeof webhookEndpoints.$inferSelect): Snaps
     backoffRatePerSecond: _br,
     backoffUntil: _bu,
     recoveringSince: _rs,
+    // M11: the sealed credentials are never audited, not even encrypted; only that they are set.
+    destinationCredentials: _dc,
+    destinationCredentialsKeyId: _dk,
     ...fields
   } = e;
   const out: Snapshot = {};
   for (const [key, value] of Object.entries(fields)) out[snake(key)] = value instanceof Date ? value.toISOString() : value;
   out.url = withoutPassword(e.url);
+  if (e.destinationType !== 'http') out.destination_credentials = e.destinationCredentials ? 'set' : 'none';
   return out;
 }
 

@@ -1,6 +1,7 @@
 // `npm run apipay -- <command>`: the operator CLI, a thin client of the admin API (see docs/cli.md).
 import { existsSync, readFileSync } from 'node:fs';
 import { configPath, readCliConfig } from './config-file.js';
+import { jwtClaims } from './login.js';
 import { runCli } from './run.js';
 
 /** On a developer's machine the token `npm start` generated lives in .data/dev.env; an exported ADMIN_TOKEN wins,
@@ -18,10 +19,14 @@ try {
   process.stderr.write(`${JSON.stringify({ error: { code: 'usage', message: (error as Error).message } })}\n`);
   process.exit(1);
 }
-// A2: the environment first, then the config file (a person's own key), the bootstrap token last (src/cli/run.ts).
+// A32: the sign-in of `apipay login` while it lasts; after that the file's key (or a word to sign in again).
+const signedIn = config.access_token && (jwtClaims(config.access_token).exp ?? 0) * 1000 > Date.now() ? config.access_token : undefined;
+if (config.access_token && !signedIn && !process.env.APIPAY_API_KEY)
+  process.stderr.write('note: your apipay login has expired; run apipay login again\n');
+// A2: the environment first, then the config file (a person's own sign-in or key), the bootstrap token last (src/cli/run.ts).
 const env = {
   ...process.env,
-  APIPAY_API_KEY: process.env.APIPAY_API_KEY || config.api_key,
+  APIPAY_API_KEY: process.env.APIPAY_API_KEY || signedIn || config.api_key,
   APIPAY_API_URL: process.env.APIPAY_API_URL || config.api_url,
   ADMIN_TOKEN: process.env.ADMIN_TOKEN || localAdminToken(),
 };

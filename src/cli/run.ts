@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { COMMANDS, UsageError, type ApiRequest, type Command } from './commands.js';
 import { adminUrl, DEFAULT_API_URL, fail, tokenOf, type CliIo } from './io.js';
 import { LISTEN_HELP, runListen } from './listen.js';
+import { LOGIN_HELP, runLogin } from './login.js';
 
 export { DEFAULT_API_URL, type CliIo } from './io.js';
 
@@ -16,6 +17,7 @@ export function helpText(): string {
     '',
     ...lines,
     LISTEN_HELP,
+    LOGIN_HELP,
     '  apipay trigger TYPE [--merchant ACCT]   (the same as events trigger)',
     '  apipay help',
     '',
@@ -84,6 +86,13 @@ function urlFor(io: CliIo, request: ApiRequest): string {
 
 export async function runCli(args: string[], io: CliIo): Promise<number> {
   // M7: `listen` streams (listen.ts); `trigger TYPE` is `events trigger TYPE`.
+  if (args[0]?.toLowerCase() === 'login') {
+    if (args.some((a) => a === '--help' || a === '-h')) {
+      io.stdout.write(`usage:${LOGIN_HELP.replace(/^\s*apipay/, ' apipay')}\n`);
+      return 0;
+    }
+    return runLogin(args.slice(1), io); // A32: the device flow
+  }
   if (args[0]?.toLowerCase() === 'listen') {
     if (args.some((a) => a === '--help' || a === '-h')) {
       io.stdout.write(`usage:${LISTEN_HELP.replace(/^\s*apipay/, ' apipay')}\n`);

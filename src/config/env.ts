@@ -48,6 +48,8 @@ const envSchema = z.object({
   DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).default(60_000),
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
+  /** A31: the frontend operators and the Temporal UI reach, when not TEMPORAL_ADDRESS (resolution_via_temporal: idp). */
+  TEMPORAL_PUBLIC_ADDRESS: z.string().min(1).optional(),
   TEMPORAL_UI_URL: z.string().default('http://127.0.0.1:8233'),
   /** Issue 22: TLS to the Temporal frontend (a self-hosted cluster behind TLS, or Temporal Cloud). */
   TEMPORAL_TLS: bool,
@@ -58,6 +60,11 @@ const envSchema = z.object({
   TEMPORAL_TLS_KEY_PATH: z.string().min(1).optional(),
   /** The name the frontend's certificate carries, when the address does not (e.g. behind a load balancer). */
   TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
+  /** A31: the IdP's token endpoint for the service token a Temporal frontend that authorizes tokens asks for. */
+  TEMPORAL_OIDC_TOKEN_URL: z.url().optional(),
+  /** A31: the service client (client-credentials grant only) and its secret; needed with TEMPORAL_OIDC_TOKEN_URL. */
+  TEMPORAL_OIDC_CLIENT_ID: z.string().min(1).optional(),
+  TEMPORAL_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
   KAFKA_BROKERS: z.string().default('127.0.0.1:9092').transform((s) => s.split(',').map((b) => b.trim())),
   /** Issue 22: TLS to the brokers (system roots, plus NODE_EXTRA_CA_CERTS for a private CA). */
   KAFKA_SSL: bool,
@@ -146,6 +153,9 @@ const envSchema = z.object({
   // Issue 22: settings that only make sense together are refused apart, naming the missing variable.
   if (!!env.TEMPORAL_TLS_CERT_PATH !== !!env.TEMPORAL_TLS_KEY_PATH)
     ctx.addIssue({ code: 'custom', path: [env.TEMPORAL_TLS_CERT_PATH ? 'TEMPORAL_TLS_KEY_PATH' : 'TEMPORAL_TLS_CERT_PATH'], message: 'is needed with the other half of the client certificate pair' });
+  if (env.TEMPORAL_OIDC_TOKEN_URL)
+    for (const name of ['TEMPORAL_OIDC_CLIENT_ID', 'TEMPORAL_OIDC_CLIENT_SECRET'] as const)
+      if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'is needed with TEMPORAL_OIDC_TOKEN_URL' });
   if (env.KAFKA_SASL_MECHANISM)
     for (const name of ['KAFKA_SASL_USERNAME', 'KAFKA_SASL_PASSWORD'] as const)
       if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'is needed with KAFKA_SASL_MECHANISM' });

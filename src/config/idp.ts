@@ -1,9 +1,11 @@
 // A25–A27: the profile's `idp` block: the organisation's OpenID Connect provider, by issuer URL. Nothing here (or
 // anywhere in src/) is specific to one provider: the issuer's discovery document names its signing keys, a claim
 // carries the groups, and the groups map to ApiPay roles by this table. Absent: no IdP (API keys only, and dual
-// control between keys, which is for development: docs/access.md).
+// control between keys, which is for development: docs/access.md). A30: `console` names the console's OIDC client
+// (authorization code + PKCE; step-up sends the approver back with prompt=login, max_age=0 and acr_values).
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
+import { envSecretRef } from './secret-ref.js';
 
 const duration = z.string().transform((text, ctx) => {
   try {
@@ -37,6 +39,16 @@ export const idpSchema = z.strictObject({
   second_factor_acr: z.array(z.string().min(1)).default([]),
   /** A27: an approver's sign-in (auth_time) must be at most this old; older answers step-up. */
   approval_max_age: duration.prefault('5m'),
+  /** A30: the console signs people in through the IdP with this confidential client (absent: no IdP sign-in). */
+  console: z
+    .strictObject({
+      client_id: z.string().min(1).default('apipay-console'),
+      client_secret_ref: envSecretRef,
+      scope: z.string().min(1).default('openid profile email'),
+      /** Sent as acr_values when an approver is sent back for a fresh second factor (if the IdP needs one). */
+      step_up_acr_values: z.string().min(1).optional(),
+    })
+    .optional(),
 });
 
 export type IdpConfig = z.output<typeof idpSchema>;

@@ -6,6 +6,7 @@ import { DEFAULT_REVIEW_WINDOW_MS } from '../shared/outbound.js';
 import { formatDuration } from './duration.js';
 import { httpSchema } from './http.js';
 import { idpSchema } from './idp.js';
+import { crossKeyProblem } from './profile-checks.js';
 import { duration, majorAmount, rateLimit } from './profile-values.js';
 import { provider } from './provider-entry.js';
 
@@ -140,8 +141,12 @@ export const profileSchema = z.strictObject({
     allow_provisional_access: z.boolean(),
     /** R2: an admin resolution answers within this (202 with the current state if the workflow is slower). */
     resolution_request_timeout: duration.prefault('10s'),
-    /** A4: a resolution sent to Temporal directly (UI, `temporal workflow update/signal`): accepted and attributed, or refused. */
-    resolution_via_temporal: z.enum(['allow', 'deny']).default('deny'),
+    /**
+     * A4: a resolution sent to Temporal directly (UI, `temporal workflow update/signal`): accepted and attributed, or
+     * refused. A31 `idp`: accepted only under the identity ApiPay's Temporal server stamped (`idp:<sub>@<issuer>`),
+     * which then counts as that person; the worker checks at start that the server refuses unauthenticated callers.
+     */
+    resolution_via_temporal: z.enum(['allow', 'deny', 'idp']).default('deny'),
     /** A5: per currency, minor units: a resolution about more than this needs a second principal's approval. */
     dual_control_above: z.record(z.string().regex(/^[A-Z]{3}$/, 'currencies are ISO 4217 codes'), z.coerce.bigint().min(0n)).default({}),
     /**
@@ -206,29 +211,8 @@ export function parseProfile(document: unknown, source = 'profile', options: Pro
     const lines = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(root)'}: ${issue.message}`);
     throw new ProfileError(`invalid ${source}:\n${lines.join('\n')}`);
   }
-  const nodeEnv = options.nodeEnv ?? process.env.NODE_ENV;
-  if (nodeEnv === 'production' && result.data.outbound.allow_insecure_urls) {
-    // R7: http and loopback/private targets are for a developer's receiver, never for a production worker (SSRF).
-    throw new ProfileError(
-      `invalid ${source}:\n  outbound.allow_insecure_urls: must be false when NODE_ENV=production (it allows http and private, loopback and link-local endpoint URLs); set it to false or use a development profile`,
-    );
-  }
-  const { dual_control_above, dual_control_default_major } = result.data.inbound;
-  if (nodeEnv === 'production' && Object.keys(dual_control_above).length === 0 && dual_control_default_major === undefined) {
-    // A22: limits fail closed: a production process with none would let one operator post any amount alone.
-    throw new ProfileError(
-      `invalid ${source}:\n  inbound.dual_control_default_major: must be set when NODE_ENV=production and inbound.dual_control_above names no currency (without a limit one operator posts any amount alone); set it, e.g. dual_control_default_major: 1000`,
-    );
-  }
-  const { batched, request_timeout, in_flight_lease } = result.data.outbound;
-  if (in_flight_lease <= request_timeout) {
-    // R3: a lease shorter than a POST would let a retry mark a live execution's attempt interrupted and POST again.
-    throw new ProfileError(`invalid ${source}:\n  outbound.in_flight_lease: must be longer than outbound.request_timeout`);
-  }
-  if (batched.handoff_grace <= request_timeout) {
-    // P1: the sweep must never take over a first attempt that a live dispatcher is still sending.
-    throw new ProfileError(`invalid ${source}:\n  outbound.batched.handoff_grace: must be longer than outbound.request_timeout`);
-  }
+  const problem = crossKeyProblem(result.data, options.nodeEnv ?? process.env.NODE_ENV);
+  if (problem) throw new ProfileError(`invalid ${source}:\n  ${problem}`);
   return result.data;
 }
 

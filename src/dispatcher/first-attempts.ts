@@ -126,7 +126,12 @@ export function createFirstAttempts(deps: FirstAttemptDeps) {
         mine.map((d) =>
           // R18: the POST joins the trace of the Kafka message its event came in (contextFrom the kept traceparent).
           sender
-            .send(d.handoff.url, d.handoff.body, signers.get(d.endpointId)!(d.handoff.body), contextFrom(d.traceparent))
+            .send(
+              { endpointId: d.endpointId, url: d.handoff.url },
+              d.handoff.body,
+              signers.get(d.endpointId)!(d.handoff.body),
+              contextFrom(d.traceparent),
+            )
             .catch((error: Error) => {
               // Not an answer (the activity would throw and be retried): the workflow records this attempt `interrupted`.
               logger.warn({ deliveryId: d.deliveryId, error: error.name }, 'batched first attempt threw; handed to its workflow');

@@ -20,7 +20,9 @@ export interface RequestOrigin {
 
 export interface AccessDeps {
   keys: SecretKeys;
-  viaTemporal: 'allow' | 'deny';
+  viaTemporal: 'allow' | 'deny' | 'idp';
+  /** A31: under `idp`, the issuer whose subjects ApiPay's Temporal server stamps (the profile's idp.issuer). */
+  stampIssuer: string | null;
   /** The identity Temporal recorded for the request at `origin` of workflow `workflowId`, or null. */
   identityOf: (workflowId: string, origin: RequestOrigin) => Promise<string | null>;
   /** A24: how long a signed request stays good after its issue time (profile admin.signed_request_ttl). */
@@ -73,7 +75,7 @@ export async function authorize(
       },
     };
   }
-  if (deps.viaTemporal !== 'allow') {
+  if (deps.viaTemporal === 'deny') {
     return {
       ok: false,
       problem:
@@ -82,10 +84,33 @@ export async function authorize(
   }
   const identity = (await deps.identityOf(request.workflowId, request.origin))?.trim();
   if (!identity) return { ok: false, problem: 'the request carries no identity in the workflow history: refused' };
+  if (deps.viaTemporal === 'idp') return stampedPerson(identity, deps.stampIssuer, request.origin);
   const name = [...identity].slice(0, 200).join('');
   return {
     ok: true,
     principal: { key: `temporal:${name}`, name, role: null, via: 'temporal', requestId: request.origin.updateId ?? null },
+  };
+}
+
+/**
+ * A31: under `resolution_via_temporal: idp` the history's identity is the one ApiPay's Temporal server wrote over
+ * whatever the client sent (`idp:<sub>@<issuer>`, scripts/go/temporal-server/identity.go), so it is that IdP person:
+ * the principal's key is their `idp:` key, the one their admin API and console sessions act under, and dual control
+ * and budgets count it as them. Any other identity (a client's own words, another issuer) is refused. Such a person
+ * still approves nothing through Temporal (no proof of a fresh second factor travels with a signal).
+ */
+function stampedPerson(identity: string, issuer: string | null, origin: RequestOrigin): Authorized {
+  const suffix = `@${issuer ?? ''}`;
+  const subject = identity.startsWith('idp:') && issuer ? identity.slice(4, -suffix.length) : '';
+  if (!identity.endsWith(suffix) || subject === '' || subject.length > 200) {
+    return {
+      ok: false,
+      problem: `under inbound.resolution_via_temporal: idp only a person ApiPay's Temporal server signed in (identity idp:<subject>@${issuer ?? '?'}) may resolve through Temporal: refused`,
+    };
+  }
+  return {
+    ok: true,
+    principal: { key: identity, name: subject, role: null, via: 'temporal', requestId: origin.updateId ?? null },
   };
 }
 

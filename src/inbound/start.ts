@@ -26,7 +26,8 @@ export function reconciliationSettings(profile: Profile): ReconciliationSettings
       maximumMs: inbound.provider_query_backoff.maximum,
     },
     allowProvisionalAccess: inbound.allow_provisional_access,
-    resolutionViaTemporal: inbound.resolution_via_temporal,
+    // The run only needs to know whether the Temporal path is open; who may use it is the activity's question (A31).
+    resolutionViaTemporal: inbound.resolution_via_temporal === 'deny' ? 'deny' : 'allow',
   };
 }
 

@@ -16,7 +16,7 @@ const COMMIT_INTERVAL_MS = 250;
  * handler fails, kafkajs logs the error with its stack and every enumerable property; a database error's would hold
  * the query parameters (R1). The handler throws only safe errors, and this strips anything database-shaped anyway.
  */
-const safeLogCreator: logCreator = () => ({ namespace, level, label, log }) => {
+export const safeLogCreator: logCreator = () => ({ namespace, level, label, log }) => {
   const { message, timestamp, stack: _stack, error, ...rest } = log as Record<string, unknown>;
   const db = describeDbError(error);
   const entry = { level: label, timestamp, logger: 'kafkajs', namespace, message, ...rest, ...(error !== undefined ? { error: db ?? safeText(error) } : {}) };

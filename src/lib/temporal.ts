@@ -9,11 +9,11 @@ export function temporalClient(connection: ClientOptions['connection'], namespac
   return new Client({ connection, namespace, interceptors: tracingClientInterceptors(activeTracing()) });
 }
 
-/** `options`: TLS to an external frontend (src/config/connections.ts temporalConnection). */
+/** `options`: TLS to an external frontend (src/config/connections.ts temporalConnection); A31's service token. */
 export async function connectTemporal(
   address: string,
   namespace: string,
-  options: Pick<ConnectionOptions, 'tls'> = {},
+  options: Pick<ConnectionOptions, 'tls' | 'apiKey'> = {},
 ): Promise<{ client: Client; connection: Connection }> {
   const connection = await Connection.connect({ address, ...options });
   return { client: temporalClient(connection, namespace), connection };
@@ -26,7 +26,7 @@ export async function connectTemporal(
 export function lazyTemporal(
   address: string,
   namespace: string,
-  options: Pick<ConnectionOptions, 'tls'> = {},
+  options: Pick<ConnectionOptions, 'tls' | 'apiKey'> = {},
 ): { client: Client; connection: Connection } {
   const connection = Connection.lazy({ address, ...options });
   return { client: temporalClient(connection, namespace), connection };

@@ -7,6 +7,8 @@ import type { ExchangeErrorKind } from './exchange.js';
 export type AttemptErrorKind =
   | ExchangeErrorKind
   | 'unsafe_url'
+  /** M11: a broker destination answered and refused (login, nack, unroutable, no such topic or exchange). */
+  | 'broker_refused'
   | 'endpoint_disabled'
   /** The worker stopped while this attempt was in flight; the merchant may or may not have received it. */
   | 'interrupted';

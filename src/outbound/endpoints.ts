@@ -1,4 +1,5 @@
 // Webhook endpoint service (requirements §4): create with a secret shown once, read, list, update, disable/enable, delete.
+// M11: an endpoint is an http URL or a broker destination (rabbitmq, kafka) whose credentials are sealed here.
 // Deletion is soft (deleted_at + disabled): deliveries keep referencing the endpoint, so their history stays
 // queryable, no new delivery is fanned out to it and no attempt is sent; its secrets are destroyed.
 // Every method takes the acting principal (A1): a merchant key sees its own account's endpoints only, so another
@@ -13,6 +14,7 @@ import { endpointSecrets, webhookEndpoints } from '../db/schema/index.js';
 import { endpointStatusChanges } from '../metrics/outbox.js';
 import { newId } from '../shared/ids.js';
 import type { EndpointOrdering, SignatureScheme } from '../shared/outbound.js';
+import { changedDestination, destinationValues, type DestinationInput } from './destinations/endpoint-values.js';
 import { generateSigningKeyPair } from '../signing/index.js';
 import { recordStatusChange } from './endpoint-status.js';
 import type { SecretKeys } from '../shared/keyring.js';
@@ -26,9 +28,13 @@ export interface EndpointServiceDeps {
   now?: () => Date;
 }
 
+export type { DestinationInput };
+
 export interface CreateEndpointInput {
   merchantAccount: string;
-  url: string;
+  /** An http endpoint's URL; a broker destination's is derived from its fields (its locator). */
+  url?: string;
+  destination?: DestinationInput;
   eventTypes: string[];
   livemode: boolean;
   description?: string | null;
@@ -44,6 +50,8 @@ export interface CreateEndpointInput {
 
 export interface UpdateEndpointInput {
   url?: string;
+  /** M11: fields of the endpoint's broker destination to change; a secret left out is kept. */
+  destinationFields?: Record<string, unknown>;
   description?: string | null;
   eventTypes?: string[];
   ordering?: EndpointOrdering;
@@ -122,19 +130,22 @@ export function createEndpointService(deps: EndpointServiceDeps) {
       if (account !== undefined && account !== input.merchantAccount) throw new Error('a merchant key creates endpoints of its own account only');
       const secret = generateEndpointSecret();
       const pair = input.ed25519 ? generateSigningKeyPair() : null;
+      const id = newId('we');
+      const destination = destinationValues(id, input, secretsKey);
       const endpoint = await db.transaction(async (tx) => {
         const [row] = await tx
           .insert(webhookEndpoints)
           .values({
-            id: newId('we'),
+            id,
             merchantAccount: input.merchantAccount,
-            url: input.url,
+            ...destination,
             description: input.description ?? null,
             eventTypes: normalizeEventTypes(input.eventTypes),
             livemode: input.livemode,
             ordering: input.ordering ?? 'none',
             rateLimitPerSecond: input.rateLimitPerSecond ?? null,
-            signatureScheme: input.signatureScheme ?? 'apipay',
+            // M11: a broker destination carries Standard Webhooks headers unless asked otherwise.
+            signatureScheme: input.signatureScheme ?? (input.destination ? 'standard' : 'apipay'),
             signingPublicKey: pair?.publicKey ?? null,
           })
           .returning();
@@ -158,6 +169,7 @@ export function createEndpointService(deps: EndpointServiceDeps) {
 
     async update(principal: Principal, id: string, input: UpdateEndpointInput): Promise<Endpoint> {
       const values: Partial<typeof webhookEndpoints.$inferInsert> = {};
+      if (input.destinationFields !== undefined) Object.assign(values, changedDestination(await get(principal, id), input.destinationFields, secretsKey));
       if (input.url !== undefined) values.url = input.url;
       if (input.description !== undefined) values.description = input.description;
       if (input.eventTypes !== undefined) values.eventTypes = normalizeEventTypes(input.eventTypes);

@@ -8,6 +8,8 @@ import { exchange } from './exchange.js';
 import { unsent, type AttemptOutcome } from './attempt-record.js';
 import type { SecretKeys } from '../shared/keyring.js';
 import { openSpan, SpanKind, type Context } from '../tracing/context.js';
+import { createBrokerSender } from './destinations/publish.js';
+import { isBrokerLocator } from './destinations/index.js';
 import type { PinnedAgents } from './pinned-agents.js';
 import { signingMaterialFor, signatureHeaders, type SignedHeaders } from './signature-headers.js';
 import { UnsafeUrlError, vetEndpointUrl, type LookupAll, type VettedAddress } from './url-safety.js';
@@ -30,7 +32,20 @@ export interface SenderDeps {
   lookup?: LookupAll;
 }
 
+/** Where an attempt goes: the endpoint's url (an HTTP URL, or a broker destination's locator, M11) and its id. */
+export interface SendTarget {
+  endpointId: string;
+  url: string;
+}
+
 export function createSender(deps: SenderDeps) {
+  const publish = createBrokerSender({
+    db: deps.db,
+    secretsKey: deps.secretsKey,
+    timeoutMs: deps.timeoutMs,
+    allowInsecureUrls: deps.allowInsecureUrls,
+    ...(deps.lookup ? { lookup: deps.lookup } : {}),
+  });
   const sender = {
     /** The signature headers for `body` at `at`; throws MissingSigningSecretError without an active secret. */
     async sign(endpointId: string, body: Buffer, at: Date): Promise<SignedHeaders> {
@@ -46,15 +61,26 @@ export function createSender(deps: SenderDeps) {
       return (body) => signatureHeaders(material, body, timestamp);
     },
 
-    /** O15: checked again at send time, since DNS may now point somewhere it did not at registration. */
-    async send(url: string, body: Buffer, signature: SignedHeaders, parent?: Context): Promise<AttemptOutcome> {
-      const span = openSpan('POST', {
-        kind: SpanKind.CLIENT,
+    /**
+     * O15: checked again at send time, since DNS may now point somewhere it did not at registration. M11: a broker
+     * destination publishes instead of POSTing (src/outbound/destinations/publish.ts), with the same headers.
+     */
+    async send(target: SendTarget, body: Buffer, signature: SignedHeaders, parent?: Context): Promise<AttemptOutcome> {
+      const { url } = target;
+      const broker = isBrokerLocator(url);
+      const span = openSpan(broker ? 'publish' : 'POST', {
+        kind: broker ? SpanKind.PRODUCER : SpanKind.CLIENT,
         ...(parent ? { parent } : {}),
-        attributes: { 'http.request.method': 'POST', 'server.address': safeHost(url), 'apipay.delivery': 'merchant' },
+        attributes: broker
+          ? {
+              'messaging.system': url.startsWith('kafka') ? 'kafka' : 'rabbitmq',
+              'server.address': safeHost(url),
+              'apipay.delivery': 'merchant',
+            }
+          : { 'http.request.method': 'POST', 'server.address': safeHost(url), 'apipay.delivery': 'merchant' },
       });
       try {
-        const outcome = await post(url, body, signature);
+        const outcome = broker ? await publish(target.endpointId, body, signature) : await post(url, body, signature);
         if (outcome.responseStatus !== null) span.span.setAttribute('http.response.status_code', outcome.responseStatus);
         if (outcome.errorKind) span.span.setAttribute('error.type', outcome.errorKind);
         span.end();

@@ -184,3 +184,40 @@ export async function checkEndpointUrl(url: string, options: UrlSafetyOptions): 
 export function vetEndpointUrl(url: string, options: UrlSafetyOptions): Promise<VettedAddress[] | null> {
   return vet(url, options, true);
 }
+
+/**
+ * M11: the same policy for a broker destination's sockets (RabbitMQ, Kafka, and every broker a Kafka cluster's
+ * metadata names): `host` is refused when it is a forbidden IP literal; `lookup` (net.connect's option) resolves a
+ * name and hands the socket only addresses that pass, so the socket connects to exactly what was checked (no
+ * rebinding). allowInsecure (development profiles, tests) lets loopback and private brokers through, as for HTTP.
+ */
+export function brokerSocketGuard(options: UrlSafetyOptions): {
+  check(host: string): void;
+  lookup: (hostname: string, opts: { all?: boolean; family?: unknown }, cb: (...args: never[]) => void) => void;
+} {
+  const resolve = options.lookup ?? defaultLookup;
+  return {
+    check(host) {
+      const bare = host.replace(/^\[(.*)\]$/, '$1');
+      if (isIP(bare) && !options.allowInsecure && isForbiddenAddress(bare)) {
+        throw new UnsafeUrlError('forbidden_address', `broker ${bare} is a loopback, private or link-local address`);
+      }
+    },
+    lookup(hostname, opts, cb) {
+      const callback = cb as unknown as (error: Error | null, address: string | Array<{ address: string; family: number }>, family?: number) => void;
+      resolve(hostname)
+        .then((addresses) => {
+          const usable = options.allowInsecure ? addresses : addresses.filter((a) => !isForbiddenAddress(a.address));
+          if (addresses.length === 0) return callback(Object.assign(new Error(`host ${hostname} does not resolve`), { code: 'ENOTFOUND' }), '', 0);
+          if (usable.length === 0) {
+            const error = new UnsafeUrlError('forbidden_address', `broker host ${hostname} resolves to ${addresses[0]!.address}, a loopback, private or link-local address`);
+            return callback(Object.assign(error, { code: 'EUNSAFEADDRESS' }), '', 0);
+          }
+          const fam = (a: { address: string }) => (isIP(a.address) === 6 ? 6 : 4);
+          if (opts.all) callback(null, usable.map((a) => ({ address: a.address, family: fam(a) })));
+          else callback(null, usable[0]!.address, fam(usable[0]!));
+        })
+        .catch((error: Error) => callback(error, '', 0));
+    },
+  };
+}

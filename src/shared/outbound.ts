@@ -18,6 +18,10 @@ export type EndpointStatus = (typeof ENDPOINT_STATUSES)[number];
 export const ENDPOINT_ORDERINGS = ['none', 'per_endpoint'] as const;
 export type EndpointOrdering = (typeof ENDPOINT_ORDERINGS)[number];
 
+/** M11: where an endpoint's attempts go (src/outbound/destinations/ describes each). */
+export const DESTINATION_TYPES = ['http', 'rabbitmq', 'kafka'] as const;
+export type DestinationType = (typeof DESTINATION_TYPES)[number];
+
 /** O16: how an endpoint's deliveries are signed: ApiPay-Signature (default) or Standard Webhooks. */
 export const SIGNATURE_SCHEMES = ['apipay', 'standard'] as const;
 export type SignatureScheme = (typeof SIGNATURE_SCHEMES)[number];

@@ -18,6 +18,7 @@ import { serveMetrics } from '../metrics/server.js';
 import { startTracing } from '../tracing/sdk.js';
 import { TASK_QUEUES } from '../shared/task-queues.js';
 import { temporalConnection, kafkaSecurity } from '../config/connections.js';
+import { serviceTokenFromEnv } from '../lib/temporal-token.js';
 
 const PROCESS = 'api';
 const { env, profile } = loadSettings(PROCESS);
@@ -25,7 +26,12 @@ const tracing = startTracing(PROCESS, env); // R18: before any client; off unles
 const logger = createLogger(PROCESS, env.LOG_LEVEL, undefined, env.LOG_FORMAT);
 const database = createDatabase(env.DATABASE_URL, databaseOptions(env));
 await checkDatabase(PROCESS, env.DATABASE_URL, () => database.sql`select 1`); // R9: one line, not a stack trace
-const temporal = lazyTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE, temporalConnection(env));
+// A31: the service token is fetched in the background, like the lazy connection (calls fail until it arrives).
+const serviceToken = serviceTokenFromEnv(env, (message) => logger.warn(message));
+const temporal = lazyTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE, {
+  ...(serviceToken ? { tls: false, apiKey: () => serviceToken.current() } : {}), // the SDK's TLS default with a key
+  ...temporalConnection(env),
+});
 const producer = lazyProducer({ brokers: env.KAFKA_BROKERS, clientId: 'apipay-api', ...kafkaSecurity(env) }); // M7's trigger route only
 const readiness = { postgresql: () => database.sql`select 1` };
 setGaugeRefreshInterval(env.METRICS_REFRESH_INTERVAL_MS);

@@ -17,10 +17,12 @@ import { pingTemporal, temporalClient } from '../lib/temporal.js';
 import { createWorkers, installWorkerRuntime, runWorkers, workerTuning } from '../temporal-workers/build.js';
 import '../metrics/outbound.js';
 import { serveMetrics } from '../metrics/server.js';
+import { brokerConnections } from '../outbound/destinations/publish.js';
 import { outboundAgents } from '../outbound/pinned-agents.js';
 import { startTracing } from '../tracing/sdk.js';
 import { TASK_QUEUES } from '../shared/task-queues.js';
 import { kafkaSecurity, temporalConnection } from '../config/connections.js';
+import { serviceTokenFromEnv } from '../lib/temporal-token.js';
 
 const PROCESS = 'dispatcher';
 const { env, profile } = loadSettings(PROCESS);
@@ -29,9 +31,16 @@ const logger = createLogger(PROCESS, env.LOG_LEVEL, undefined, env.LOG_FORMAT);
 const database = createDatabase(env.DATABASE_URL, databaseOptions(env));
 await checkDatabase(PROCESS, env.DATABASE_URL, () => database.sql`select 1`); // R9: one line, not a stack trace
 installWorkerRuntime(logger);
-const connection = await reach(PROCESS, { name: 'Temporal', at: env.TEMPORAL_ADDRESS, variable: 'TEMPORAL_ADDRESS' }, () =>
-  NativeConnection.connect({ address: env.TEMPORAL_ADDRESS, ...temporalConnection(env) }),
+const temporalAt = { name: 'Temporal', at: env.TEMPORAL_ADDRESS, variable: 'TEMPORAL_ADDRESS' };
+// A31: a Temporal frontend that authorizes IdP tokens gets the service client's token (none for start-dev).
+const serviceToken = serviceTokenFromEnv(env, (message) => logger.warn(message));
+const tokenAt = { name: 'the IdP token endpoint', at: env.TEMPORAL_OIDC_TOKEN_URL ?? '', variable: 'TEMPORAL_OIDC_TOKEN_URL' };
+// With an apiKey the SDK turns TLS on unless told: plain gRPC stays plain unless TEMPORAL_TLS* say otherwise.
+const firstToken = serviceToken ? { tls: false, apiKey: await reach(PROCESS, tokenAt, () => serviceToken.ready) } : {};
+const connection = await reach(PROCESS, temporalAt, () =>
+  NativeConnection.connect({ address: env.TEMPORAL_ADDRESS, ...firstToken, ...temporalConnection(env) }),
 );
+serviceToken?.onRefresh((token) => connection.setApiKey(token));
 const temporal = temporalClient(connection, env.TEMPORAL_NAMESPACE);
 
 const delivery = TASK_QUEUES.delivery;
@@ -96,8 +105,10 @@ onShutdown(logger, [
     return working;
   },
   () => outboundAgents.close(), // O15: the delivery POSTs' pinned connections, once no attempt is in flight
+  () => brokerConnections.close(), // M11: the broker destinations' connections, likewise
   () => new Promise((resolve) => metrics.close(resolve)),
   () => kafka.close(),
+  () => serviceToken?.stop(),
   () => connection.close(),
   () => database.close(),
   () => tracing.shutdown(), // R18: the last spans are flushed

@@ -9,7 +9,7 @@ import { startRetentionSweep } from '../outbound/retention-sweep.js';
 import { createLogger } from '../lib/logger.js';
 import { loadSettings } from '../lib/settings.js';
 import { onShutdown } from '../lib/shutdown.js';
-import { bindPort, checkDatabase, reach } from '../lib/startup.js';
+import { bindPort, checkDatabase, EXIT_CONFIG, failStartup, reach } from '../lib/startup.js';
 import { connectTemporal } from '../lib/temporal.js';
 import { createProducer } from '../kafka/kafkajs.js';
 import { ledgerAccounts } from '../outbox/envelope.js';
@@ -17,11 +17,14 @@ import { startOutboxRelay } from '../outbox/relay.js';
 import { createWorkers, installWorkerRuntime, reconciliationTuning, runWorkers, workerTuning } from '../temporal-workers/build.js';
 import { setGaugeRefreshInterval } from '../metrics/inbound-ledger.js';
 import { serveMetrics } from '../metrics/server.js';
+import { brokerConnections } from '../outbound/destinations/publish.js';
 import { outboundAgents } from '../outbound/pinned-agents.js';
 import { startTracing } from '../tracing/sdk.js';
 import { slowLaneQueue, TASK_QUEUES } from '../shared/task-queues.js';
 import { watchTaskQueueBacklog } from '../metrics/task-queue-backlog.js';
 import { kafkaSecurity, temporalConnection } from '../config/connections.js';
+import { serviceTokenFromEnv } from '../lib/temporal-token.js';
+import { tokenlessCallProblem } from '../lib/temporal-authz-probe.js';
 
 const PROCESS = 'worker';
 const { env, profile } = loadSettings(PROCESS);
@@ -31,7 +34,21 @@ const database = createDatabase(env.DATABASE_URL, databaseOptions(env));
 await checkDatabase(PROCESS, env.DATABASE_URL, () => database.sql`select 1`); // R9: one line, not a stack trace
 const temporalAt = { name: 'Temporal', at: env.TEMPORAL_ADDRESS, variable: 'TEMPORAL_ADDRESS' };
 installWorkerRuntime(logger);
-const connection = await reach(PROCESS, temporalAt, () => NativeConnection.connect({ address: env.TEMPORAL_ADDRESS, ...temporalConnection(env) }));
+if (profile.inbound.resolution_via_temporal === 'idp') {
+  // A31: a stamped identity counts as a person only if the server stamps it; refuse to start when it cannot be so.
+  const at = env.TEMPORAL_PUBLIC_ADDRESS ?? env.TEMPORAL_ADDRESS;
+  const problem = await tokenlessCallProblem(at, env.TEMPORAL_NAMESPACE, temporalConnection(env));
+  if (problem) failStartup(PROCESS, problem, EXIT_CONFIG); // R9: one line naming the fix
+}
+// A31: a Temporal frontend that authorizes IdP tokens gets the service client's token (none for start-dev).
+const serviceToken = serviceTokenFromEnv(env, (message) => logger.warn(message));
+const tokenAt = { name: 'the IdP token endpoint', at: env.TEMPORAL_OIDC_TOKEN_URL ?? '', variable: 'TEMPORAL_OIDC_TOKEN_URL' };
+// With an apiKey the SDK turns TLS on unless told: plain gRPC stays plain unless TEMPORAL_TLS* say otherwise.
+const firstToken = serviceToken ? { tls: false, apiKey: await reach(PROCESS, tokenAt, () => serviceToken.ready) } : {};
+const connection = await reach(PROCESS, temporalAt, () =>
+  NativeConnection.connect({ address: env.TEMPORAL_ADDRESS, ...firstToken, ...temporalConnection(env) }),
+);
+serviceToken?.onRefresh((token) => connection.setApiKey(token));
 const activities = createActivities({
   db: database.db,
   profile,
@@ -60,7 +77,7 @@ logger.info({ taskQueues: Object.values(TASK_QUEUES), metrics: `http://127.0.0.1
 
 const running = runWorkers(workers);
 // I6: starts the reconciliation of any receipt acknowledged but never started (a crash between the 200 and the start).
-const temporal = await reach(PROCESS, temporalAt, () => connectTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE, temporalConnection(env)));
+const temporal = await reach(PROCESS, temporalAt, () => connectTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE, { ...(serviceToken ? { tls: false, apiKey: () => serviceToken.current() } : {}), ...temporalConnection(env) }));
 // Issue 22: the task queues' backlog for the worker's HPA (apipay_temporal_task_queue_backlog).
 const backlog = watchTaskQueueBacklog({
   temporal: temporal.client,
@@ -93,7 +110,9 @@ onShutdown(logger, [
     return running;
   },
   () => outboundAgents.close(), // O15: the delivery POSTs' pinned connections, once no attempt is in flight
+  () => brokerConnections.close(), // M11: the broker destinations' connections, likewise
   () => new Promise((resolve) => metrics.close(resolve)),
+  () => serviceToken?.stop(),
   () => connection.close(),
   () => temporal.connection.close(),
   () => database.close(),

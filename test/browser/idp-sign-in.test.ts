@@ -4,7 +4,6 @@
 // the IdP vouches for. A Keycloak direct-grant token (no auth_time) is sent to step-up instead. APIPAY_IDP=0 skips.
 import { randomUUID } from 'node:crypto';
 import { chromium, type Browser } from 'playwright-core';
-import { generate } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { reconciliations } from '../../src/db/schema/index.js';
@@ -15,6 +14,7 @@ import { demoPerson, IDP_AUDIENCE, IDP_ROLES, KEYCLOAK_ENABLED, KEYCLOAK_ISSUER,
 import { testProfile } from '../helpers/profile.js';
 import { ledgerRowsFor, uniqueRef } from '../helpers/reconciliation.js';
 import { connectDevServer, uniqueTaskQueues } from '../helpers/temporal.js';
+import { deviceConsent, signInOnKeycloak } from './keycloak-page.js';
 import { CHROMIUM } from './world.js';
 
 let browser: Browser;
@@ -46,7 +46,7 @@ describe.skipIf(!KEYCLOAK_ENABLED)('A27 two real people of the stack Keycloak (A
   });
 
   /** The device flow: Keycloak's page in Chromium with the password and a TOTP code, then the token endpoint. */
-  async function signInOnKeycloak(username: string): Promise<string> {
+  async function deviceToken(username: string): Promise<string> {
     const endpoint = `${KEYCLOAK_ISSUER}/protocol/openid-connect`;
     const started = (await (
       await fetch(`${endpoint}/auth/device`, {
@@ -57,32 +57,12 @@ describe.skipIf(!KEYCLOAK_ENABLED)('A27 two real people of the stack Keycloak (A
       device_code: string;
       verification_uri_complete: string;
     };
-    const person = demoPerson(username);
     const context = await browser.newContext();
     try {
       const page = await context.newPage();
       await page.goto(started.verification_uri_complete);
-      await page.fill('#username', username);
-      await page.fill('#password', person.password);
-      await page.click('#kc-login');
-      await page.waitForSelector('#otp');
-      await page.fill('#otp', await generate({ secret: new TextEncoder().encode(person.otpSecret!) }));
-      await page.click('#kc-login');
-      await page.waitForLoadState('load');
-      // Keycloak answers with its device page: a consent question (then yes) or the success message.
-      await page
-        .getByText(/success|grant access/i)
-        .first()
-        .waitFor({ timeout: 15_000 });
-      // The device grant asks for consent ("Grant Access to ApiPay CLI"): yes, then Keycloak says it succeeded.
-      const yes = page.getByRole('button', { name: 'Yes' });
-      if (await yes.count()) {
-        await yes.click();
-        await page
-          .getByText(/success/i)
-          .first()
-          .waitFor({ timeout: 15_000 });
-      }
+      await signInOnKeycloak(page, username);
+      await deviceConsent(page); // the device grant asks for consent, then Keycloak says it succeeded
     } finally {
       await context.close();
     }
@@ -126,7 +106,7 @@ describe.skipIf(!KEYCLOAK_ENABLED)('A27 two real people of the stack Keycloak (A
     // fiona's: Keycloak accepts each TOTP code once, and the browser sign-in below uses hers.)
     const direct = await callAs(app, await keycloakToken('adam'), 'POST', path);
     expect(direct.json.error.code).toBe('step_up_required');
-    const fiona = await signInOnKeycloak('fiona');
+    const fiona = await deviceToken('fiona');
     const claims = JSON.parse(Buffer.from(fiona.split('.')[1]!, 'base64url').toString()) as {
       amr: string[];
       auth_time: number;

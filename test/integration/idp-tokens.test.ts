@@ -2,13 +2,18 @@
 // another issuer's token, an expired one, one signed by a key the IdP rotated out, one with `alg: none` and one
 // signed with HMAC are 401; a valid token works with the role its groups map to; a person of the stack's real
 // Keycloak (password + TOTP) is an IdP subject whose audit rows name them. Real PostgreSQL; real HTTP to the issuers.
+// A29: an issuer on a closed port: a JWT is 503 with Retry-After, API keys keep working, a log line and a metric say so.
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import { Writable } from 'node:stream';
 import { and, eq } from 'drizzle-orm';
-import { SignJWT } from 'jose';
+import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { auditEvents, reconciliations } from '../../src/db/schema/index.js';
-import { callAs } from '../helpers/access.js';
+import { createLogger } from '../../src/lib/logger.js';
+import { registry } from '../../src/metrics/registry.js';
+import { callAs, setUpAdminToken } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
 import { TEST_DATABASE_URL } from '../helpers/env.js';
 import {
@@ -154,6 +159,70 @@ describe('A26 identity provider tokens on the admin API', () => {
   it('A26 without an idp block a JWT is no credential', async () => {
     const plain = testApp({ db: database.db, temporal: temporal.client, taskQueues: uniqueTaskQueues('idp-none') });
     expect((await callAs(plain, await issuer.mint(`p-${randomUUID()}`), 'GET', '/audit-events?limit=1')).status).toBe(401);
+  });
+});
+
+/** A port nothing listens on: bound by the OS, then closed. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+const unreachableCount = async () =>
+  (await registry.getSingleMetric('apipay_idp_unreachable_total')?.get())?.values[0]?.value ?? 0;
+
+describe('A29 an identity provider that cannot be reached', () => {
+  it('A29 a JWT is 503 with Retry-After (not 401, not 500); API keys work; one log line and the metric say the IdP is down', async () => {
+    const dead = `http://127.0.0.1:${await closedPort()}/realms/apipay`;
+    const lines: string[] = [];
+    const logger = createLogger(
+      'test',
+      'warn',
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          lines.push(chunk.toString());
+          done();
+        },
+      }),
+    );
+    const down = testApp({
+      db: database.db,
+      temporal: temporal.client,
+      taskQueues: uniqueTaskQueues('idp-down'),
+      logger,
+      profile: testProfile({ idp: { issuer: dead, audience: IDP_AUDIENCE, roles: IDP_ROLES } }),
+    });
+    const { privateKey } = await generateKeyPair('RS256');
+    const token = await new SignJWT({ groups: ['operator'] })
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setIssuer(dead)
+      .setAudience(IDP_AUDIENCE)
+      .setSubject(`d-${randomUUID()}`)
+      .setExpirationTime('5m')
+      .sign(privateKey);
+    const before = await unreachableCount();
+
+    const first = await callAs(down, token, 'GET', '/audit-events?limit=1');
+    expect(first.status).toBe(503);
+    expect(first.json.error.code).toBe('unavailable');
+    expect(first.json.error.message).toMatch(/identity provider cannot be reached/);
+    expect(Number(first.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // Within the retry window the verifier does not ask again: the same answer, no second log line or count.
+    const second = await callAs(down, token, 'POST', '/ledger/adjustments', adjustment(await payment()));
+    expect(second.status).toBe(503);
+    expect(await unreachableCount()).toBe(before + 1);
+    const warnings = lines.filter((line) => line.includes('identity provider unreachable'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(dead);
+    expect(lines.join('')).not.toContain(token.split('.')[1]!);
+
+    // Another issuer's token is still a 401 (refused on its face), and an API key does not depend on the IdP.
+    expect((await callAs(down, await stranger.mint('s'), 'GET', '/audit-events?limit=1')).status).toBe(401);
+    const key = await setUpAdminToken(down);
+    expect((await callAs(down, key, 'GET', '/audit-events?limit=1')).status).toBe(200);
   });
 });
 

@@ -1,5 +1,6 @@
 // R9 on the real processes (tsx): a taken port, an unreachable database and a bad secret each stop the api, worker
 // and dispatcher with ONE stderr line naming the process, the port or variable and the fix, and a non-zero exit.
+// A31: so does a worker told to trust stamped Temporal identities when its Temporal server stamps none.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -99,6 +100,20 @@ describe('R9 start-up failures are one clear line', () => {
       expect(lines, result.stderr).toHaveLength(1);
       expect(lines[0]).toMatch(new RegExp(`^${['api', 'worker', 'dispatcher'][i]}: invalid profile .*: inbound\\.dual_control_default_major: must be set when NODE_ENV=production .*; fix: `));
     }
+  });
+
+  it('A31 a worker under resolution_via_temporal: idp refuses to start against a Temporal that answers tokenless calls (the dev server)', { timeout: 150_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apipay-stamp-'));
+    const profile = parse(readFileSync(join(ROOT, 'config/demo.yaml'), 'utf8')) as { inbound: Record<string, unknown> };
+    profile.inbound.resolution_via_temporal = 'idp';
+    writeFileSync(join(dir, 'profile.yaml'), stringify(profile));
+    const result = await run('worker', { APIPAY_PROFILE: join(dir, 'profile.yaml') });
+    expect(result.code, result.stderr).toBe(78);
+    const lines = result.stderr.split('\n').filter((line) => line.trim() !== '');
+    expect(lines, result.stderr).toHaveLength(1);
+    expect(lines[0]).toMatch(/^worker: inbound\.resolution_via_temporal: idp needs ApiPay's Temporal server/);
+    expect(lines[0]).toContain(`${TEMPORAL_ADDRESS} answered a call that carried no token`);
+    expect(lines[0]).toContain('fix: ');
   });
 
   it('C11 a dispatcher whose topic does not exist says so (not "cannot reach Kafka"), in one line with the fix', { timeout: 150_000 }, async () => {

@@ -121,6 +121,16 @@ describe('profile', () => {
     expect(parseProfile(document).outbound.in_flight_lease).toBe(11_000);
   });
 
+  it('A31 resolution_via_temporal: idp needs the idp block (the issuer whose subjects the server stamps)', () => {
+    const document = parse(readFileSync('config/example.yaml', 'utf8')) as { inbound: Record<string, unknown>; idp?: unknown };
+    document.inbound.resolution_via_temporal = 'idp';
+    delete document.idp;
+    expect(() => parseProfile(document)).toThrow(/inbound\.resolution_via_temporal: idp needs the idp block/);
+    const demo = parse(readFileSync('config/demo.yaml', 'utf8')) as { inbound: Record<string, unknown> };
+    demo.inbound.resolution_via_temporal = 'idp';
+    expect(parseProfile(demo).inbound.resolution_via_temporal).toBe('idp');
+  });
+
   it('a missing file names the path and the variable', () => {
     expect(() => loadProfile('config/nope.yaml')).toThrow(/config\/nope.yaml \(APIPAY_PROFILE\)/);
   });

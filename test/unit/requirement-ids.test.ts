@@ -15,7 +15,7 @@ const REQUIREMENTS = 'docs/requirements.md';
 const SCANNED = ['src', 'test', 'bench', 'scripts', 'docs', 'config', 'drizzle', 'README.md'];
 const SKIPPED_DIRS = new Set(['node_modules', '.data', '.git']);
 
-const ID = /(?<![\w#])[OIRACMPL](?:[12]\d|[1-9])(?![\w]|\.\d)/g; // issues take families past 19 (A20, O20); P50, P99 are percentiles
+const ID = /(?<![\w#])[OIRACMPL](?:[1-3]\d|[1-9])(?![\w]|\.\d)/g; // issues take families past 29 (A30); P50, P99 are percentiles
 const FORMULA = /=[A-Z]+\([^)]*\)/g;
 const SECTION = /requirements(?:\.md)? §(\d+)/g;
 // Built from parts so that this file does not match itself.

@@ -73,9 +73,10 @@ describe('A4 attribution', () => {
     expect(identityIn(history, { ...origin, via: 'signal', signalIndex: 2 })).toBeNull();
   });
 
-  const deps = (viaTemporal: 'allow' | 'deny', more: Partial<AccessDeps> = {}): AccessDeps => ({
+  const deps = (viaTemporal: AccessDeps['viaTemporal'], more: Partial<AccessDeps> = {}): AccessDeps => ({
     keys: k1,
     viaTemporal,
+    stampIssuer: null,
     identityOf: async () => 'ana@ui',
     ttlMs: 300_000,
     acceptedAt: async () => T0 + 1000,
@@ -105,6 +106,65 @@ describe('A4 attribution', () => {
   });
 });
 
+describe("A31 resolution_via_temporal: idp — the identity ApiPay's Temporal server stamped is that person", () => {
+  const issuer = 'http://127.0.0.1:8180/realms/apipay';
+  const request = {
+    workflowId: wf,
+    action: 'resolve' as const,
+    payload,
+    proof: undefined,
+    origin: { runId: 'r', via: 'update' as const, updateId: 'u-9' },
+  };
+  const under = (identity: string, stampIssuer: string | null = issuer): AccessDeps => ({
+    keys: k1,
+    viaTemporal: 'idp',
+    stampIssuer,
+    identityOf: async () => identity,
+    ttlMs: 300_000,
+    acceptedAt: async () => T0,
+    keyProblem: async () => null,
+  });
+
+  it("A31 a stamped identity of the profile's issuer acts under that person's idp: key (what dual control and budgets count)", async () => {
+    const stamped = `idp:0b6f-alice@${issuer}`;
+    expect(await authorize(under(stamped), request)).toEqual({
+      ok: true,
+      principal: { key: stamped, name: '0b6f-alice', role: null, via: 'temporal', requestId: 'u-9' },
+    });
+  });
+
+  it('A31 anything else a client could send is refused: its own words, another issuer, an empty subject, no issuer configured', async () => {
+    for (const identity of [
+      'ana@ui',
+      'temporal-cli:ana',
+      `idp:@${issuer}`,
+      `idp:ana@${issuer}.evil`,
+      'idp:ana@https://other.example/realms/apipay',
+      `xidp:ana@${issuer}`,
+      `idp:${'a'.repeat(201)}@${issuer}`,
+    ]) {
+      expect(await authorize(under(identity), request), identity).toMatchObject({
+        ok: false,
+        problem: expect.stringMatching(/resolution_via_temporal: idp/),
+      });
+    }
+    expect(await authorize(under(`idp:ana@${issuer}`, null), request)).toMatchObject({ ok: false });
+  });
+
+  it('A31 any identity that is not exactly idp:<subject>@<issuer> is refused (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ maxLength: 80 }), async (identity) => {
+        const verdict = await authorize(under(identity), request);
+        const good =
+          identity.trim().startsWith('idp:') &&
+          identity.trim().endsWith(`@${issuer}`) &&
+          identity.trim().length > `idp:@${issuer}`.length;
+        if (!good) expect(verdict.ok).toBe(false);
+      }),
+    );
+  });
+});
+
 describe('A24 signed requests expire and die with their key', () => {
   const origin = { runId: 'r', via: 'update' as const, updateId: 'u-1' };
   const request = (proof: ReturnType<typeof signRequest>) => ({
@@ -117,6 +177,7 @@ describe('A24 signed requests expire and die with their key', () => {
   const base: AccessDeps = {
     keys: k1,
     viaTemporal: 'deny',
+    stampIssuer: null,
     identityOf: async () => null,
     ttlMs: 300_000,
     acceptedAt: async () => T0 + 1000,

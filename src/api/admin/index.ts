@@ -7,6 +7,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { createApiKeyService } from '../../access/api-keys.js';
 import { createIdpVerifier } from '../../access/idp-tokens.js';
 import { createRateLimiter } from '../../lib/token-bucket.js';
+import { idpUnreachable } from '../../metrics/idp.js';
 import type { AdminEnv } from '../context.js';
 import type { AdminApp } from './app.js';
 import type { ApiDeps } from '../deps.js';
@@ -22,6 +23,7 @@ import { registerEndpointStatusChanges } from './endpoint-status-changes.js';
 import { registerEndpointTests } from './endpoint-tests.js';
 import { registerEventStream } from './event-stream.js';
 import { registerEventTrigger } from './event-trigger.js';
+import { registerDestinationTypes } from './destination-types.js';
 import { registerEventTypes } from './event-types.js';
 import { registerEvents } from './events.js';
 import { registerExports } from './exports.js';
@@ -55,7 +57,17 @@ export function createAdminApp(deps: ApiDeps, services: ApiServices): AdminApp {
       keys,
       limiter: createRateLimiter(deps.profile.admin.rate_limit),
       throttle: services.throttle,
-      ...(deps.profile.idp ? { idp: createIdpVerifier(deps.profile.idp) } : {}), // A26
+      ...(deps.profile.idp
+        ? {
+            idp: createIdpVerifier(deps.profile.idp, {
+              // A29: the IdP is down: one counter step and one log line per failed fetch (the reason, never a token).
+              onUnreachable: (reason) => {
+                idpUnreachable.inc();
+                deps.logger.warn({ issuer: deps.profile.idp?.issuer, reason }, 'identity provider unreachable (A29)');
+              },
+            }),
+          }
+        : {}), // A26
       production: deps.env.NODE_ENV === 'production', // A28
     }),
   );
@@ -98,6 +110,7 @@ export function createAdminApp(deps: ApiDeps, services: ApiServices): AdminApp {
   }); // M7, A18; before /events/{id}, which would otherwise match /events/stream
   registerEventTrigger(admin, deps); // M7
   registerEventTypes(admin); // M8: the event catalog
+  registerDestinationTypes(admin); // M11: what a broker destination needs
   registerEvents(admin, services.deliveryAdmin, deps.db);
   registerReconciliations(admin, deps);
   registerExports(admin, deps);

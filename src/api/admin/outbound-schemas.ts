@@ -1,7 +1,7 @@
 // JSON shapes of the outbound admin resources (snake_case, ISO times) and the row → JSON mappers shared by routes.
 import { z } from '@hono/zod-openapi';
 import type { deliveries, deliveryAttempts, events, webhookEndpoints } from '../../db/schema/index.js';
-import { DELIVERY_STATUSES, ENDPOINT_ORDERINGS, ENDPOINT_STATUSES, SIGNATURE_SCHEMES } from '../../shared/outbound.js';
+import { DELIVERY_STATUSES, DESTINATION_TYPES, ENDPOINT_ORDERINGS, ENDPOINT_STATUSES, SIGNATURE_SCHEMES } from '../../shared/outbound.js';
 
 export const errorSchema = z
   .object({
@@ -41,7 +41,12 @@ export const endpointSchema = z
     id: z.string().openapi({ example: 'we_01jd2m3k4n5p6q7r8s9t0v1w2x' }),
     object: z.literal('webhook_endpoint'),
     merchant_account: z.string(),
-    url: z.string(),
+    type: z.enum(DESTINATION_TYPES).openapi({ description: 'M11: http, rabbitmq or kafka' }),
+    url: z.string().openapi({ description: 'The http URL, or where a broker destination publishes (amqp://host:port/vhost?queue=…, kafka://brokers/topic); never a credential' }),
+    destination: z
+      .record(z.string(), z.string())
+      .nullable()
+      .openapi({ description: "M11: a broker destination's non-secret fields (secret ones are never returned); null for http" }),
     description: z.string().nullable(),
     event_types: z.array(z.string()),
     livemode: z.boolean(),
@@ -69,7 +74,9 @@ export function endpointJson(row: typeof webhookEndpoints.$inferSelect): z.infer
     id: row.id,
     object: 'webhook_endpoint',
     merchant_account: row.merchantAccount,
+    type: row.destinationType,
     url: row.url,
+    destination: row.destinationType === 'http' ? null : (row.destinationConfig ?? {}),
     description: row.description,
     event_types: row.eventTypes,
     livemode: row.livemode,

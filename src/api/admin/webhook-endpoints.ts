@@ -1,77 +1,21 @@
 // Admin routes for webhook endpoints: create (secret shown once), list, get, update, delete, rotate secret,
-// disable/enable (requirements §4, O9, O13, O15).
+// disable/enable (requirements §4, O9, O13, O15). M11: `type` http (a URL) or a broker destination (rabbitmq, kafka)
+// whose `destination` fields are validated by the type's one description (src/outbound/destinations/).
 import { z } from '@hono/zod-openapi';
-import { CATALOG } from '../../catalog/catalog.js';
-import { checkPattern } from '../../catalog/subscriptions.js';
 import { createEndpointService, EndpointNotFoundError } from '../../outbound/endpoints.js';
 import { keyringFromEnv } from '../../shared/keyring.js';
 import { checkEndpointUrl, UnsafeUrlError } from '../../outbound/url-safety.js';
-import { ENDPOINT_ORDERINGS, SIGNATURE_SCHEMES } from '../../shared/outbound.js';
+import { DestinationInvalidError } from '../../outbound/destinations/index.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { adminRoute } from './access.js';
+import { createBody, updateBody } from './endpoint-bodies.js';
 import type { AdminApp } from './app.js';
 import { endpointJson, endpointSchema, endpointWithSecretSchema, errorResponses, idParam, json } from './outbound-schemas.js';
 import { afterIdOf, listEnvelope, listWindow, page, paginationQuery, windowQuery } from './pagination.js';
 
 const tags = ['Webhook endpoints'];
 const params = idParam('we', 'we_01jd2m3k4n5p6q7r8s9t0v1w2x');
-
-// M8: each pattern names something in the catalog (a typo is a 400 with the nearest name); * and payment.* stay.
-const eventType = z
-  .string()
-  .max(200)
-  .superRefine((pattern, ctx) => {
-    const check = checkPattern(CATALOG, pattern);
-    if (!check.ok) ctx.addIssue({ code: 'custom', message: check.message });
-  })
-  .openapi({ description: 'payment.succeeded (every version), payment.succeeded@1 (that version only, M9), payment.* or *; GET /event-types lists the types' });
-const eventTypes = z.array(eventType).min(1, 'must list at least one event type (or *)').max(100);
-const url = z.url({ message: 'must be an absolute URL' }).max(2048);
-const description = z.string().max(500).nullable();
-const ordering = z.enum(ENDPOINT_ORDERINGS).openapi({ description: 'M3: none (default) or per_endpoint: one event at a time, in event order' });
-const rateLimitPerSecond = z
-  .number()
-  .int()
-  .min(1)
-  .max(10_000)
-  .nullable()
-  .openapi({ description: 'M5: at most this many POSTs per second to this endpoint; null (default) = no throttle' });
-
-const signatureScheme = z
-  .enum(SIGNATURE_SCHEMES)
-  .openapi({ description: 'O16: apipay (default, ApiPay-Signature) or standard (Standard Webhooks); a change applies from the next attempt' });
-const ed25519 = z.boolean().openapi({ description: 'O17: also sign v1a (ed25519) in the standard scheme; true makes a key pair, false removes it' });
-
-const createBody = z
-  .strictObject({
-    merchant_account: z.string().min(1).max(200),
-    url,
-    event_types: eventTypes,
-    livemode: z.boolean(),
-    description: description.optional(),
-    ordering: ordering.optional(),
-    rate_limit_per_second: rateLimitPerSecond.optional(),
-    signature_scheme: signatureScheme.optional(),
-    ed25519_signing: ed25519.optional(),
-  })
-  .openapi('CreateWebhookEndpoint');
-
-const updateBody = z
-  .strictObject({
-    url: url.optional(),
-    event_types: eventTypes.optional(),
-    description: description.optional(),
-    ordering: ordering.optional(),
-    rate_limit_per_second: rateLimitPerSecond.optional(),
-    signature_scheme: signatureScheme.optional(),
-    ed25519_signing: ed25519.optional(),
-  })
-  .refine(
-    (b) => Object.values(b).some((v) => v !== undefined),
-    'give at least one of url, event_types, description, ordering, rate_limit_per_second, signature_scheme, ed25519_signing',
-  )
-  .openapi('UpdateWebhookEndpoint');
 
 const jsonBody = <T extends z.ZodTypeAny>(schema: T) => ({ body: { content: { 'application/json': { schema } }, required: true } });
 
@@ -167,15 +111,35 @@ export function registerWebhookEndpoints(admin: AdminApp, deps: ApiDeps): void {
 
   const notFound = (error: unknown): never => {
     if (error instanceof EndpointNotFoundError) throw new ApiError('not_found', error.message);
+    if (error instanceof DestinationInvalidError) {
+      const issues = error.issues.map((i) => ({ field: `destination.${i.field}`, message: i.message }));
+      throw new ApiError('validation_failed', issues.map((i) => `${i.field}: ${i.message}`).join('; '), { issues });
+    }
     throw error;
   };
 
+  /** O15 for a broker destination at registration: each host the fields name passes the same policy as a URL's. */
+  async function checkBrokerHosts(fields: Record<string, string> | undefined): Promise<void> {
+    const hosts = [fields?.host ? `${fields.host}:${fields.port ?? 5672}` : null, ...(fields?.brokers ?? '').split(',')].filter((h): h is string => !!h && h.trim() !== '');
+    for (const host of hosts) {
+      try {
+        await checkEndpointUrl(`https://${host.trim()}/`, { allowInsecure: deps.profile.outbound.allow_insecure_urls });
+      } catch (error) {
+        if (!(error instanceof UnsafeUrlError)) continue; // a malformed host is the description's to report
+        throw new ApiError('validation_failed', `destination: ${error.message}`, { issues: [{ field: 'destination', message: error.message, reason: error.reason }] });
+      }
+    }
+  }
+
   admin.openapi(createEndpoint, async (c) => {
     const body = c.req.valid('json');
-    await checkUrl(body.url);
-    const { endpoint, secret } = await service.create(c.get('principal'), {
+    const type = body.type ?? 'http';
+    if (type === 'http') await checkUrl(body.url!);
+    else await checkBrokerHosts(body.destination);
+    const { endpoint, secret } = await service
+      .create(c.get('principal'), {
       merchantAccount: body.merchant_account,
-      url: body.url,
+      ...(type === 'http' ? { url: body.url! } : { destination: { type, fields: body.destination ?? {} } }),
       eventTypes: body.event_types,
       livemode: body.livemode,
       description: body.description ?? null,
@@ -183,8 +147,9 @@ export function registerWebhookEndpoints(admin: AdminApp, deps: ApiDeps): void {
       rateLimitPerSecond: body.rate_limit_per_second,
       signatureScheme: body.signature_scheme,
       ed25519: body.ed25519_signing,
-    });
-    logger.info({ endpointId: endpoint.id, merchantAccount: endpoint.merchantAccount }, 'webhook endpoint created');
+    })
+      .catch(notFound);
+    logger.info({ endpointId: endpoint.id, merchantAccount: endpoint.merchantAccount, type }, 'webhook endpoint created');
     return c.json({ ...endpointJson(endpoint), secret }, 201);
   });
 
@@ -208,11 +173,16 @@ export function registerWebhookEndpoints(admin: AdminApp, deps: ApiDeps): void {
   admin.openapi(updateEndpoint, async (c) => {
     const { id } = c.req.valid('param');
     const body = c.req.valid('json');
-    await service.get(c.get('principal'), id).catch(notFound); // 404 before a URL check a caller cannot act on
+    const current = await service.get(c.get('principal'), id).catch(notFound); // 404 before a URL check a caller cannot act on
+    if (body.url !== undefined && current.destinationType !== 'http') {
+      throw new ApiError('validation_failed', `url: a ${current.destinationType} endpoint has destination fields, not a url`, { issues: [{ field: 'url', message: 'change its destination fields instead' }] });
+    }
     if (body.url !== undefined) await checkUrl(body.url);
+    if (body.destination !== undefined) await checkBrokerHosts(body.destination);
     const endpoint = await service
       .update(c.get('principal'), id, {
         ...(body.url !== undefined ? { url: body.url } : {}),
+        ...(body.destination !== undefined ? { destinationFields: body.destination } : {}),
         ...(body.event_types !== undefined ? { eventTypes: body.event_types } : {}),
         ...(body.description !== undefined ? { description: body.description } : {}),
         ...(body.ordering !== undefined ? { ordering: body.ordering } : {}),

@@ -6,6 +6,7 @@
 // sign-in form included (it has an anonymous session for that). A portal link is opened by a POST from its
 // confirmation page (never by the GET a link preview or another site can make), once. A23: a right key or a link
 // that opens is never refused for its address's failed sign-ins (the bootstrap token is, from a throttled address).
+// A30: with the idp block's console client, people sign in through the IdP (oidc.ts) into the same sessions.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
@@ -39,6 +40,8 @@ export interface AuthOptions {
   temporal: View['temporal'];
   /** Session lifetime after a sign-in with a key (the link's sessions end with the link's own lifetime or this). */
   ttlSeconds: number;
+  /** A30: the console offers the identity provider's sign-in (GET /login). */
+  idpSignIn?: boolean;
 }
 
 /** A24: the client's own X-Request-Id, kept beside the server's in audit rows. */
@@ -49,7 +52,7 @@ const clientRequestIdOf = (c: { get: (key: never) => unknown }) => {
 const cookieName = (surface: Surface) => `apipay_${surface}`;
 const digest = (value: string) => createHash('sha256').update(value).digest();
 /** Paths served without a principal: the sign-in form, the portal link's entry, the stylesheet. */
-const OPEN_PATHS = ['/sign-in', '/enter', '/assets/console.css', '/assets/console.js'];
+const OPEN_PATHS = ['/sign-in', '/enter', '/login', '/oidc/callback', '/assets/console.css', '/assets/console.js'];
 
 type Current = NonNullable<Awaited<ReturnType<ConsoleSessionStore['current']>>>;
 
@@ -73,6 +76,9 @@ async function principalFor(
   if (subject.kind === 'key' && row.session.keyId === subject.keyId) {
     const principal = await o.keys.active(subject.keyId);
     if (principal) found = { principal, role: principal.role };
+  } else if (subject.kind === 'idp' && row.session.keyId === subject.keyId && row.session.idpPrincipal) {
+    const principal = row.session.idpPrincipal as unknown as Principal; // A30: who the ID token named
+    found = { principal, role: principal.role };
   } else if (subject.kind === 'bootstrap') {
     if (subject.fingerprint === o.sessions.fingerprint(o.adminToken)) found = { principal: BOOTSTRAP_PRINCIPAL, role: 'admin' };
   } else if (subject.kind === 'link' && row.link && row.link.id === subject.linkId) {
@@ -91,12 +97,12 @@ const fits = (surface: Surface, p: Principal) => (surface === 'console' ? p.role
 const MAX_SESSION_SECONDS = 8 * 3600;
 
 /** Sets a new session's cookie: a new session id on every sign-in, so an anonymous one is never promoted (fixation). */
-async function startSession(
+export async function startSession(
   c: ConsoleContext,
   o: AuthOptions,
   subject: SessionSubject,
   ttl: number,
-  row?: { keyId: string; role: string; portalLinkId?: string },
+  row?: { keyId: string; role: string; portalLinkId?: string; idpPrincipal?: Principal },
 ): Promise<Session> {
   const { session, cookie } = o.sessions.issue(o.surface, subject, ttl);
   if (row && subject.kind !== 'anonymous')
@@ -182,6 +188,11 @@ export function registerSignIn(app: Hono<ConsoleEnv>, o: AuthOptions): void {
       view,
       'Sign in',
       html`${notice(error, 'error')}
+        ${
+          o.idpSignIn
+            ? html`<p class="panel"><a href="${view.base}/login" id="idp-sign-in">Sign in with the identity provider</a></p>`
+            : ''
+        }
         <form method="post" action="${view.base}/sign-in" class="panel">
           ${csrfField(view)}
           <label

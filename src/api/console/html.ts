@@ -45,7 +45,12 @@ export function layout(view: View, title: string, body: Html, options: { live?: 
   const who = view.principal
     ? html`<span class="who"
           >${view.principal.name} ·
-          ${view.principal.role}${view.principal.merchantAccount ? html` · ${view.principal.merchantAccount}` : ''}</span
+          ${view.principal.role}${view.principal.merchantAccount ? html` · ${view.principal.merchantAccount}` : ''}${
+            view.principal.idp
+              ? html` · <span class="idp-email">${view.principal.idp.email ?? ''}</span> ·
+                  <span class="idp-groups">${view.principal.idp.groups.join(', ')}</span>`
+              : ''
+          }</span
         >
         <form method="post" action="${view.base}/sign-out" class="inline">
           ${csrfField(view)}<button type="submit">Sign out</button>

@@ -6,7 +6,9 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { ApiDeps } from '../deps.js';
 import type { ApiServices } from '../services.js';
+import { createConsoleOidc } from '../../access/idp-oidc.js';
 import { registerSignIn, sessionMiddleware, type AuthOptions } from './auth.js';
+import { registerOidcSignIn } from './oidc.js';
 import { PageError, renderError, type AccessRules, type ConsoleEnv } from './context.js';
 import { registerBacklogPage } from './backlog.js';
 import { registerLedgerPage } from './charts/ledger-page.js';
@@ -20,6 +22,7 @@ import { STYLESHEET } from './html.js';
 import { liveCounter, registerLiveStreams, type LiveOptions } from './live.js';
 import { SCRIPT } from './script.js';
 import { registerBulkActions } from './bulk.js';
+import { registerReviewApproval } from './review-approval.js';
 import { registerReviewPages } from './reviews.js';
 import { createConsoleServices } from './services.js';
 import { createSessionKeys, type Surface } from './session.js';
@@ -42,6 +45,9 @@ export function createConsoleApps(
     namespace: deps.env.TEMPORAL_NAMESPACE ?? 'default',
   };
 
+  // A30: the console signs people in through the IdP when the idp block names its console client.
+  const oidc = deps.profile.idp?.console ? createConsoleOidc(deps.profile.idp) : undefined;
+
   const build = (surface: Surface) => {
     const base = surface === 'console' ? '/console' : '/portal';
     const options: AuthOptions = {
@@ -59,6 +65,7 @@ export function createConsoleApps(
         deps.profile.idp && deps.env.NODE_ENV === 'production' ? randomBytes(32).toString('base64url') : deps.env.ADMIN_TOKEN,
       temporal,
       ttlSeconds: SESSION_TTL_SECONDS,
+      idpSignIn: surface === 'console' && oidc !== undefined,
     };
     const app = new Hono<ConsoleEnv>();
     app.get('/assets/console.css', (c) =>
@@ -72,10 +79,12 @@ export function createConsoleApps(
     app.use('*', bodyLimit({ maxSize: 64 * 1024, onError: (c) => c.text('form too large', 413) }));
     app.use('*', sessionMiddleware(options));
     registerSignIn(app, options);
+    if (surface === 'console' && oidc) registerOidcSignIn(app, options, oidc, deps.profile.http.public_url); // A30
     if (surface === 'console') app.get('/', (c) => c.redirect(`${base}/reviews`, 303));
     else registerPortalHome(app, services); // C13: the portal opens on the merchant's health
     if (surface === 'console') {
       registerReviewPages(app, services);
+      registerReviewApproval(app, services); // A5, A30
       registerBacklogPage(app, services);
       registerLedgerPage(app, services);
     }

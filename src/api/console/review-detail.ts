@@ -73,6 +73,25 @@ function resolveForm(view: View, r: ReconciliationRow, form: Record<string, stri
   </form>`;
 }
 
+/** A5, A30: the resolution waiting for a second person, and (for an operator) the button that approves it. */
+function proposalPanel(view: View, id: string, p: NonNullable<Found['proposal']>, canApprove: boolean) {
+  return html`<h2>Waiting for a second person</h2>
+    <dl id="proposal">
+      <dt>Proposed</dt>
+      <dd>${status(p.decision)} by ${p.proposedBy} <span class="muted">${p.proposedByKey}</span> · ${time(p.proposedAt)}</dd>
+      <dt>Reason</dt>
+      <dd>${p.reason}</dd>
+    </dl>
+    ${
+      canApprove
+        ? html`<form method="post" action="${view.base}/reviews/${encodeURIComponent(id)}/approve" class="panel">
+            ${csrfField(view)}
+            <button type="submit" id="approve">Approve</button>
+          </form>`
+        : ''
+    }`;
+}
+
 export interface DetailOptions {
   canResolve: boolean;
   /** C6: what the workflow refused (undefined: it could not be asked). */
@@ -111,6 +130,7 @@ export function detailPage(view: View, found: Found, { canResolve, refusals, mes
         <dd>${temporalLink(view, r.id)}</dd>
         ${trace ?? ''}
       </dl>
+      ${found.proposal && !res ? proposalPanel(view, r.id, found.proposal, canResolve) : ''}
       ${
         res
           ? html`<h2>Resolution</h2>
@@ -126,7 +146,7 @@ export function detailPage(view: View, found: Found, { canResolve, refusals, mes
                 <dt>Resolved</dt>
                 <dd>${time(res.resolvedAt)}</dd>
               </dl>`
-          : r.state === 'manual_review' && canResolve
+          : r.state === 'manual_review' && canResolve && !found.proposal
             ? html`<h2>Resolve</h2>
                 ${resolveForm(view, r, form)}`
             : ''

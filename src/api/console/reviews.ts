@@ -101,7 +101,12 @@ export function registerReviewPages(app: Hono<ConsoleEnv>, s: ConsoleServices): 
   app.get('/reviews/:id', async (c) => {
     requireAccess(c, s.rules, 'GET /reconciliations/:id');
     const found = await find(c.req.param('id'));
-    const done = c.req.query('resolved') === '1' ? { text: 'Resolved.', kind: 'ok' as const } : undefined;
+    const done =
+      c.req.query('resolved') === '1'
+        ? { text: 'Resolved.', kind: 'ok' as const }
+        : c.req.query('step_up') === '1' // A30: back from the IdP with a fresh second factor
+          ? { text: 'Signed in again with your second factor: approve now.', kind: 'ok' as const }
+          : undefined;
     const refusals =
       found.reconciliation.state === 'manual_review' ? await s.reconciliations.refusals(found.reconciliation.id) : undefined;
     return c.html(

@@ -18,6 +18,7 @@ import type { ApiServices } from '../services.js';
 import { createChartServices, type ChartServices } from './charts/services.js';
 import { PageError, type AccessRules } from './context.js';
 import type { TraceLinks } from './trace-link.js';
+import type { IdpConfig } from '../../config/idp.js';
 import { reconciliationTraceId } from '../../inbound/trace-id.js';
 import { deliveryTraceId } from '../../outbound/trace-id.js';
 
@@ -43,6 +44,9 @@ export interface ConsoleServices {
   conflict: (error: unknown) => never;
   /** R18: where a reconciliation's or a delivery's trace is (APIPAY_TRACE_URL). */
   traces: TraceLinks;
+  /** A27, A30: the profile's IdP (who may approve, how fresh their second factor must be) and the clock. */
+  idp: IdpConfig | undefined;
+  now: () => Date;
 }
 
 export function createConsoleServices(deps: ApiDeps, api: ApiServices, rules: AccessRules): ConsoleServices {
@@ -70,6 +74,8 @@ export function createConsoleServices(deps: ApiDeps, api: ApiServices, rules: Ac
     logger: deps.logger.child({ surface: 'console' }),
     rotationGraceMs: deps.profile.outbound.secret_rotation_grace,
     sendTest: (principal, endpointId) => sendTestEvent(deps, principal, endpointId),
+    idp: deps.profile.idp,
+    now,
     traces: {
       ...(deps.env.APIPAY_TRACE_URL ? { url: deps.env.APIPAY_TRACE_URL.replace(/\/+$/, '') } : {}),
       reconciliation: (provider, providerEventId) => reconciliationTraceId(deps.db, provider, providerEventId),

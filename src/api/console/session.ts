@@ -12,7 +12,9 @@ export type SessionSubject =
   | { kind: 'anonymous' }
   | { kind: 'key'; keyId: string }
   | { kind: 'bootstrap'; fingerprint: string }
-  | { kind: 'link'; merchantAccount: string; linkId: string };
+  | { kind: 'link'; merchantAccount: string; linkId: string }
+  /** A30: a person of the identity provider (idp:<sub>@<issuer>); who they are is in the session's row. */
+  | { kind: 'idp'; keyId: string };
 
 export interface Session {
   surface: Surface;
@@ -85,6 +87,9 @@ export function createSessionKeys(secretsEncryptionKey: string, now: () => Date 
       const link: PortalLink = { merchantAccount, linkId, exp: nowSeconds() + ttlSeconds };
       return { token: seal('portal-link', link), link };
     },
+    /** A30: the OpenID Connect sign-in under way (state, nonce, PKCE verifier), for its callback; 10 minutes. */
+    pendingSignIn: (pending: object) => seal('oidc-pending', { ...pending, exp: nowSeconds() + 600 }),
+    readPendingSignIn: (token: string | undefined) => open('oidc-pending', token) as Record<string, unknown> | undefined,
     readPortalLink(token: string | undefined): PortalLink | undefined {
       const payload = open('portal-link', token) as PortalLink | undefined;
       return payload && typeof payload.merchantAccount === 'string' ? payload : undefined;

@@ -5,7 +5,8 @@
 // (A17; a credential that verifies is never refused for them, A23); the key's token bucket → 429; the role against
 // the rule → 403. A26: a JWT is the identity provider's access token, verified by src/access/idp-tokens.ts (401
 // when it does not verify). A28: once an IdP is configured the bootstrap token is refused for every route but
-// POST /api-keys in production.
+// POST /api-keys in production. A29: an IdP that cannot be reached answers a JWT 503 with Retry-After (no failure
+// counted against the caller); API keys do not depend on it.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createMiddleware } from 'hono/factory';
 import { matchedRoutes, routePath } from 'hono/route';
@@ -49,6 +50,7 @@ export const authenticate = (options: AuthenticateOptions) => {
     if (looksLikeJwt(token)) {
       if (!options.idp) return undefined;
       const verdict = await options.idp.verify(token);
+      if (!verdict.ok && verdict.unavailable) throw new ApiError('unavailable', verdict.problem, undefined, verdict.retryAfterSeconds);
       if (!verdict.ok) throw new ApiError('unauthorized', verdict.problem);
       return verdict.principal;
     }
@@ -70,6 +72,7 @@ export const authenticate = (options: AuthenticateOptions) => {
     const token = /^Bearer ([\x21-\x7e]{1,8192})$/i.exec(header ?? '')?.[1];
     // A23: the credential first; only a failure is counted, and only a failure past its budget is answered 429.
     const principal = await principalOf(token, () => clientAddress(c)).catch((error: unknown) => {
+      if (error instanceof ApiError && error.code === 'unavailable') throw error; // A29: not the caller's failure
       if (error instanceof ApiError) return error; // A26: a token that does not verify, with the reason
       throw error;
     });

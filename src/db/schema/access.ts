@@ -2,7 +2,7 @@
 // not a delete), the principals (people, services) they belong to, the portal's links and the console's and portal's
 // sessions.
 import { sql } from 'drizzle-orm';
-import { check, index, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { check, index, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { bytea } from './outbound.js';
 
 export const apiKeys = pgTable(
@@ -83,6 +83,8 @@ export const consoleSessions = pgTable(
     /** The role when the session began: a different role now ends the session. */
     role: text('role').notNull(),
     portalLinkId: text('portal_link_id').references(() => portalLinks.id),
+    /** A30: an IdP person's session: who the ID token named (a Principal with its idp identity). */
+    idpPrincipal: jsonb('idp_principal').$type<Record<string, unknown>>(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     endedAt: timestamp('ended_at', { withTimezone: true }),
@@ -90,7 +92,8 @@ export const consoleSessions = pgTable(
   },
   (t) => [
     check('console_sessions_surface_ck', sql`${t.surface} in ('console', 'portal')`),
-    check('console_sessions_subject_ck', sql`${t.subject} in ('key', 'bootstrap', 'link')`),
+    check('console_sessions_subject_ck', sql`${t.subject} in ('key', 'bootstrap', 'link', 'idp')`),
+    check('console_sessions_idp_ck', sql`(${t.subject} = 'idp') = (${t.idpPrincipal} is not null)`),
     check('console_sessions_link_ck', sql`(${t.subject} = 'link') = (${t.portalLinkId} is not null)`),
     check('console_sessions_ended_ck', sql`(${t.endedAt} is null) = (${t.endedReason} is null)`),
     index('console_sessions_key_idx')

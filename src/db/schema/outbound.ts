@@ -6,6 +6,7 @@ import {
   customType,
   index,
   integer,
+  jsonb,
   pgEnum,
   pgTable,
   text,
@@ -13,7 +14,7 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
-import { DELIVERY_STATUSES, ENDPOINT_ORDERINGS, ENDPOINT_STATUSES, SIGNATURE_SCHEMES } from '../../shared/outbound.js';
+import { DELIVERY_STATUSES, DESTINATION_TYPES, ENDPOINT_ORDERINGS, ENDPOINT_STATUSES, SIGNATURE_SCHEMES } from '../../shared/outbound.js';
 
 /** Raw bytes, kept exactly: the body every attempt sends (O4) and quarantined Kafka values (O2). */
 export const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
@@ -61,6 +62,13 @@ export const webhookEndpoints = pgTable(
     signatureScheme: text('signature_scheme', { enum: SIGNATURE_SCHEMES }).notNull().default('apipay'),
     /** O17: the whpk_ key of the active ed25519 signing key; null = no v1a signatures. Public, shown freely. */
     signingPublicKey: text('signing_public_key'),
+    /** M11: where attempts go: http (a signed POST to url), rabbitmq or kafka (src/outbound/destinations/). */
+    destinationType: text('destination_type', { enum: DESTINATION_TYPES }).notNull().default('http'),
+    /** M11: the destination's non-secret settings (host, topic, …), as its description names them; null for http. */
+    destinationConfig: jsonb('destination_config').$type<Record<string, string>>(),
+    /** M11: the secret settings (passwords) as JSON, AES-256-GCM sealed like endpoint secrets; never returned or audited. */
+    destinationCredentials: bytea('destination_credentials'),
+    destinationCredentialsKeyId: text('destination_credentials_key_id'),
     /** Soft delete: deliveries keep referencing the endpoint (history stays queryable); a deleted one is also disabled. */
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
     createdAt: createdAt(),
