@@ -86,6 +86,12 @@ wait_ready api "$API"
 # outbound demo (merchant receiver + sample events: delivered, retrying, failed).
 export SANDBOX_DEMO="${SANDBOX_DEMO:-1}"
 launch sandbox src/sandbox/cli.ts
+# M11: the demo shop's RabbitMQ queue endpoint, when the stack runs RabbitMQ (APIPAY_RABBITMQ=0 leaves it out).
+if [ "${APIPAY_RABBITMQ:-1}" != 0 ] && [ -x /usr/lib/rabbitmq/bin/rabbitmq-server ]; then
+  export RABBITMQ_URL="${RABBITMQ_URL:-amqp://${RABBITMQ_APP_USER:-apipay-merchant}:${RABBITMQ_APP_PASSWORD:-local-broker-pw-7c41d2}@127.0.0.1:${RABBITMQ_PORT:-5672}}"
+else
+  unset RABBITMQ_URL
+fi
 launch demo-outbound scripts/demo/outbound.ts
 # C10: the URLs are printed once every process answers its /readyz, not just the API.
 wait_ready worker "$WORKER_METRICS"

@@ -1,5 +1,5 @@
 // Outbound demo for `npm start`: a local merchant receiver on 127.0.0.1:4000 that verifies ApiPay-Signature,
-// demo endpoints registered through the admin API, and sample events produced to Kafka every few seconds, so a
+// demo endpoints registered through the admin API (M11: a Kafka topic and a RabbitMQ queue among them, brokers.ts), and sample events produced to Kafka every few seconds, so a
 // newcomer sees DELIVERED, RETRYING and FAILED in the Temporal UI and through the admin API.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -7,6 +7,7 @@ import { createKafkaAdmin, createProducer } from '../../src/kafka/kafkajs.js';
 import { loadSettings } from '../../src/lib/settings.js';
 import { DELIVERY_STATUSES } from '../../src/shared/outbound.js';
 import { SIGNATURE_HEADER, verify } from '../../src/signing/index.js';
+import { registerBrokerEndpoints } from './brokers.js';
 import { DEMO_TYPES, demoEnvelope } from './events.js';
 
 const { env, profile } = loadSettings('demo');
@@ -76,6 +77,11 @@ for (const [path, eventTypes] of [
   secrets.set(path, created.secret!);
   say(`registered ${created.id} → ${created.url} for ${eventTypes.join(', ')}`);
 }
+
+// M11: a Kafka topic endpoint and (when the stack runs RabbitMQ) a RabbitMQ queue endpoint beside the HTTP ones.
+await registerBrokerEndpoints(admin, { merchant: MERCHANT, kafkaBrokers: env.KAFKA_BROKERS, rabbitmqUrl: process.env.RABBITMQ_URL || undefined, say }).catch(
+  (error) => say(`broker endpoints not registered: ${(error as Error).message}`),
+);
 
 // --- the business service: events to Kafka --------------------------------------------------------------------
 const { topic } = profile.outbound.kafka;

@@ -14,6 +14,16 @@ export interface ApiRequest {
   body?: Record<string, unknown>;
   /** The response is text (CSV), printed as it is. */
   raw?: boolean;
+  /** M11: secret destination fields read by run.ts (file, environment or a prompt) into body.destination. */
+  secrets?: SecretInput[];
+}
+
+/** A secret to read (a file, an environment variable, or a prompt when neither is given); never on the command line. */
+export interface SecretInput {
+  field: string;
+  label: string;
+  file?: string;
+  env?: string;
 }
 
 export interface Command {

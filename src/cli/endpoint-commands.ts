@@ -1,4 +1,4 @@
-// The CLI's endpoint commands (O9, O13, M3–M6): create, list, get, update, disable, enable, rotate-secret, recover,
+// The CLI's endpoint commands (O9, O13, M3–M6, M11): create, list, get, update, disable, enable, rotate-secret, recover,
 // delete, test and status-changes, each one admin API request.
 import {
   cursorPage,
@@ -17,6 +17,7 @@ import {
   UsageError,
   type Command,
 } from './command-args.js';
+import { createTarget, DESTINATION_OPTIONS, destinationHelp, destinationOf } from './destination-flags.js';
 
 const ORDERINGS = ['none', 'per_endpoint'] as const;
 const SCHEMES = ['apipay', 'standard'] as const;
@@ -51,24 +52,31 @@ export const ENDPOINT_COMMANDS: Command[] = [
       'rate-limit': str,
       scheme: str,
       ed25519: str,
+      type: str,
+      ...DESTINATION_OPTIONS,
     },
-    summary:
-      '--merchant ACCT --url URL --events a.b,c.d|* [--livemode] [--description TEXT] [--ordering none|per_endpoint] [--rate-limit N|none] [--scheme apipay|standard] [--ed25519 on|off]   (prints the secret once; the whpk_ public key is signing_public_key)',
-    build: (v) => ({
-      method: 'POST',
-      path: '/webhook-endpoints',
-      body: defined({
-        merchant_account: required(v, 'merchant'),
-        url: required(v, 'url'),
-        event_types: list(required(v, 'events')),
-        livemode: v.livemode === true,
-        description: optional(v, 'description'),
-        ordering: oneOf(v, 'ordering', ORDERINGS),
-        rate_limit_per_second: rateLimit(v),
-        signature_scheme: oneOf(v, 'scheme', SCHEMES),
-        ed25519_signing: ed25519(v),
-      }),
-    }),
+    summary: `--merchant ACCT (--url URL | --type rabbitmq|kafka FIELDS) --events a.b,c.d|* [--livemode] [--description TEXT] [--ordering none|per_endpoint] [--rate-limit N|none] [--scheme apipay|standard] [--ed25519 on|off]   (prints the secret once; the whpk_ public key is signing_public_key)
+${destinationHelp()}
+      (M11: a secret field is read from a file or an environment variable, else asked for without echo; never printed)`,
+    build: (v) => {
+      const target = createTarget(v); // M11: --url, or --type and the destination flags
+      return {
+        method: 'POST',
+        path: '/webhook-endpoints',
+        ...(target.secrets?.length ? { secrets: target.secrets } : {}),
+        body: defined({
+          merchant_account: required(v, 'merchant'),
+          ...target.body,
+          event_types: list(required(v, 'events')),
+          livemode: v.livemode === true,
+          description: optional(v, 'description'),
+          ordering: oneOf(v, 'ordering', ORDERINGS),
+          rate_limit_per_second: rateLimit(v),
+          signature_scheme: oneOf(v, 'scheme', SCHEMES),
+          ed25519_signing: ed25519(v),
+        }),
+      };
+    },
   },
   {
     words: ['endpoints', 'list'],
@@ -89,12 +97,23 @@ export const ENDPOINT_COMMANDS: Command[] = [
   {
     words: ['endpoints', 'update'],
     args: ['we_id'],
-    options: { url: str, events: str, description: str, ordering: str, 'rate-limit': str, scheme: str, ed25519: str },
+    options: {
+      url: str,
+      events: str,
+      description: str,
+      ordering: str,
+      'rate-limit': str,
+      scheme: str,
+      ed25519: str,
+      ...DESTINATION_OPTIONS,
+    },
     summary:
-      'WE_ID [--url URL] [--events a.b,c.d|*] [--description TEXT] [--ordering none|per_endpoint] [--rate-limit N|none] [--scheme apipay|standard] [--ed25519 on|off]',
+      'WE_ID [--url URL | the destination flags to change, as for create] [--events a.b,c.d|*] [--description TEXT] [--ordering none|per_endpoint] [--rate-limit N|none] [--scheme apipay|standard] [--ed25519 on|off]   (M11: a secret left out is kept)',
     build: (v, [id]) => {
+      const destination = destinationOf(v, undefined); // M11: checked against the endpoint's own type by the API
       const body = defined({
         url: optional(v, 'url'),
+        destination: destination?.fields,
         event_types: v.events === undefined ? undefined : list(String(v.events)),
         description: optional(v, 'description'),
         ordering: oneOf(v, 'ordering', ORDERINGS),
@@ -104,9 +123,14 @@ export const ENDPOINT_COMMANDS: Command[] = [
       });
       if (Object.keys(body).length === 0)
         throw new UsageError(
-          'give at least one of --url, --events, --description, --ordering, --rate-limit, --scheme, --ed25519',
+          'give at least one of --url, a destination flag, --events, --description, --ordering, --rate-limit, --scheme, --ed25519',
         );
-      return { method: 'PATCH', path: `/webhook-endpoints/${seg(id!)}`, body };
+      return {
+        method: 'PATCH',
+        path: `/webhook-endpoints/${seg(id!)}`,
+        body,
+        ...(destination?.secrets.length ? { secrets: destination.secrets } : {}),
+      };
     },
   },
   {

@@ -1,5 +1,8 @@
 // `npm run apipay -- <command>`: the operator CLI, a thin client of the admin API (see docs/cli.md).
 import { existsSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { Writable } from 'node:stream';
 import { configPath, readCliConfig } from './config-file.js';
 import { jwtClaims } from './login.js';
 import { runCli } from './run.js';
@@ -30,8 +33,33 @@ const env = {
   APIPAY_API_URL: process.env.APIPAY_API_URL || config.api_url,
   ADMIN_TOKEN: process.env.ADMIN_TOKEN || localAdminToken(),
 };
+/** M11: a secret destination field, not echoed on a terminal (the muted output swallows readline's echo); piped, the first line. */
+async function promptSecret(label: string): Promise<string> {
+  const tty = process.stdin.isTTY === true;
+  if (tty) process.stderr.write(`${label}: `);
+  const muted = new Writable({ write: (_chunk, _encoding, done) => done() });
+  const rl = createInterface({ input: process.stdin, output: muted, terminal: tty });
+  try {
+    return await new Promise<string>((resolve) => {
+      rl.once('line', resolve);
+      rl.once('close', () => resolve(''));
+    });
+  } finally {
+    rl.close();
+    if (tty) process.stderr.write('\n');
+  }
+}
+
 // Ctrl-C ends `apipay listen` cleanly (exit 0); a second one kills at once.
 const stop = new AbortController();
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
-const code = await runCli(process.argv.slice(2), { env, fetch: globalThis.fetch, stdout: process.stdout, stderr: process.stderr, signal: stop.signal });
+const code = await runCli(process.argv.slice(2), {
+  env,
+  fetch: globalThis.fetch,
+  stdout: process.stdout,
+  stderr: process.stderr,
+  signal: stop.signal,
+  readFile: (path) => readFile(path, 'utf8'),
+  promptSecret,
+});
 process.exitCode = code;

@@ -7,6 +7,10 @@ export interface CliIo {
   stderr: { write(text: string): unknown };
   /** Ctrl-C: aborts `apipay listen` (index.ts wires SIGINT and SIGTERM to it). */
   signal?: AbortSignal;
+  /** M11: a secret field's --<field>-file (index.ts reads the file). */
+  readFile?(path: string): Promise<string>;
+  /** M11: a secret field asked for without echo (index.ts: the terminal, or the first line of a piped stdin). */
+  promptSecret?(label: string): Promise<string>;
 }
 
 export const DEFAULT_API_URL = 'http://127.0.0.1:3000';

@@ -2,6 +2,7 @@
 // with an injected fetch and streams. Errors go to stderr as {"error":{code,message}} with exit code 1.
 import { parseArgs } from 'node:util';
 import { COMMANDS, UsageError, type ApiRequest, type Command } from './commands.js';
+import { readSecrets } from './destination-flags.js';
 import { adminUrl, DEFAULT_API_URL, fail, tokenOf, type CliIo } from './io.js';
 import { LISTEN_HELP, runListen } from './listen.js';
 import { LOGIN_HELP, runLogin } from './login.js';
@@ -113,6 +114,7 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
   let command: Command;
   try {
     ({ request, command } = buildRequest(argv));
+    await readSecrets(request, io); // M11
   } catch (error) {
     if (error instanceof UsageError) return fail(io, 'usage', error.message);
     throw error;

@@ -1,6 +1,7 @@
 // A8 on the real PostgreSQL: endpoint secrets record the master key that sealed them and are bound to their
 // endpoint; a new master key takes over while the previous one still decrypts; re-encryption moves every row to
-// the current key, after which the previous key can go; rows from before key ids still open.
+// the current key, after which the previous key can go; rows from before key ids still open. M11: a broker
+// destination's sealed credentials move with them.
 import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
@@ -9,6 +10,10 @@ import { keyringFromEnv } from '../../src/shared/keyring.js';
 import { encryptSecret, generateEndpointSecret, insertEndpointSecret, reencryptEndpointSecrets, rotateEndpointSecret, signingSecretsFor } from '../../src/outbound/secrets.js';
 import { newId } from '../../src/shared/ids.js';
 import { TEST_DATABASE_URL } from '../helpers/env.js';
+import { BOOTSTRAP_PRINCIPAL } from '../../src/access/roles.js';
+import { createEndpointService } from '../../src/outbound/endpoints.js';
+import { openCredentials } from '../../src/outbound/destinations/credentials.js';
+import { reencryptDestinationCredentials } from '../../src/outbound/destinations/reencrypt.js';
 
 let database: Database;
 beforeAll(() => {
@@ -64,5 +69,50 @@ describe('A8 master keys of endpoint secrets', () => {
     // Reencrypt reports it instead of stopping.
     const other = keyringFromEnv({ SECRETS_ENCRYPTION_KEY: OLD, SECRETS_ENCRYPTION_KEY_ID: 'k9', SECRETS_ENCRYPTION_PREVIOUS_KEYS: `k2:${NEW}` });
     expect(await reencryptEndpointSecrets(database.db, other, { endpointIds: [a, b] })).toEqual({ reencrypted: 1, failed: 1 });
+  });
+});
+
+describe('A8 M11 master-key rotation of destination credentials', () => {
+  const PASSWORD = 'rotated-broker-pw-0c2a';
+  const sealedOf = async (id: string) => {
+    const [row] = await database.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id));
+    return { ciphertext: row!.destinationCredentials, keyId: row!.destinationCredentialsKeyId };
+  };
+
+  it('A8 M11 reencrypt re-seals a RabbitMQ endpoint\'s password under the new key; with the old key removed it still opens and updates', async () => {
+    const created = await createEndpointService({ db: database.db, secretsKey: before }).create(BOOTSTRAP_PRINCIPAL, {
+      merchantAccount: `acct_${newId('we')}`,
+      destination: { type: 'rabbitmq', fields: { host: '127.0.0.1', username: 'shop', password: PASSWORD, routing_key: 'q' } },
+      eventTypes: ['*'],
+      livemode: false,
+    });
+    const id = created.endpoint.id;
+    const sealed = await sealedOf(id);
+    expect(sealed.keyId).toBe('k1');
+    expect(() => openCredentials(id, sealed, after)).toThrow(
+      /sealed with master key k1, which is not configured/,
+    );
+
+    expect(await reencryptDestinationCredentials(database.db, during, { endpointIds: [id] })).toEqual({ reencrypted: 1, failed: 0 });
+    expect(await reencryptDestinationCredentials(database.db, during, { endpointIds: [id] })).toEqual({ reencrypted: 0, failed: 0 });
+    const moved = await sealedOf(id);
+    expect(moved.keyId).toBe('k2');
+    // After: the old key is gone; the credentials open (what the publisher does) and an update keeps the password.
+    expect(openCredentials(id, moved, after)).toEqual({ password: PASSWORD });
+    const service = createEndpointService({ db: database.db, secretsKey: after });
+    await service.update(BOOTSTRAP_PRINCIPAL, id, { destinationFields: { routing_key: 'q2' } });
+    expect(openCredentials(id, await sealedOf(id), after)).toEqual({ password: PASSWORD });
+  });
+
+  it('A8 M11 credentials no configured key opens are counted as failed and left as they are', async () => {
+    const created = await createEndpointService({ db: database.db, secretsKey: before }).create(BOOTSTRAP_PRINCIPAL, {
+      merchantAccount: `acct_${newId('we')}`,
+      destination: { type: 'rabbitmq', fields: { host: '127.0.0.1', username: 'shop', password: PASSWORD, routing_key: 'q' } },
+      eventTypes: ['*'],
+      livemode: false,
+    });
+    const untouched = await sealedOf(created.endpoint.id);
+    expect(await reencryptDestinationCredentials(database.db, after, { endpointIds: [created.endpoint.id] })).toEqual({ reencrypted: 0, failed: 1 });
+    expect(await sealedOf(created.endpoint.id)).toEqual(untouched);
   });
 });

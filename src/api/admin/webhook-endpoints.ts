@@ -4,12 +4,12 @@
 import { z } from '@hono/zod-openapi';
 import { createEndpointService, EndpointNotFoundError } from '../../outbound/endpoints.js';
 import { keyringFromEnv } from '../../shared/keyring.js';
-import { checkEndpointUrl, UnsafeUrlError } from '../../outbound/url-safety.js';
-import { DestinationInvalidError } from '../../outbound/destinations/index.js';
+import { scopeOf } from '../../access/roles.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { adminRoute } from './access.js';
 import { createBody, updateBody } from './endpoint-bodies.js';
+import { checkBrokerHosts as checkBrokerPolicy, checkUrl as checkUrlPolicy, destinationRefusal, ownAccount } from './endpoint-checks.js';
 import type { AdminApp } from './app.js';
 import { endpointJson, endpointSchema, endpointWithSecretSchema, errorResponses, idParam, json } from './outbound-schemas.js';
 import { afterIdOf, listEnvelope, listWindow, page, paginationQuery, windowQuery } from './pagination.js';
@@ -19,7 +19,8 @@ const params = idParam('we', 'we_01jd2m3k4n5p6q7r8s9t0v1w2x');
 
 const jsonBody = <T extends z.ZodTypeAny>(schema: T) => ({ body: { content: { 'application/json': { schema } }, required: true } });
 
-const createEndpoint = adminRoute({ role: 'admin', merchant: false }, {
+// M11: a merchant key (and the portal's form) registers endpoints of its own account; staff admins of any account.
+const createEndpoint = adminRoute({ role: 'admin', merchant: true }, {
   method: 'post',
   path: '/webhook-endpoints',
   tags,
@@ -99,41 +100,18 @@ export function registerWebhookEndpoints(admin: AdminApp, deps: ApiDeps): void {
   });
   const logger = deps.logger.child({ resource: 'webhook_endpoint' });
 
-  /** O15 at registration and update; a refusal is a 400 that names `url`. */
-  async function checkUrl(value: string): Promise<void> {
-    try {
-      await checkEndpointUrl(value, { allowInsecure: deps.profile.outbound.allow_insecure_urls });
-    } catch (error) {
-      if (!(error instanceof UnsafeUrlError)) throw error;
-      throw new ApiError('validation_failed', `url: ${error.message}`, { issues: [{ field: 'url', message: error.message, reason: error.reason }] });
-    }
-  }
-
+  const policy = { allowInsecure: deps.profile.outbound.allow_insecure_urls };
+  const checkUrl = (value: string) => checkUrlPolicy(value, policy);
+  const checkBrokerHosts = (fields: Record<string, string> | undefined) => checkBrokerPolicy(fields, policy);
   const notFound = (error: unknown): never => {
     if (error instanceof EndpointNotFoundError) throw new ApiError('not_found', error.message);
-    if (error instanceof DestinationInvalidError) {
-      const issues = error.issues.map((i) => ({ field: `destination.${i.field}`, message: i.message }));
-      throw new ApiError('validation_failed', issues.map((i) => `${i.field}: ${i.message}`).join('; '), { issues });
-    }
-    throw error;
+    return destinationRefusal(error);
   };
-
-  /** O15 for a broker destination at registration: each host the fields name passes the same policy as a URL's. */
-  async function checkBrokerHosts(fields: Record<string, string> | undefined): Promise<void> {
-    const hosts = [fields?.host ? `${fields.host}:${fields.port ?? 5672}` : null, ...(fields?.brokers ?? '').split(',')].filter((h): h is string => !!h && h.trim() !== '');
-    for (const host of hosts) {
-      try {
-        await checkEndpointUrl(`https://${host.trim()}/`, { allowInsecure: deps.profile.outbound.allow_insecure_urls });
-      } catch (error) {
-        if (!(error instanceof UnsafeUrlError)) continue; // a malformed host is the description's to report
-        throw new ApiError('validation_failed', `destination: ${error.message}`, { issues: [{ field: 'destination', message: error.message, reason: error.reason }] });
-      }
-    }
-  }
 
   admin.openapi(createEndpoint, async (c) => {
     const body = c.req.valid('json');
     const type = body.type ?? 'http';
+    ownAccount(scopeOf(c.get('principal')), body.merchant_account);
     if (type === 'http') await checkUrl(body.url!);
     else await checkBrokerHosts(body.destination);
     const { endpoint, secret } = await service

@@ -166,6 +166,7 @@ export function registerEndpointPages(app: Hono<ConsoleEnv>, s: ConsoleServices)
               </form>`
             : ''
         }
+        ${mayDo(c, s.rules, 'POST /webhook-endpoints') ? html`<p><a id="new-endpoint" href="${view.base}/endpoints/new">New endpoint</a></p>` : ''}
         ${
           rows.length === 0
             ? html`<p class="muted">No endpoints.</p>`

@@ -15,6 +15,7 @@ import { registerLedgerPage } from './charts/ledger-page.js';
 import { registerPortalHome } from './charts/portal-home.js';
 import { CHART_STYLESHEET } from './charts/svg.js';
 import { registerDeliveryPages } from './deliveries.js';
+import { registerEndpointForm } from './endpoint-form.js';
 import { registerEndpointPages } from './endpoints.js';
 import { registerEventPages } from './events.js';
 import { registerEventTypePages } from './event-types.js';
@@ -91,6 +92,7 @@ export function createConsoleApps(
     registerBulkActions(app, services); // before /deliveries/:id, whose pattern would take /deliveries.csv's place
     registerDeliveryPages(app, services);
     registerLiveStreams(app, services, { ...live, surface, counter });
+    registerEndpointForm(app, services); // M11; before /endpoints/:id, whose pattern would take /endpoints/new
     registerEndpointPages(app, services);
     registerEventPages(app, services);
     registerEventTypePages(app, services); // M8

@@ -38,6 +38,8 @@ export interface ConsoleServices {
   audit: (principal: Principal, entry: Omit<AuditEntry, 'actor'>) => Promise<void>;
   logger: Logger;
   rotationGraceMs: number;
+  /** O15, M11: the address policy an endpoint's URL or broker hosts pass at registration (the admin route's). */
+  targetPolicy: { allowInsecure: boolean };
   /** M6: a signed ping to the endpoint now; answers the delivery it created. */
   sendTest: (principal: Principal, endpointId: string) => Promise<{ deliveryId: string }>;
   /** Maps the services' refusals to a page: conflicts are 409, a missing endpoint 404; anything else goes on. */
@@ -73,6 +75,7 @@ export function createConsoleServices(deps: ApiDeps, api: ApiServices, rules: Ac
     audit: async (principal, entry) => void (await recordAuditEvent(deps.db, { ...entry, actor: actorOf(principal) })),
     logger: deps.logger.child({ surface: 'console' }),
     rotationGraceMs: deps.profile.outbound.secret_rotation_grace,
+    targetPolicy: { allowInsecure: deps.profile.outbound.allow_insecure_urls },
     sendTest: (principal, endpointId) => sendTestEvent(deps, principal, endpointId),
     idp: deps.profile.idp,
     now,
