@@ -2,75 +2,25 @@
 // audit row and the state transition commit together or not at all. A retry after a lost completion finds the
 // row it wrote and answers the same. Refusals are answers, not errors, so nothing retries them. A3: the audit
 // log's row goes into the same transaction, with the actor the admin API passed in the resolution.
+// The command and its answers are in ./resolution-command.ts, the refusals in ./resolution-refusal.ts.
 import { eq, sql } from 'drizzle-orm';
 import { twoPeopleProblem } from '../access/people.js';
-import { recordAuditEvent, type AuditActor } from '../audit/record.js';
+import { recordAuditEvent } from '../audit/record.js';
 import type { Db } from '../db/client.js';
 import { operatorResolutions, reconciliations, reconciliationTransitions } from '../db/schema/index.js';
-import { CaptureNotPostedError, LedgerConflictError, ReversalExceedsSettledError } from '../ledger/errors.js';
-import { buildPosting, LedgerValidationError, type PostingKind } from '../ledger/postings.js';
+import { buildPosting } from '../ledger/postings.js';
 import { correctSettlementWithin } from '../ledger/settlement-correction.js';
 import { postWithin } from '../ledger/store.js';
 import { newId } from '../shared/ids.js';
-import type {
-  NormalizedProviderEvent,
-  OperatorResolution,
-  ProposalDecision,
-  ProviderPayment,
-  ReconciliationState,
-  ResolutionPrincipal,
-  ResolutionProposal,
-} from '../shared/inbound.js';
-import type { Discrepancy } from './verdict.js';
+import type { OperatorResolution, ResolutionPrincipal } from '../shared/inbound.js';
 import { closeProposal, insertProposal, openProposal, proposalView } from './dual-control.js';
-import { moneyVerdict, type Amount, type MoneyLimits } from '../ledger/money-policy.js';
-import type { RequestOrigin } from './resolution-access.js';
+import { moneyVerdict, type Amount } from '../ledger/money-policy.js';
 import { resolutionInputProblem } from '../shared/operator-input.js';
 import { resolutionAmount } from './resolution-amount.js';
+import { actorOfResolution, stateFor, type ResolutionCommand, type ResolutionCommit, type ResolvedAccess } from './resolution-command.js';
+import { Refused, refusalOf } from './resolution-refusal.js';
 
-export interface ResolutionCommand {
-  reconciliationId: string;
-  provider: string;
-  event: NormalizedProviderEvent;
-  /** The posting an `applied` makes for this event type, or null (events that never move money). */
-  postingKind: PostingKind | null;
-  providerPayment: Pick<ProviderPayment, 'amountMinor' | 'currency' | 'refunds' | 'disputes' | 'reversals'> | null;
-  resolution: OperatorResolution;
-  previousState: ReconciliationState;
-  /** L5: a discrepancy after settlement: `applied` posts the settlement correction instead of the event's posting. */
-  discrepancy?: Discrepancy | null;
-  /**
-   * A4/A5 (workflows past the access patch): where the request is in the history (its identity), the id a
-   * proposal gets, and for an approval the proposal it approves with the approver's signed request.
-   */
-  access?: { origin: RequestOrigin; proposalId: string; approval?: { proposalId: string; proof?: ProposalDecision['api'] } };
-}
-
-/** What the activity resolved from `access`: who sent the request, the money policy's limits, whether it approves. */
-export interface ResolvedAccess {
-  principal: ResolutionPrincipal;
-  /** A11: the one money policy's limits (src/ledger/money-policy.ts). */
-  limits: MoneyLimits;
-  /** A12: every key id of the person who sent it (their budget is shared); absent: the principal's key alone. */
-  personKeys?: string[];
-  proposalId: string;
-  /** Set when the request approves this proposal: the principal above is the approver. */
-  approves?: string;
-}
-
-export type ResolutionCommit =
-  | { status: 'committed'; state: ReconciliationState; auditId: string; ledgerTransactionId: string | null; replayed: boolean; note: string | null }
-  | { status: 'proposed'; proposal: ResolutionProposal }
-  | { status: 'refused'; problem: string };
-
-class Refused extends Error {}
-
-/** The state a decision leads to: `acknowledged` is applied without a posting of its own (L3). */
-/** A resolution the admin API did not send (a signal or update from the Temporal UI) names only its operator text. */
-export const actorOfResolution = (r: OperatorResolution, operator: string): AuditActor =>
-  r.actor ?? { keyId: null, name: operator, role: null, requestId: null, via: 'temporal' };
-
-export const stateFor = (decision: OperatorResolution['decision']): ReconciliationState => (decision === 'rejected' ? 'rejected' : 'applied');
+export { actorOfResolution, stateFor, type ResolutionCommand, type ResolutionCommit, type ResolvedAccess } from './resolution-command.js';
 
 export async function commitResolution(db: Db, command: ResolutionCommand, access?: ResolvedAccess): Promise<ResolutionCommit> {
   const { reconciliationId, event } = command;
@@ -230,26 +180,8 @@ export async function commitResolution(db: Db, command: ResolutionCommand, acces
       return { status: 'committed', state: to, auditId, ledgerTransactionId, replayed: false, note } as const;
     });
   } catch (error) {
-    if (error instanceof Refused) return { status: 'refused', problem: error.message };
-    if (error instanceof CaptureNotPostedError) return { status: 'refused', problem: `cannot apply: the payment's capture is not in the ledger` };
-    if (error instanceof ReversalExceedsSettledError || error instanceof LedgerConflictError || error instanceof LedgerValidationError) {
-      return { status: 'refused', problem: `cannot apply: ${error.message}` };
-    }
-    const code = databaseErrorCode(error);
-    // Data exceptions (22…) and constraint violations other than a raced unique key (23…) fail the same way on
-    // every retry: refuse with the code only (the message may quote the operator's text).
-    if (code && (code.startsWith('22') || (code.startsWith('23') && code !== '23505'))) {
-      return { status: 'refused', problem: `the database refused the resolution (SQLSTATE ${code}); nothing was written` };
-    }
-    // Infrastructure (connection, serialization, a raced key): the activity wrapper (src/lib/errors.ts) classifies
-    // it and rebuilds its message without the query's parameters; all or nothing, so a retry is safe.
+    const refusal = refusalOf(error);
+    if (refusal) return refusal;
     throw error;
   }
-}
-
-function databaseErrorCode(error: unknown): string | undefined {
-  for (let e = error as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
-    if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return e.code;
-  }
-  return undefined;
 }

@@ -6,16 +6,15 @@ import { randomUUID } from 'node:crypto';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
-import { reconciliations } from '../../src/db/schema/index.js';
 import { callAs } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
 import { TEST_DATABASE_URL } from '../helpers/env.js';
 import { demoPerson, IDP_AUDIENCE, IDP_ROLES, KEYCLOAK_ENABLED, KEYCLOAK_ISSUER, keycloakToken } from '../helpers/idp.js';
-import { testProfile } from '../helpers/profile.js';
-import { ledgerRowsFor, uniqueRef } from '../helpers/reconciliation.js';
+import { ledgerRowsFor } from '../helpers/reconciliation.js';
 import { connectDevServer, uniqueTaskQueues } from '../helpers/temporal.js';
 import { deviceConsent, signInOnKeycloak } from './keycloak-page.js';
 import { CHROMIUM } from './world.js';
+import { adjustmentProfile, reviewPayment } from '../helpers/adjustments.js';
 
 let browser: Browser;
 let database: Database;
@@ -28,14 +27,9 @@ describe.skipIf(!KEYCLOAK_ENABLED)('A27 two real people of the stack Keycloak (A
     browser = await chromium.launch({ executablePath: CHROMIUM });
     database = createDatabase(TEST_DATABASE_URL, { max: 2 });
     temporal = await connectDevServer();
-    const profile = testProfile({
+    const profile = adjustmentProfile(provider, {
       idp: { issuer: KEYCLOAK_ISSUER, audience: IDP_AUDIENCE, roles: IDP_ROLES },
-      inbound: {
-        dual_control_above: { EUR: 1000 },
-        providers: {
-          [provider]: { scheme: 'stripe', secret_ref: 'env:SANDBOX_STRIPE_WEBHOOK_SECRET', api_base_url: 'http://127.0.0.1:9' },
-        },
-      },
+      dualControlAbove: { EUR: 1000 },
     });
     app = testApp({ db: database.db, temporal: temporal.client, taskQueues: uniqueTaskQueues('idp-web'), profile });
   });
@@ -85,19 +79,7 @@ describe.skipIf(!KEYCLOAK_ENABLED)('A27 two real people of the stack Keycloak (A
   }
 
   it('A27 otto proposes, fiona signs in on Keycloak with password + TOTP and approves; a direct-grant token steps up', async () => {
-    const ref = uniqueRef('idp-web');
-    await database.db.insert(reconciliations).values({
-      id: `reconcile:${provider}:evt_${randomUUID()}`,
-      provider,
-      providerEventId: `evt_${randomUUID()}`,
-      eventType: 'payment.succeeded',
-      paymentReference: ref,
-      amountMinor: 5000n,
-      currency: 'EUR',
-      effectiveAt: new Date(),
-      state: 'manual_review',
-      acknowledgedAt: new Date(),
-    });
+    const ref = await reviewPayment(database.db, provider, 'idp-web');
     const body = { provider, payment_reference: ref, amount_minor: '250000', currency: 'EUR', reason: 'bank statement line 4' };
     const proposed = await callAs(app, await keycloakToken('otto'), 'POST', '/ledger/adjustments', body);
     expect(proposed.status, proposed.text).toBe(202);

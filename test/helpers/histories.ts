@@ -5,6 +5,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { History } from '@temporalio/common/lib/proto-utils.js';
 import proto from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
+import { WORKFLOW_BUNDLE_PATH } from './env.js';
 
 const HistoryMessage = proto.temporal.api.history.v1.History;
 
@@ -33,3 +35,7 @@ export function loadHistoryFixtures(dir: URL = HISTORIES_DIR): (HistoryFixture &
     .sort()
     .map((file) => ({ file, ...(JSON.parse(readFileSync(new URL(file, dir), 'utf8')) as HistoryFixture) }));
 }
+
+/** Replays a fixture with today's workflow bundle: resolves when the workflows still take the recorded path (R12). */
+export const replayFixture = (fixture: Pick<HistoryFixture, 'history' | 'workflowId'>) =>
+  Worker.runReplayHistory({ workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH } }, historyFromObject(fixture.history), fixture.workflowId);

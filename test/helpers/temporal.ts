@@ -59,6 +59,16 @@ export async function connectDevServer(): Promise<{ client: Client; connection: 
 }
 
 /** A client of the dev server that connects on first use: for app tests whose routes never reach Temporal. */
+/** Ends the workflows a test started (those already closed or never started are fine), so none outlives its file. */
+export async function terminateWorkflows(client: Client | undefined, ids: Iterable<string>, reason = 'test cleanup'): Promise<void> {
+  if (!client) return;
+  for (const id of ids)
+    await client.workflow
+      .getHandle(id)
+      .terminate(reason)
+      .catch(() => undefined);
+}
+
 export const lazyTemporal = () => new Client({ connection: Connection.lazy({ address: TEMPORAL_ADDRESS }) });
 
 /** A4: a handle on `workflowId` from a client that says who it is, as the Temporal UI or CLI of that person would. */

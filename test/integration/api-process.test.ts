@@ -13,6 +13,7 @@ import { createDatabase, type Database } from '../../src/db/client.js';
 import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
 import { storedFor, stripeEvent, stripeRequest } from '../helpers/inbound.js';
 import { TEST_PROVIDER_SECRETS } from '../helpers/profile.js';
+import { stopChild } from '../helpers/processes.js';
 
 const provider = `api-proc-${randomUUID().slice(0, 6)}`;
 let database: Database;
@@ -80,11 +81,7 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
+  await stopChild(child);
   await database?.close();
 });
 

@@ -22,6 +22,7 @@ import { insertDelivery, insertEndpoint, startReceiver, uniqueMerchant, type Rep
 import { testProfile } from '../helpers/profile.js';
 import { startRawMerchant } from '../helpers/raw-merchant.js';
 import { useWorld } from '../helpers/world.js';
+import { terminateWorkflows } from '../helpers/temporal.js';
 
 const world = useWorld({ label: 'modes' });
 // Short for the timeout and drip cases, long enough that a loaded 2-core machine reads a prompt answer (as R3's file).
@@ -133,11 +134,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => probe.close(() => resolve()));
 });
 afterAll(async () => {
-  for (const id of started)
-    await world.temporal.client.workflow
-      .getHandle(id)
-      .terminate('attempt-path-modes test done')
-      .catch(() => {});
+  await terminateWorkflows(world.temporal.client, started);
   await http?.close();
   await raw?.close();
 });

@@ -11,7 +11,7 @@ import { createKey, type Caller } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
 import { TEST_APP_DATABASE_URL, TEST_DATABASE_URL } from '../helpers/env.js';
 import { insertDelivery, uniqueMerchant } from '../helpers/outbound.js';
-import { connectDevServer, uniqueTaskQueues } from '../helpers/temporal.js';
+import { connectDevServer, uniqueTaskQueues, terminateWorkflows } from '../helpers/temporal.js';
 
 let database: Database;
 let appRole: Database;
@@ -32,11 +32,7 @@ beforeAll(async () => {
   operator = await createKey(api, 'operator', undefined, `audit-operator-${label}`);
 });
 afterAll(async () => {
-  for (const id of started)
-    await temporal.client.workflow
-      .getHandle(id)
-      .terminate('test cleanup')
-      .catch(() => undefined);
+  await terminateWorkflows(temporal.client, started);
   await temporal?.close();
   await appRole?.close();
   await database?.close();

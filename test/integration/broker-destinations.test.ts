@@ -24,7 +24,7 @@ import { randomUUID } from 'node:crypto';
 import { KAFKA_BROKERS, TEST_ADMIN_TOKEN, TEST_SECRETS_KEY } from '../helpers/env.js';
 import { insertDelivery } from '../helpers/outbound.js';
 import { testProfile } from '../helpers/profile.js';
-import { uniqueTaskQueues } from '../helpers/temporal.js';
+import { uniqueTaskQueues, terminateWorkflows } from '../helpers/temporal.js';
 import { waitFor } from '../helpers/wait.js';
 import { useWorld } from '../helpers/world.js';
 
@@ -66,11 +66,7 @@ beforeAll(async () => {
   }
 });
 afterAll(async () => {
-  for (const id of started)
-    await world.temporal.client.workflow
-      .getHandle(id)
-      .terminate('broker test done')
-      .catch(() => {});
+  await terminateWorkflows(world.temporal.client, started);
   await brokerConnections.close();
   await rabbit?.close().catch(() => {});
 });

@@ -4,8 +4,8 @@
 // entries for a transaction that already has them. The owner cannot append entries to an old transaction either.
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import { describe, expect, it } from 'vitest';
+import { type Database } from '../../src/db/client.js';
 import { createHash } from 'node:crypto';
 import { createApiKeyService } from '../../src/access/api-keys.js';
 import { BOOTSTRAP_KEY_ID } from '../../src/access/roles.js';
@@ -14,26 +14,11 @@ import { reconciliations } from '../../src/db/schema/index.js';
 import { AdjustmentRefusedError, postAdjustment } from '../../src/ledger/adjustments.js';
 import { buildPosting, contentHash, type Posting } from '../../src/ledger/postings.js';
 import { postTransaction } from '../../src/ledger/store.js';
-import { TEST_APP_DATABASE_URL, TEST_DATABASE_URL } from '../helpers/env.js';
+import { TEST_APP_DATABASE_URL } from '../helpers/env.js';
+import { attempt, roleDatabases } from '../helpers/role-databases.js';
 
-let app: Database;
-let owner: Database;
+const { app, owner } = roleDatabases({ app: 2, owner: 2 });
 
-beforeAll(() => {
-  app = createDatabase(TEST_APP_DATABASE_URL, { max: 2 });
-  owner = createDatabase(TEST_DATABASE_URL, { max: 2 });
-});
-afterAll(async () => {
-  await app?.close();
-  await owner?.close();
-});
-
-/** The error message of a statement, or 'ok'. */
-const attempt = (run: Promise<unknown>) =>
-  run.then(
-    () => 'ok',
-    (e: Error) => e.message,
-  );
 const unique = (label: string) => `${label}_${randomUUID().slice(0, 8)}`;
 
 const payment = (provider: string, ref: string, amountMinor = '1000') =>

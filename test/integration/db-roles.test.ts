@@ -3,29 +3,19 @@
 // guards or the tables, every table has a grant policy, and the API's own work still succeeds under that role.
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import { describe, expect, it } from 'vitest';
 import { IMMUTABLE_TABLES, TABLE_GRANTS } from '../../src/db/grants.js';
 import { buildPosting } from '../../src/ledger/postings.js';
 import { postTransaction } from '../../src/ledger/store.js';
 import { callAs } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
-import { TEMPORAL_ADDRESS, TEST_ADMIN_TOKEN, TEST_APP_DATABASE_URL, TEST_DATABASE_URL } from '../helpers/env.js';
+import { TEMPORAL_ADDRESS, TEST_ADMIN_TOKEN, TEST_APP_DATABASE_URL } from '../helpers/env.js';
 import { inboundTestProfile, stripeEvent, stripeRequest } from '../helpers/inbound.js';
 import { uniqueMerchant } from '../helpers/outbound.js';
 import { uniqueTaskQueues } from '../helpers/temporal.js';
+import { roleDatabases } from '../helpers/role-databases.js';
 
-let app: Database;
-let owner: Database;
-
-beforeAll(() => {
-  app = createDatabase(TEST_APP_DATABASE_URL, { max: 2 });
-  owner = createDatabase(TEST_DATABASE_URL, { max: 1 });
-});
-afterAll(async () => {
-  await app?.close();
-  await owner?.close();
-});
+const { app, owner } = roleDatabases({ app: 2, owner: 1 });
 
 /** The error message of a statement, or 'ok'. */
 const attempt = (run: Promise<unknown>) => run.then(() => 'ok', (e: Error) => e.message);

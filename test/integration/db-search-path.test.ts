@@ -3,28 +3,10 @@
 // table and no object in the database or the public schema, and every function of the schema pins its
 // search_path and names its tables with their schema.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/client.js';
-import { TEST_APP_DATABASE_URL, TEST_DATABASE_URL } from '../helpers/env.js';
+import { describe, expect, it } from 'vitest';
+import { attempt, roleDatabases } from '../helpers/role-databases.js';
 
-let app: Database;
-let owner: Database;
-
-beforeAll(() => {
-  app = createDatabase(TEST_APP_DATABASE_URL, { max: 1 });
-  owner = createDatabase(TEST_DATABASE_URL, { max: 1 });
-});
-afterAll(async () => {
-  await app?.close();
-  await owner?.close();
-});
-
-/** The error message of a statement, or 'ok'. */
-const attempt = (run: Promise<unknown>) =>
-  run.then(
-    () => 'ok',
-    (e: Error) => e.message,
-  );
+const { app, owner } = roleDatabases({ app: 1, owner: 1 });
 
 describe('A10 the database defends itself against the application role', () => {
   it('A10 a temporary ledger_entries cannot shadow the balance check: the unbalanced transaction does not commit', async () => {

@@ -7,15 +7,15 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
-import { auditEvents, reconciliations } from '../../src/db/schema/index.js';
+import { auditEvents } from '../../src/db/schema/index.js';
 import { callAs } from '../helpers/access.js';
 import { testApp, TEST_API_ENV } from '../helpers/app.js';
 import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL } from '../helpers/env.js';
 import { startLocalIssuer, type LocalIssuer } from '../helpers/idp.js';
 import { pageClient } from '../helpers/pages.js';
-import { testProfile } from '../helpers/profile.js';
-import { ledgerRowsFor, uniqueRef } from '../helpers/reconciliation.js';
+import { ledgerRowsFor } from '../helpers/reconciliation.js';
 import { connectDevServer, uniqueTaskQueues } from '../helpers/temporal.js';
+import { adjustmentProfile, reviewPayment } from '../helpers/adjustments.js';
 
 let database: Database;
 let temporal: Awaited<ReturnType<typeof connectDevServer>>;
@@ -23,21 +23,13 @@ let issuer: LocalIssuer;
 let app: ReturnType<typeof testApp>;
 const tag = randomUUID().slice(0, 6);
 const provider = `idp-dc-${tag}`;
-let profile: ReturnType<typeof testProfile>;
+let profile: ReturnType<typeof adjustmentProfile>;
 
 beforeAll(async () => {
   database = createDatabase(TEST_DATABASE_URL, { max: 2 });
   temporal = await connectDevServer();
   issuer = await startLocalIssuer();
-  profile = testProfile({
-    idp: issuer.profile,
-    inbound: {
-      dual_control_above: { EUR: 100_000 },
-      providers: {
-        [provider]: { scheme: 'stripe', secret_ref: 'env:SANDBOX_STRIPE_WEBHOOK_SECRET', api_base_url: 'http://127.0.0.1:9' },
-      },
-    },
-  });
+  profile = adjustmentProfile(provider, { idp: issuer.profile, dualControlAbove: { EUR: 100_000 } });
   app = testApp({ db: database.db, temporal: temporal.client, taskQueues: uniqueTaskQueues('idp-dc'), profile });
 });
 afterAll(async () => {
@@ -46,22 +38,7 @@ afterAll(async () => {
   await database?.close();
 });
 
-async function payment(): Promise<string> {
-  const ref = uniqueRef('idp-dc');
-  await database.db.insert(reconciliations).values({
-    id: `reconcile:${provider}:evt_${randomUUID()}`,
-    provider,
-    providerEventId: `evt_${randomUUID()}`,
-    eventType: 'payment.succeeded',
-    paymentReference: ref,
-    amountMinor: 5000n,
-    currency: 'EUR',
-    effectiveAt: new Date(),
-    state: 'manual_review',
-    acknowledgedAt: new Date(),
-  });
-  return ref;
-}
+const payment = () => reviewPayment(database.db, provider, 'idp-dc');
 const adjustment = (ref: string, amount: string) => ({
   provider,
   payment_reference: ref,

@@ -10,7 +10,7 @@ import { and, eq } from 'drizzle-orm';
 import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
-import { auditEvents, reconciliations } from '../../src/db/schema/index.js';
+import { auditEvents } from '../../src/db/schema/index.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { registry } from '../../src/metrics/registry.js';
 import { callAs, setUpAdminToken } from '../helpers/access.js';
@@ -28,8 +28,8 @@ import {
   type LocalIssuer,
 } from '../helpers/idp.js';
 import { testProfile } from '../helpers/profile.js';
-import { uniqueRef } from '../helpers/reconciliation.js';
 import { connectDevServer, uniqueTaskQueues } from '../helpers/temporal.js';
+import { adjustmentProfile, reviewPayment } from '../helpers/adjustments.js';
 
 let database: Database;
 let temporal: Awaited<ReturnType<typeof connectDevServer>>;
@@ -42,14 +42,7 @@ const appFor = (idp: Record<string, unknown>) =>
     db: database.db,
     temporal: temporal.client,
     taskQueues: uniqueTaskQueues('idp-tokens'),
-    profile: testProfile({
-      idp,
-      inbound: {
-        providers: {
-          [provider]: { scheme: 'stripe', secret_ref: 'env:SANDBOX_STRIPE_WEBHOOK_SECRET', api_base_url: 'http://127.0.0.1:9' },
-        },
-      },
-    }),
+    profile: adjustmentProfile(provider, { idp }),
   });
 let app: ReturnType<typeof testApp>;
 
@@ -67,22 +60,7 @@ afterAll(async () => {
   await database?.close();
 });
 
-async function payment(): Promise<string> {
-  const ref = uniqueRef('idp');
-  await database.db.insert(reconciliations).values({
-    id: `reconcile:${provider}:evt_${randomUUID()}`,
-    provider,
-    providerEventId: `evt_${randomUUID()}`,
-    eventType: 'payment.succeeded',
-    paymentReference: ref,
-    amountMinor: 5000n,
-    currency: 'EUR',
-    effectiveAt: new Date(),
-    state: 'manual_review',
-    acknowledgedAt: new Date(),
-  });
-  return ref;
-}
+const payment = () => reviewPayment(database.db, provider, 'idp');
 const adjustment = (ref: string) => ({
   provider,
   payment_reference: ref,

@@ -11,7 +11,7 @@ import { createWorkers, runWorkers } from '../../src/temporal-workers/build.js';
 import { TEST_DATABASE_URL, TEST_SECRETS_KEY, WORKFLOW_BUNDLE_PATH } from '../helpers/env.js';
 import { insertDelivery, insertEndpoint, startReceiver, uniqueMerchant, waitFor } from '../helpers/outbound.js';
 import { testProfile } from '../helpers/profile.js';
-import { connectDevServer, testActivities, uniqueTaskQueues } from '../helpers/temporal.js';
+import { connectDevServer, testActivities, uniqueTaskQueues, terminateWorkflows } from '../helpers/temporal.js';
 
 const TIMEOUT_MS = 8_000;
 const profile = testProfile({
@@ -46,11 +46,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  for (const id of started)
-    await temporal.client.workflow
-      .getHandle(id)
-      .terminate('test cleanup')
-      .catch(() => undefined);
+  await terminateWorkflows(temporal.client, started);
   for (const stop of stops.reverse()) await stop().catch(() => {});
   await temporal?.close();
   await database?.close();

@@ -18,7 +18,7 @@ import { KAFKA_BROKERS } from '../helpers/env.js';
 import { expectNoMore } from '../helpers/wait.js';
 import { envelope, insertEndpoint, startReceiver, uniqueMerchant, waitFor, type Reply } from '../helpers/outbound.js';
 import { testProfile } from '../helpers/profile.js';
-import { startWorkers, testActivities, testLogger, uniqueTaskQueues } from '../helpers/temporal.js';
+import { startWorkers, testActivities, testLogger, uniqueTaskQueues, terminateWorkflows } from '../helpers/temporal.js';
 import { useWorld, type World } from '../helpers/world.js';
 
 const profile = testProfile({ outbound: { retry_schedule: ['100ms', '100ms', '100ms', '100ms', '100ms'] } });
@@ -47,11 +47,7 @@ beforeAll(async () => {
   await startWorkersHere();
 });
 afterAll(async () => {
-  for (const id of workflowIds)
-    await temporal.client.workflow
-      .getHandle(id)
-      .terminate('test cleanup')
-      .catch(() => undefined);
+  await terminateWorkflows(temporal.client, workflowIds);
   for (const stop of stops.reverse()) await stop().catch(() => {});
   await workers?.stop();
   await kafka.close();

@@ -9,7 +9,7 @@ import { buildReconciliationStart } from '../../src/inbound/start.js';
 import { SA } from '../../src/shared/search-attributes.js';
 import { envelope, uniqueMerchant, waitFor } from '../helpers/outbound.js';
 import { testProfile } from '../helpers/profile.js';
-import { connectDevServer } from '../helpers/temporal.js';
+import { connectDevServer, terminateWorkflows } from '../helpers/temporal.js';
 
 let temporal: Awaited<ReturnType<typeof connectDevServer>>;
 const started: string[] = [];
@@ -17,11 +17,7 @@ beforeAll(async () => {
   temporal = await connectDevServer();
 });
 afterAll(async () => {
-  for (const id of started)
-    await temporal.client.workflow
-      .getHandle(id)
-      .terminate('test cleanup')
-      .catch(() => undefined);
+  await terminateWorkflows(temporal.client, started);
   await temporal.close();
 });
 

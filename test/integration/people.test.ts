@@ -4,13 +4,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
-import { reconciliations } from '../../src/db/schema/index.js';
 import { callAs, createKey, type Caller } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
 import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL } from '../helpers/env.js';
-import { testProfile } from '../helpers/profile.js';
-import { ledgerRowsFor, uniqueRef } from '../helpers/reconciliation.js';
+import { ledgerRowsFor } from '../helpers/reconciliation.js';
 import { connectDevServer, uniqueTaskQueues } from '../helpers/temporal.js';
+import { adjustmentProfile, reviewPayment } from '../helpers/adjustments.js';
 
 let database: Database;
 let temporal: Awaited<ReturnType<typeof connectDevServer>>;
@@ -22,14 +21,7 @@ const provider = `people-${tag}`;
 
 beforeAll(async () => {
   database = createDatabase(TEST_DATABASE_URL, { max: 2 });
-  const profile = testProfile({
-    inbound: {
-      dual_control_above: { EUR: 1000 },
-      providers: {
-        [provider]: { scheme: 'stripe', secret_ref: 'env:SANDBOX_STRIPE_WEBHOOK_SECRET', api_base_url: 'http://127.0.0.1:9' },
-      },
-    },
-  });
+  const profile = adjustmentProfile(provider, { dualControlAbove: { EUR: 1000 } });
   temporal = await connectDevServer();
   app = testApp({ db: database.db, temporal: temporal.client, taskQueues: uniqueTaskQueues('people'), profile });
   alice = await createKey(app, 'admin', undefined, `alice-${tag}`, `Alice ${tag}`);
@@ -40,23 +32,7 @@ afterAll(async () => {
   await database?.close();
 });
 
-/** A payment the ledger may be adjusted on: a reconciliation row of it. */
-async function payment(): Promise<string> {
-  const ref = uniqueRef('people');
-  await database.db.insert(reconciliations).values({
-    id: `reconcile:${provider}:evt_${randomUUID()}`,
-    provider,
-    providerEventId: `evt_${randomUUID()}`,
-    eventType: 'payment.succeeded',
-    paymentReference: ref,
-    amountMinor: 5000n,
-    currency: 'EUR',
-    effectiveAt: new Date(),
-    state: 'manual_review',
-    acknowledgedAt: new Date(),
-  });
-  return ref;
-}
+const payment = () => reviewPayment(database.db, provider, 'people');
 const adjustment = (ref: string, amount: string) => ({
   provider,
   payment_reference: ref,

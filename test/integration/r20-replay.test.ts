@@ -1,10 +1,8 @@
 // R12/R20: the histories recorded before the workflows trusted the database (the reconciliation's start check, the
 // sealed continuation, the delivery's start check) replay with today's workflows: the R20 patches keep the executions
 // that were open at that deploy running. Kept as recorded; never re-recorded (test/fixtures/histories/pre-r20).
-import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
-import { WORKFLOW_BUNDLE_PATH } from '../helpers/env.js';
-import { HISTORIES_DIR, historyFromObject, loadHistoryFixtures } from '../helpers/histories.js';
+import { HISTORIES_DIR, replayFixture, loadHistoryFixtures } from '../helpers/histories.js';
 import { holdRuntime } from '../helpers/world.js';
 
 holdRuntime(); // the world's idle close must not shut Temporal's runtime under a replay (replay-runtime.test.ts)
@@ -18,12 +16,6 @@ describe('R12 histories recorded before R20 (pre-r20/)', () => {
   });
 
   it.each(fixtures.map((f) => [f.path, f] as const))('R12 %s replays deterministically', async (_path, fixture) => {
-    await expect(
-      Worker.runReplayHistory(
-        { workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH } },
-        historyFromObject(fixture.history),
-        fixture.workflowId,
-      ),
-    ).resolves.toBeUndefined();
+    await expect(replayFixture(fixture)).resolves.toBeUndefined();
   });
 });

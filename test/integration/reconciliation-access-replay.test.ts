@@ -1,10 +1,8 @@
 // R12: the reconciliation histories recorded before attributed resolutions and dual control (A4, A5) replay with
 // today's workflow: patched('resolution-access-dual-control') keeps open workflows running after that deploy. Kept
 // as recorded; never re-recorded (test/fixtures/histories/pre-a4).
-import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
-import { WORKFLOW_BUNDLE_PATH } from '../helpers/env.js';
-import { HISTORIES_DIR, historyFromObject, loadHistoryFixtures } from '../helpers/histories.js';
+import { HISTORIES_DIR, replayFixture, loadHistoryFixtures } from '../helpers/histories.js';
 import { holdRuntime } from '../helpers/world.js';
 
 holdRuntime(); // the world's idle close must not shut Temporal's runtime under a replay (replay-runtime.test.ts)
@@ -19,12 +17,6 @@ describe.each(['pre-a4/', 'pre-a4/p3/'])('R12 reconciliation histories recorded 
   });
 
   it.each(fixtures.map((f) => [f.path, f] as const))('R12 %s replays deterministically', async (_path, fixture) => {
-    await expect(
-      Worker.runReplayHistory(
-        { workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH } },
-        historyFromObject(fixture.history),
-        fixture.workflowId,
-      ),
-    ).resolves.toBeUndefined();
+    await expect(replayFixture(fixture)).resolves.toBeUndefined();
   });
 });

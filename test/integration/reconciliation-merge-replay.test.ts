@@ -3,10 +3,8 @@
 // workflow: patched('l5-settlement-discrepancy') and patched('resolution-one-transaction') keep both kinds of open
 // workflow running after the deploy. Kept as recorded; never re-recorded (test/fixtures/histories/pre-merge).
 // The same for the histories recorded before patched('p3-local-steps') (P3: steps as local activities, pre-p3/).
-import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
-import { WORKFLOW_BUNDLE_PATH } from '../helpers/env.js';
-import { HISTORIES_DIR, historyFromObject, loadHistoryFixtures } from '../helpers/histories.js';
+import { HISTORIES_DIR, replayFixture, loadHistoryFixtures } from '../helpers/histories.js';
 import { holdRuntime } from '../helpers/world.js';
 
 holdRuntime(); // the world's idle close must not shut Temporal's runtime under a replay (replay-runtime.test.ts)
@@ -20,8 +18,6 @@ describe.each(['pre-merge/main', 'pre-merge/f1', 'pre-p3'])('R12 reconciliation 
   });
 
   it.each(fixtures.map((f) => [f.path, f] as const))(`R12 ${side} %s replays deterministically`, async (_path, fixture) => {
-    await expect(
-      Worker.runReplayHistory({ workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH } }, historyFromObject(fixture.history), fixture.workflowId),
-    ).resolves.toBeUndefined();
+    await expect(replayFixture(fixture)).resolves.toBeUndefined();
   });
 });

@@ -6,7 +6,7 @@ import { startDeliveryWorkflows } from '../../src/outbound/delivery-start.js';
 import { startReconciliation } from '../../src/inbound/reconciliation-starter.js';
 import { deliveryWorkflowId } from '../../src/shared/ids.js';
 import { testProfile } from '../helpers/profile.js';
-import { connectDevServer, uniqueTaskQueues } from '../helpers/temporal.js';
+import { connectDevServer, uniqueTaskQueues, terminateWorkflows } from '../helpers/temporal.js';
 
 let temporal: Awaited<ReturnType<typeof connectDevServer>>;
 const queues = uniqueTaskQueues('summary');
@@ -15,11 +15,7 @@ beforeAll(async () => {
   temporal = await connectDevServer();
 });
 afterAll(async () => {
-  for (const id of started)
-    await temporal.client.workflow
-      .getHandle(id)
-      .terminate('test done')
-      .catch(() => undefined);
+  await terminateWorkflows(temporal.client, started);
   await temporal?.close();
 });
 

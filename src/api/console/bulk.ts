@@ -8,7 +8,7 @@ import { csvLine } from '../../inbound/csv.js';
 import { BodySearchForbiddenError, type Delivery } from '../../outbound/delivery-admin.js';
 import { PageError, requireAccess, type ConsoleEnv } from './context.js';
 import { searchOnly } from './bulk-form.js';
-import { deliveryFilterOf, searchSchema } from './deliveries.js';
+import { deliveryFilterOf, searchSchema } from './delivery-search.js';
 import { copyable } from './format.js';
 import { layout, link, notice } from './html.js';
 import type { ConsoleServices } from './services.js';

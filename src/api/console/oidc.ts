@@ -9,7 +9,7 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { html } from 'hono/html';
 import { IdpSignInError, type ConsoleOidc, type PendingSignIn } from '../../access/idp-oidc.js';
 import { clientOf } from '../middleware/client-address.js';
-import { startSession, type AuthOptions } from './auth.js';
+import { startSession, type AuthOptions } from './auth-session.js';
 import { PageError, type ConsoleEnv } from './context.js';
 import { layout } from './html.js';
 
