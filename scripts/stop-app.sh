@@ -15,3 +15,10 @@ for f in "$DATA"/pids/app-*.pid; do
   fi
   rm -f "$f"
 done
+# R22: a cluster the drill (or its reduced test, offset 500) left running, e.g. after an interrupted run, is taken down
+# too, so nothing outlives `npm run stop` (CI's last step).
+for offset in 0 500; do
+  dir="$DATA/cluster$([ "$offset" = 0 ] || echo "-$offset")"
+  [ -d "$dir" ] && CLUSTER_OFFSET="$offset" bash "$(dirname "${BASH_SOURCE[0]}")/cluster.sh" down >/dev/null 2>&1 && echo "[stop] cluster (offset $offset) down"
+done
+exit 0
