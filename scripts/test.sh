@@ -55,5 +55,13 @@ for check in typecheck lint; do
 done
 rm -rf "$checks"
 [ "$failed" = 0 ] || exit 1
+# A31/R22: the Go tests of ApiPay's Temporal server (claim mapper, authorizer, identity stamp, command line), which the
+# server mode and the cluster drill run; skipped, saying so, on a machine without Go.
+if command -v go >/dev/null 2>&1; then
+  echo "[test] go test (scripts/go/temporal-server)"
+  (cd scripts/go/temporal-server && GOFLAGS=-mod=readonly go test ./...)
+else
+  echo "[test] go is not installed: the Go tests of scripts/go/temporal-server are skipped" >&2
+fi
 echo "[test] vitest (unit + integration against PostgreSQL ${TEST_DATABASE_URL##*@}, Temporal $TEMPORAL_ADDRESS (${APIPAY_TEMPORAL:-dev}), Kafka $KAFKA_BROKERS)"
 exec npx vitest run "$@"

@@ -1,7 +1,8 @@
 // A31: ApiPay's Temporal server: the Temporal server 1.29.1 (go.temporal.io/server, the same version the stack
 // built before) with ApiPay's claim mapper (claims.go), authorizer (authorizer.go) and identity stamp (identity.go)
 // when TEMPORAL_AUTH_ISSUER is set. Same command line as the stock server's `start` (--root, --config, --env,
-// --zone, --allow-no-auth); without an issuer it runs with no authorization only under --allow-no-auth.
+// --zone, --allow-no-auth; after `start`, --service/-s repeated to run only those services, as scripts/cluster.sh
+// does for one process per service, R22); without an issuer it runs with no authorization only under --allow-no-auth.
 // The server's own worker service reaches the internal frontend (config: services.internal-frontend), which maps
 // every caller to system admin: it must only be reachable by the server (loopback here, mTLS in production).
 package main
@@ -40,8 +41,13 @@ func run(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if rest := fs.Args(); len(rest) != 1 || rest[0] != "start" {
-		return fmt.Errorf("usage: temporal-server [flags] start")
+	rest := fs.Args()
+	if len(rest) < 1 || rest[0] != "start" {
+		return fmt.Errorf("usage: temporal-server [flags] start [--service NAME]...")
+	}
+	chosen, err := parseStart(rest[1:])
+	if err != nil {
+		return err
 	}
 	settings, authOn, err := LoadSettingsFromEnv()
 	if err != nil {
@@ -65,6 +71,9 @@ func run(args []string) error {
 	if _, ok := cfg.Services["internal-frontend"]; ok {
 		services = append(services, "internal-frontend")
 	}
+	if len(chosen) > 0 {
+		services = chosen
+	}
 	opts := []temporal.ServerOption{
 		temporal.ForServices(services),
 		temporal.WithConfig(cfg),
@@ -73,7 +82,7 @@ func run(args []string) error {
 		temporal.InterruptOn(temporal.InterruptCh()),
 	}
 	if authOn {
-		if !slices.Contains(services, "internal-frontend") {
+		if _, ok := cfg.Services["internal-frontend"]; !ok {
 			return fmt.Errorf("authorization needs services.internal-frontend in the config (the server's own worker uses it)")
 		}
 		mapper := NewClaimMapper(settings)
@@ -90,4 +99,32 @@ func run(args []string) error {
 		return fmt.Errorf("create server: %w", err)
 	}
 	return s.Start()
+}
+
+// serviceList collects a repeated --service flag.
+type serviceList []string
+
+func (l *serviceList) String() string     { return strings.Join(*l, ",") }
+func (l *serviceList) Set(v string) error { *l = append(*l, v); return nil }
+
+// parseStart reads the flags after `start`: --service/-s NAME, repeated (the stock server's flag), each one of the
+// server's services. None: every default service (and the internal frontend when the config has it).
+func parseStart(args []string) ([]string, error) {
+	fs := flag.NewFlagSet("start", flag.ContinueOnError)
+	var chosen serviceList
+	fs.Var(&chosen, "service", "a service to run (repeat for several)")
+	fs.Var(&chosen, "s", "short for --service")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if len(fs.Args()) > 0 {
+		return nil, fmt.Errorf("usage: temporal-server [flags] start [--service NAME]...: unexpected %q", fs.Args()[0])
+	}
+	known := append(slices.Clone(temporal.DefaultServices), "internal-frontend")
+	for _, s := range chosen {
+		if !slices.Contains(known, s) {
+			return nil, fmt.Errorf("unknown service %q (one of %s)", s, strings.Join(known, ", "))
+		}
+	}
+	return chosen, nil
 }
