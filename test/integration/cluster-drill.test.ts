@@ -2,7 +2,8 @@
 // CLUSTER_OFFSET=500: two history hosts, one matching host, two Kafka brokers and a controller-only third node,
 // PostgreSQL primary + synchronous standby, one of each ApiPay process): the soak's load, kill -9 of one history
 // host and of the Kafka leader of the busiest partition, each brought back, then every soak invariant. Skipped
-// unless APIPAY_CLUSTER_DRILL=1 (it starts ~12 processes and takes ~6 minutes on two cores; CI decides).
+// unless APIPAY_CLUSTER_DRILL=1, which scripts/test.sh sets for the whole suite: it starts ~12 processes and takes
+// ~6 minutes on two cores, so vitest runs it last and alone (project `cluster`, vitest.config.ts).
 import { describe, expect, it } from 'vitest';
 import { runDrill } from '../../bench/cluster/drill.js';
 
