@@ -7,7 +7,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/client.js';
 import { reconciliations } from '../../src/db/schema/index.js';
 import { reconciliationWorkflowId } from '../../src/shared/ids.js';
-import { MAY_SEE_SECRETS, PAGE_CALLERS, PAGE_ROUTES, pageRouteKeys, type Objects, type PageCaller } from '../fixtures/access-matrix.js';
+import {
+  MAY_SEE_SECRETS,
+  PAGE_CALLERS,
+  PAGE_ROUTES,
+  pageRouteKeys,
+  type Objects,
+  type PageCaller,
+} from '../fixtures/access-matrix.js';
 import { callAs, createKey } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
 import { insertDelivery, insertEndpoint, uniqueMerchant } from '../helpers/outbound.js';

@@ -185,8 +185,14 @@ describe('M1 ledger postings become merchant events through the outbox', () => {
     const refund = async () =>
       world.settled(
         world.stripe,
-        (await world.sandbox.sendWebhook(world.stripe, { type: 'refund.succeeded', reference, amountMinor: 300, objectId: 're_m1' }))
-          .eventId,
+        (
+          await world.sandbox.sendWebhook(world.stripe, {
+            type: 'refund.succeeded',
+            reference,
+            amountMinor: 300,
+            objectId: 're_m1',
+          })
+        ).eventId,
       );
     const refunded = await refund();
     // The same refund reported again: a duplicate, no new posting, no new event.
