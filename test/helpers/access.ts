@@ -1,5 +1,6 @@
 // Access test helpers (A1): API keys for each role created through the admin API (A12: the bootstrap token creates
 // one admin key per app, which creates the others), and a request helper that speaks as one of them.
+import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import type { Role } from '../../src/access/roles.js';
 import { TEST_ADMIN_TOKEN } from './env.js';
@@ -13,8 +14,15 @@ export interface Reply {
   headers: Headers;
 }
 
-export async function callAs(app: Hono<any>, token: string | undefined, method: string, path: string, body?: unknown): Promise<Reply> {
-  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+export async function callAs(
+  app: Hono<any>,
+  token: string | undefined,
+  method: string,
+  path: string,
+  body?: unknown,
+  extraHeaders: Record<string, string> = {},
+): Promise<Reply> {
+  const headers: Record<string, string> = { ...extraHeaders, ...(token ? { authorization: `Bearer ${token}` } : {}) };
   if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await app.request(`/admin/v1${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
   const text = await res.text();
@@ -25,6 +33,16 @@ export async function callAs(app: Hono<any>, token: string | undefined, method: 
     json = undefined; // CSV
   }
   return { status: res.status, text, json, headers: res.headers };
+}
+
+/**
+ * A3, A24: a request as `who` with an X-Request-Id of the test's own, so the audit row can be matched to it; the
+ * reply carries that id (`requestId`) and the server's own (`serverRequestId`).
+ */
+export async function callWithRequestId(app: Hono<any>, who: Caller, method: string, path: string, body?: unknown) {
+  const requestId = `req-${randomUUID()}`;
+  const reply = await callAs(app, who.token, method, path, body, { 'x-request-id': requestId });
+  return { ...reply, requestId, serverRequestId: reply.headers.get('x-request-id') };
 }
 
 /** A12: the admin key (a person of its own) the bootstrap token creates once per app; it creates the other keys. */

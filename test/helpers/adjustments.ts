@@ -40,3 +40,12 @@ export async function reviewPayment(db: Db, provider: string, label: string): Pr
   });
   return ref;
 }
+
+/** The admin API body of a ledger adjustment of `amount` minor units of EUR on `ref` (POST /ledger/adjustments). */
+export const adjustmentBody = (provider: string, ref: string, amount: string, reason: string) => ({
+  provider,
+  payment_reference: ref,
+  amount_minor: amount,
+  currency: 'EUR',
+  reason,
+});

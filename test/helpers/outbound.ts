@@ -81,10 +81,22 @@ export async function startReceiver(reply: (request: Received, index: number) =>
 
 export { waitFor } from './wait.js';
 
-/** An event row and one PENDING delivery to `endpointId`, as the dispatcher's fan-out would write them (O4). */
-export async function insertDelivery(db: Db, options: { endpointId: string; merchantAccount: string; type?: string }) {
+/**
+ * An event row and one PENDING delivery to `endpointId`, as the dispatcher's fan-out would write them (O4); `body`
+ * stores other bytes as the event's body, `delivery` sets the delivery row's other columns (a status it reached).
+ */
+export async function insertDelivery(
+  db: Db,
+  options: {
+    endpointId: string;
+    merchantAccount: string;
+    type?: string;
+    body?: Buffer;
+    delivery?: Partial<typeof deliveries.$inferInsert>;
+  },
+) {
   const event = envelope({ merchantAccount: options.merchantAccount, type: options.type });
-  const body = Buffer.from(JSON.stringify(event));
+  const body = options.body ?? Buffer.from(JSON.stringify(event));
   await db.insert(events).values({
     eventPublicId: event.id,
     merchantAccount: options.merchantAccount,
@@ -94,6 +106,12 @@ export async function insertDelivery(db: Db, options: { endpointId: string; merc
     body,
   });
   const deliveryId = newId('whd');
-  await db.insert(deliveries).values({ id: deliveryId, eventPublicId: event.id, endpointId: options.endpointId, merchantAccount: options.merchantAccount });
+  await db.insert(deliveries).values({
+    id: deliveryId,
+    eventPublicId: event.id,
+    endpointId: options.endpointId,
+    merchantAccount: options.merchantAccount,
+    ...options.delivery,
+  });
   return { deliveryId, eventId: event.id, body };
 }

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import type { Profile } from '../../src/config/profile.js';
-import { reconciliationStateQuery } from '../../src/shared/inbound.js';
+import { reconciliationStateQuery, type NormalizedProviderEvent } from '../../src/shared/inbound.js';
 import { testApp } from './app.js';
 import { testProfile } from './profile.js';
 import { providerEvent, startPaymentsPeer, startReconciliation, succeeded, waitFor } from './reconciliation.js';
@@ -29,26 +29,20 @@ export interface ReviewWorld {
   profile: Profile;
   taskQueues: World['taskQueues'];
   app: ReturnType<typeof testApp>;
+  /** Starts a reconciliation of `event` from this file's provider on the file's queues (the peer answers as set). */
+  start(event: NormalizedProviderEvent): ReturnType<typeof startReconciliation>;
   /** A payment of `amountMinor` in `currency` waiting in manual_review; `path` is its admin API resource. */
   parked(amountMinor: string, currency?: string): Promise<Parked>;
 }
 
 export type Parked = Awaited<ReturnType<typeof parkedIn>>;
 
-async function parkedIn(review: Omit<ReviewWorld, 'parked'>, amountMinor: string, currency = 'EUR') {
+async function parkedIn(review: ReviewWorld, amountMinor: string, currency = 'EUR') {
   const event = providerEvent({ amountMinor, currency });
   review.peer.set(event.paymentReference, succeeded(event, { amountMinor: String(Number(amountMinor) - 1) }));
-  const handle = await startReconciliation(
-    review.world.temporal.client,
-    review.profile,
-    review.taskQueues.reconciliation,
-    event,
-    {
-      provider: review.provider,
-    },
-  );
+  const handle = await review.start(event);
   await waitFor(async () => (await handle.query(reconciliationStateQuery)).state === 'manual_review', 60_000, 'manual_review');
-  return { event, handle, path: `/reconciliations/${encodeURIComponent(handle.workflowId)}` };
+  return { event, handle, id: handle.workflowId, path: `/reconciliations/${encodeURIComponent(handle.workflowId)}` };
 }
 
 /** Registers the hooks; the returned object's parts are ready inside tests and later hooks. */
@@ -79,6 +73,8 @@ export function useReviewWorld(options: ReviewWorldOptions): ReviewWorld {
     await stopWorkers?.();
     await review.peer?.close();
   });
+  review.start = (event) =>
+    startReconciliation(world.temporal.client, review.profile, taskQueues.reconciliation, event, { provider });
   review.parked = (amountMinor, currency) => parkedIn(review, amountMinor, currency);
   return review;
 }

@@ -1,13 +1,14 @@
 // Temporal for tests: workers on the real dev server with a unique task queue, and the Java time-skipping server.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { connect, createServer, type AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { NativeConnection } from '@temporalio/worker';
 import { createWorkers, runWorkers } from '../../src/temporal-workers/build.js';
 import { createActivities, type ActivityDeps } from '../../src/activities/index.js';
 import { createLogger } from '../../src/lib/logger.js';
+import { freePort } from './capture.js';
 import { SA } from '../../src/shared/search-attributes.js';
 import type { TaskQueues } from '../../src/shared/task-queues.js';
 import { TEMPORAL_ADDRESS, TEST_SECRETS_KEY, TEST_SERVER_PATH, WORKFLOW_BUNDLE_PATH } from './env.js';
@@ -114,14 +115,6 @@ export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> 
     searchAttributes: Object.fromEntries(Object.values(SA).map((key) => [key.name, 2])), // 2 = KEYWORD
   });
   return env;
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 async function untilListening(port: number, server: ChildProcess, timeoutMs: number): Promise<void> {

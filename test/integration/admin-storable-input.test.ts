@@ -31,6 +31,18 @@ const post = (path: string, body: unknown) =>
     headers: { ...auth, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
+/** An endpoint create of a fresh merchant whose description is `description`: the account and the answer. */
+async function createWithDescription(description: string) {
+  const merchantAccount = `acct_storable_${randomUUID().slice(0, 8)}`;
+  const response = await post('/webhook-endpoints', {
+    merchant_account: merchantAccount,
+    url: 'https://merchant.example.com/hooks',
+    event_types: ['*'],
+    livemode: false,
+    description,
+  });
+  return { merchantAccount, response };
+}
 
 describe('R21 admin times out of the range PostgreSQL and ISO 8601 hold: 400 naming the field, never a 5xx', () => {
   const cursor = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
@@ -79,14 +91,7 @@ describe('R1 admin input PostgreSQL would refuse', () => {
   });
 
   it('R1 an endpoint create whose description has a NUL: 400 and no row', async () => {
-    const merchantAccount = `acct_storable_${randomUUID().slice(0, 8)}`;
-    const response = await post('/webhook-endpoints', {
-      merchant_account: merchantAccount,
-      url: 'https://merchant.example.com/hooks',
-      event_types: ['*'],
-      livemode: false,
-      description: 'acct_\u0000 .B@',
-    });
+    const { merchantAccount, response } = await createWithDescription('acct_\u0000 .B@');
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(
       /^description: must not contain U\+0000/,
@@ -114,14 +119,7 @@ describe('R1 admin input PostgreSQL would refuse', () => {
   });
 
   it('R1 the same create without the NUL is accepted (the guard refuses only what cannot be stored)', async () => {
-    const merchantAccount = `acct_storable_${randomUUID().slice(0, 8)}`;
-    const response = await post('/webhook-endpoints', {
-      merchant_account: merchantAccount,
-      url: 'https://merchant.example.com/hooks',
-      event_types: ['*'],
-      livemode: false,
-      description: 'acct_ .B@ ︷ é',
-    });
+    const { response } = await createWithDescription('acct_ .B@ ︷ é');
     expect(response.status, await response.clone().text()).toBe(201);
   });
 });

@@ -1,19 +1,13 @@
 // R5/R6 the real API process (src/workers/api.ts) with Temporal and Kafka unreachable (addresses nobody listens
 // on): it starts, /readyz is 200 (it needs PostgreSQL only), signed webhooks are acknowledged and stored and their
 // workflow starts are left to the sweep; with API_METRICS_PORT the public listener answers 404 on /metrics.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
-import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
+import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL } from '../helpers/env.js';
 import { storedFor, stripeEvent, stripeRequest } from '../helpers/inbound.js';
-import { TEST_PROVIDER_SECRETS } from '../helpers/profile.js';
-import { stopChild } from '../helpers/processes.js';
+import { startApiProcess, stopChild } from '../helpers/processes.js';
 
 const provider = `api-proc-${randomUUID().slice(0, 6)}`;
 let database: Database;
@@ -21,63 +15,19 @@ let child: ChildProcess;
 let publicUrl: string;
 let privateUrl: string;
 /** The child's last output lines (stdout and stderr): what a failed exit assertion shows. */
-const output: string[] = [];
+let output: string[] = [];
 const lastLines = () => `the API process's last lines:\n${output.slice(-40).join('\n')}`;
-
-/** Starts the API process and resolves with the URLs it logs once both listeners are up. */
-function startApi(profilePath: string): Promise<{ publicUrl: string; privateUrl: string }> {
-  child = spawn(process.execPath, ['--import', 'tsx', 'src/workers/api.ts'], {
-    env: {
-      ...process.env,
-      ...TEST_PROVIDER_SECRETS,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info',
-      APIPAY_PROFILE: profilePath,
-      DATABASE_URL: TEST_DATABASE_URL,
-      DATABASE_POOL_MAX: '4',
-      TEMPORAL_ADDRESS: '127.0.0.1:1',
-      KAFKA_BROKERS: '127.0.0.1:1',
-      API_PORT: '0',
-      API_METRICS_PORT: '0',
-      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-      SECRETS_ENCRYPTION_KEY: TEST_SECRETS_KEY.toString('base64'),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  createInterface({ input: child.stderr! }).on('line', (line) => output.push(line));
-  return new Promise((resolve, reject) => {
-    const urls: Record<string, string> = {};
-    const timer = setTimeout(() => reject(new Error(`the API process did not start in time: ${stderr}`)), 60_000);
-    child.once('exit', (code) => reject(new Error(`the API process exited with ${code}: ${stderr}`)));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      output.push(line);
-      let entry: { msg?: string; url?: string };
-      try {
-        entry = JSON.parse(line);
-      } catch {
-        return;
-      }
-      if (entry.msg === 'api listening') urls.public = entry.url!;
-      if (entry.msg === 'api metrics listening') urls.private = entry.url!;
-      if (urls.public && urls.private) {
-        clearTimeout(timer);
-        resolve({ publicUrl: urls.public, privateUrl: urls.private });
-      }
-    });
-  });
-}
 
 beforeAll(async () => {
   database = createDatabase(TEST_DATABASE_URL, { max: 2 });
-  const profile = parse(readFileSync('config/example.yaml', 'utf8')) as { inbound: { providers: unknown } };
-  profile.inbound.providers = {
-    [provider]: { scheme: 'stripe', secret_ref: 'env:SANDBOX_STRIPE_WEBHOOK_SECRET', tolerance_seconds: 300, api_base_url: 'http://127.0.0.1:4100/stripe' },
-  };
-  const path = join(mkdtempSync(join(tmpdir(), 'apipay-r5-')), 'profile.yaml');
-  writeFileSync(path, stringify(profile));
-  ({ publicUrl, privateUrl } = await startApi(path));
+  const api = await startApiProcess({
+    provider,
+    env: { API_METRICS_PORT: '0' },
+    listening: ['api listening', 'api metrics listening'],
+  });
+  ({ child, output } = api);
+  publicUrl = api.urls['api listening']!;
+  privateUrl = api.urls['api metrics listening']!;
 }, 90_000);
 
 afterAll(async () => {

@@ -12,11 +12,11 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDeliveryActivities, type AttemptResult } from '../../src/activities/delivery.js';
 import { deliveries, deliveryAttempts, endpointStatusChanges, webhookEndpoints } from '../../src/db/schema/index.js';
-import { createFirstAttempts } from '../../src/dispatcher/first-attempts.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { registry } from '../../src/metrics/registry.js';
 import { timerWait } from '../../src/outbound/retry-policy.js';
 import type { DeliveryWorkflowInput } from '../../src/shared/outbound.js';
+import { attemptsOf, batchedFirstAttempt } from '../helpers/attempts.js';
 import { TEST_SECRETS_KEY } from '../helpers/env.js';
 import { insertDelivery, insertEndpoint, startReceiver, uniqueMerchant, type Reply } from '../helpers/outbound.js';
 import { testProfile } from '../helpers/profile.js';
@@ -266,35 +266,13 @@ async function perDelivery(c: Case) {
 async function batched(c: Case) {
   const d = await fresh(c, 'b');
   await world.db.update(deliveries).set({ handoffSince: new Date() }).where(eq(deliveries.id, d.deliveryId));
-  const firstAttempts = createFirstAttempts({
-    db: world.db,
-    profile,
-    logger,
-    secretsKey: TEST_SECRETS_KEY,
-    start: { temporal: world.temporal.client, taskQueue: UNPOLLED, profile },
-  });
-  const owned = {
-    deliveryId: d.deliveryId,
-    endpointId: d.endpointId,
-    merchantAccount: d.merchantAccount,
-    eventType: 'payment.succeeded',
-    traceparent: null,
-    handoff: {
-      status: 'PENDING' as const,
-      attemptCount: 0,
-      nextAttemptAt: null,
-      body: d.body,
-      url: d.url,
-      endpointStatus: 'enabled' as const,
-    },
-  };
-  const { result, metrics, logged } = await captured(() => firstAttempts.run([owned]));
+  const deps = { db: world.db, temporal: world.temporal.client, profile, logger, handOffQueue: UNPOLLED };
+  const { result, metrics, logged } = await captured(() => batchedFirstAttempt(deps, d));
   const observed = await observe(d, 0, logged, metrics);
   return { result, observed, workflow: await handedOff(d.deliveryId), scheduledAt: await firstStartedAt(d.deliveryId) };
 }
 
-const firstStartedAt = async (deliveryId: string) =>
-  (await world.db.select().from(deliveryAttempts).where(eq(deliveryAttempts.deliveryId, deliveryId)))[0]!.startedAt.getTime();
+const firstStartedAt = async (deliveryId: string) => (await attemptsOf(world.db, deliveryId))[0]!.startedAt.getTime();
 
 /** The delivery workflow the dispatcher started for a delivery (its input), or null when it started none. */
 async function handedOff(deliveryId: string): Promise<DeliveryWorkflowInput | null> {

@@ -5,94 +5,45 @@
 // filters, pages, sorts and exports as CSV for viewers, not merchants.
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createActivities } from '../../src/activities/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/client.js';
 import { auditEvents, ledgerTransactions, operatorResolutions } from '../../src/db/schema/index.js';
-import { operatorResolutionSignal, reconciliationStateQuery } from '../../src/shared/inbound.js';
-import { createKey, type Caller } from '../helpers/access.js';
+import { operatorResolutionSignal } from '../../src/shared/inbound.js';
+import { callWithRequestId, createKey, type Caller } from '../helpers/access.js';
+import { useReviewWorld } from '../helpers/review-world.js';
 import { testApp } from '../helpers/app.js';
 import { parseCsv } from '../helpers/csv.js';
-import { TEST_SECRETS_KEY } from '../helpers/env.js';
 import { uniqueMerchant } from '../helpers/outbound.js';
-import { testProfile } from '../helpers/profile.js';
-import { providerEvent, startPaymentsPeer, startReconciliation, succeeded, waitFor } from '../helpers/reconciliation.js';
-import { handleAs, startWorkers, testLogger, uniqueTaskQueues } from '../helpers/temporal.js';
-import { useWorld, type World } from '../helpers/world.js';
+import { waitFor } from '../helpers/reconciliation.js';
+import { handleAs } from '../helpers/temporal.js';
+import { type World } from '../helpers/world.js';
 
 let database: Database;
 let temporal: World['temporal'];
-let peer: Awaited<ReturnType<typeof startPaymentsPeer>>;
 let api: ReturnType<typeof testApp>;
-let stopWorkers: () => Promise<void>;
-let profile: ReturnType<typeof testProfile>;
-const provider = `audit-${randomUUID().slice(0, 8)}`;
-const taskQueues = uniqueTaskQueues('audit-identity');
+let provider: string;
 const alice = `alice-${randomUUID().slice(0, 8)}`;
 const callers = {} as Record<'alice' | 'bob' | 'viewer' | 'merchant' | 'admin', Caller>;
 
-const world = useWorld({ label: 'audit-identity' });
+const review = useReviewWorld({ label: 'audit-identity' });
 beforeAll(async () => {
-  database = world.database;
-  temporal = world.temporal;
-  peer = await startPaymentsPeer();
-  profile = testProfile({
-    inbound: {
-      providers: {
-        [provider]: { scheme: 'stripe', secret_ref: 'env:SANDBOX_STRIPE_WEBHOOK_SECRET', api_base_url: peer.baseUrl },
-      },
-      provider_query_backoff: { initial: '200ms', multiplier: 2, maximum: '1s' },
-    },
-  });
-  const activities = createActivities({ db: database.db, profile, logger: testLogger, secretsKey: TEST_SECRETS_KEY });
-  stopWorkers = (await startWorkers({ connection: temporal.native, taskQueues, activities })).stop;
-  api = testApp({ db: database.db, temporal: temporal.client, profile, taskQueues });
+  database = review.world.database;
+  temporal = review.world.temporal;
+  provider = review.provider;
+  api = review.app;
   callers.alice = await createKey(api, 'operator', undefined, alice);
   callers.bob = await createKey(api, 'operator', undefined, `bob-${alice}`);
   callers.viewer = await createKey(api, 'viewer', undefined, `viewer-${alice}`);
   callers.admin = await createKey(api, 'admin', undefined, `admin-${alice}`);
   callers.merchant = await createKey(api, 'merchant', uniqueMerchant('audit-id'));
 });
-afterAll(async () => {
-  await stopWorkers?.();
-  await peer?.close();
-});
 
-async function call(who: Caller, method: string, path: string, body?: unknown) {
-  const requestId = `req-${randomUUID()}`;
-  const headers: Record<string, string> = { authorization: `Bearer ${who.token}`, 'x-request-id': requestId };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await api.request(`/admin/v1${path}`, {
-    method,
-    headers,
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  return {
-    status: res.status,
-    text,
-    json: (() => {
-      try {
-        return JSON.parse(text);
-      } catch {
-        return undefined;
-      }
-    })(),
-    requestId,
-    serverRequestId: res.headers.get('x-request-id'),
-  };
-}
+const call = (who: Caller, method: string, path: string, body?: unknown) => callWithRequestId(api, who, method, path, body);
 const resolution = (id: string) => `/reconciliations/${encodeURIComponent(id)}/resolution`;
 const auditOf = (targetId: string) => database.db.select().from(auditEvents).where(eq(auditEvents.targetId, targetId));
 
 /** A payment the provider reports with another amount: it parks in manual_review. */
-async function parked(amountMinor: string) {
-  const event = providerEvent({ amountMinor });
-  peer.set(event.paymentReference, succeeded(event, { amountMinor: String(Number(amountMinor) - 1) }));
-  const handle = await startReconciliation(temporal.client, profile, taskQueues.reconciliation, event, { provider });
-  await waitFor(async () => (await handle.query(reconciliationStateQuery)).state === 'manual_review', 60_000, 'manual_review');
-  return { event, id: handle.workflowId, handle };
-}
+const parked = (amountMinor: string) => review.parked(amountMinor);
 
 describe('A2 the operator is the credential', () => {
   it('A2 a resolution by key alice is recorded as alice whatever the body says; claiming another name is refused and writes nothing', async () => {

@@ -7,7 +7,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { auditEvents, webhookEndpoints } from '../../src/db/schema/index.js';
-import { createKey, type Caller } from '../helpers/access.js';
+import { callWithRequestId, createKey, type Caller } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
 import { TEST_APP_DATABASE_URL, TEST_DATABASE_URL } from '../helpers/env.js';
 import { insertDelivery, uniqueMerchant } from '../helpers/outbound.js';
@@ -39,18 +39,7 @@ afterAll(async () => {
 });
 
 /** A request as `who`, with its own X-Request-Id, so the audit row can be matched to it. */
-async function call(who: Caller, method: string, path: string, body?: unknown) {
-  const requestId = `req-${randomUUID()}`;
-  const headers: Record<string, string> = { authorization: `Bearer ${who.token}`, 'x-request-id': requestId };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await api.request(`/admin/v1${path}`, {
-    method,
-    headers,
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, text, json: text ? JSON.parse(text) : undefined, requestId };
-}
+const call = (who: Caller, method: string, path: string, body?: unknown) => callWithRequestId(api, who, method, path, body);
 
 const rowsOf = (targetId: string) =>
   database.db.select().from(auditEvents).where(eq(auditEvents.targetId, targetId)).orderBy(auditEvents.id);

@@ -16,11 +16,11 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDeliveryActivities } from '../../src/activities/delivery.js';
 import { createApp } from '../../src/api/app.js';
-import { auditEvents, deliveries, deliveryAttempts, webhookEndpoints } from '../../src/db/schema/index.js';
-import { createFirstAttempts } from '../../src/dispatcher/first-attempts.js';
+import { auditEvents, deliveries, webhookEndpoints } from '../../src/db/schema/index.js';
 import { REDACT_PATHS } from '../../src/lib/logger.js';
 import { brokerConnections } from '../../src/outbound/destinations/publish.js';
 import { randomUUID } from 'node:crypto';
+import { attemptsOf as attemptsOfDelivery, batchedFirstAttempt } from '../helpers/attempts.js';
 import { KAFKA_BROKERS, TEST_ADMIN_TOKEN, TEST_SECRETS_KEY } from '../helpers/env.js';
 import { insertDelivery } from '../helpers/outbound.js';
 import { testProfile } from '../helpers/profile.js';
@@ -119,40 +119,19 @@ async function batched(d: { deliveryId: string; body: Buffer }, endpoint: { id: 
     .select({ url: webhookEndpoints.url })
     .from(webhookEndpoints)
     .where(eq(webhookEndpoints.id, endpoint.id));
-  const firstAttempts = createFirstAttempts({
-    db: world.db,
-    profile,
-    logger,
-    secretsKey: TEST_SECRETS_KEY,
-    start: { temporal: world.temporal.client, taskQueue: UNPOLLED, profile },
+  const deps = { db: world.db, temporal: world.temporal.client, profile, logger, handOffQueue: UNPOLLED };
+  const result = await batchedFirstAttempt(deps, {
+    deliveryId: d.deliveryId,
+    endpointId: endpoint.id,
+    merchantAccount: endpoint.account,
+    body: d.body,
+    url: row!.url,
   });
-  const result = await firstAttempts.run([
-    {
-      deliveryId: d.deliveryId,
-      endpointId: endpoint.id,
-      merchantAccount: endpoint.account,
-      eventType: 'payment.succeeded',
-      traceparent: null,
-      handoff: {
-        status: 'PENDING',
-        attemptCount: 0,
-        nextAttemptAt: null,
-        body: d.body,
-        url: row!.url,
-        endpointStatus: 'enabled',
-      },
-    },
-  ]);
   started.push(d.deliveryId);
   return result;
 }
 
-const attemptsOf = (deliveryId: string) =>
-  world.db
-    .select()
-    .from(deliveryAttempts)
-    .where(eq(deliveryAttempts.deliveryId, deliveryId))
-    .orderBy(deliveryAttempts.attemptNumber);
+const attemptsOf = (deliveryId: string) => attemptsOfDelivery(world.db, deliveryId);
 const deliveryOf = async (deliveryId: string) =>
   (await world.db.select().from(deliveries).where(eq(deliveries.id, deliveryId)))[0]!;
 

@@ -4,7 +4,6 @@
 // O21: envelopes whose data.object breaks its catalog schema (a float amount, no currency) or whose type or version is
 // not in the catalog are quarantined with the schema path and message, and the good ones around them delivered.
 import { randomUUID } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
@@ -14,12 +13,12 @@ import { createOutboundBatchHandler } from '../../src/dispatcher/outbound-handle
 import { runDispatcher } from '../../src/dispatcher/run.js';
 import { createBatchConsumer, createKafkaAdmin } from '../../src/kafka/kafkajs.js';
 import type { BatchConsumer, Producer } from '../../src/kafka/types.js';
-import { createLogger } from '../../src/lib/logger.js';
 import { KAFKA_BROKERS, TEST_SECRETS_KEY } from '../helpers/env.js';
 import { envelope, insertEndpoint, startReceiver, uniqueMerchant, waitFor } from '../helpers/outbound.js';
 import { testProfile } from '../helpers/profile.js';
 import type { TaskQueues } from '../../src/shared/task-queues.js';
 import { useWorld, type World } from '../helpers/world.js';
+import { capturedLogger } from '../helpers/capture.js';
 
 let database: Database;
 let temporal: World['temporal'];
@@ -32,17 +31,7 @@ const stops: (() => Promise<unknown>)[] = [];
 const REFUSED = `acct_refused_${randomUUID().slice(0, 8)}`;
 const TRIGGER = `poison_refuse_${REFUSED.slice(-8)}`;
 
-const logLines: string[] = [];
-const logger = createLogger(
-  'poison-test',
-  'debug',
-  new Writable({
-    write(chunk, _encoding, done) {
-      logLines.push(chunk.toString());
-      done();
-    },
-  }),
-);
+const { logger, lines: logLines } = capturedLogger('poison-test');
 
 const world = useWorld({ label: 'dispatcher-poison', workers: true });
 beforeAll(async () => {

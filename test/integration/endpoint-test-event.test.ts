@@ -2,7 +2,6 @@
 // delivery with its workflow and attempts; the merchant's verifier (src/signing) accepts it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
-import type { Database } from '../../src/db/client.js';
 import { auditEvents } from '../../src/db/schema/index.js';
 import { verify } from '../../src/signing/index.js';
 import { callAs, createKey } from '../helpers/access.js';
@@ -10,23 +9,17 @@ import { testApp } from '../helpers/app.js';
 import { TEST_ADMIN_TOKEN } from '../helpers/env.js';
 import { insertEndpoint, startReceiver, uniqueMerchant, waitFor } from '../helpers/outbound.js';
 import { expectNoMore } from '../helpers/wait.js';
-import type { TaskQueues } from '../../src/shared/task-queues.js';
-import { useWorld, type World } from '../helpers/world.js';
+import { useWorld } from '../helpers/world.js';
 
-let taskQueues: TaskQueues; // the shared workers' queues (test/helpers/world.ts)
 const merchant = uniqueMerchant('m6');
-let database: Database;
-let temporal: World['temporal'];
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let app: ReturnType<typeof testApp>;
 
+// The shared workers' queues (test/helpers/world.ts) run the pings' delivery workflows.
 const world = useWorld({ label: 'endpoint-test-event', workers: true });
 beforeAll(async () => {
-  database = world.database;
-  temporal = world.temporal;
   receiver = await startReceiver((request) => ({ status: request.path === '/broken' ? 503 : 200 }));
-  taskQueues = world.taskQueues;
-  app = testApp({ db: database.db, temporal: temporal.client, taskQueues });
+  app = testApp({ db: world.db, temporal: world.temporal.client, taskQueues: world.taskQueues });
 });
 afterAll(async () => {
   await receiver?.close();
@@ -37,7 +30,7 @@ const postsTo = (path: string) => receiver.received.filter((r) => r.path === pat
 describe('M6 test events on demand', () => {
   it('M6 an admin sends a ping: one signed POST the merchant verifier accepts, recorded as a DELIVERED delivery with its attempt', async () => {
     // Subscribed to payments only: a ping goes to the endpoint it was asked for, whatever its subscriptions.
-    const endpoint = await insertEndpoint(database.db, {
+    const endpoint = await insertEndpoint(world.db, {
       merchantAccount: merchant,
       url: `${receiver.url}/hooks`,
       eventTypes: ['payment.succeeded'],
@@ -70,7 +63,7 @@ describe('M6 test events on demand', () => {
     expect(delivery.attempts).toEqual([expect.objectContaining({ attempt_number: 1, response_status: 200 })]);
     await expectNoMore(() => postsTo('/hooks').length, 1, 1_000, 'pings');
     // A3: the request is audited with the delivery it created.
-    const audited = await database.db
+    const audited = await world.db
       .select()
       .from(auditEvents)
       .where(and(eq(auditEvents.action, 'endpoint.test'), eq(auditEvents.targetId, endpoint.id)));
@@ -79,17 +72,17 @@ describe('M6 test events on demand', () => {
   }, 60_000);
 
   it('M6 a merchant key tests its own endpoint (202) but not another account’s (404); a disabled endpoint is 409; a failing one is retried like any delivery', async () => {
-    const own = await insertEndpoint(database.db, {
+    const own = await insertEndpoint(world.db, {
       merchantAccount: merchant,
       url: `${receiver.url}/broken`,
       eventTypes: ['*'],
     });
-    const foreign = await insertEndpoint(database.db, {
+    const foreign = await insertEndpoint(world.db, {
       merchantAccount: uniqueMerchant('m6-other'),
       url: `${receiver.url}/foreign`,
       eventTypes: ['*'],
     });
-    const disabled = await insertEndpoint(database.db, {
+    const disabled = await insertEndpoint(world.db, {
       merchantAccount: merchant,
       url: `${receiver.url}/off`,
       eventTypes: ['*'],
@@ -111,7 +104,7 @@ describe('M6 test events on demand', () => {
       'the failed ping RETRYING',
     );
     expect(retrying.attempts).toEqual([expect.objectContaining({ attempt_number: 1, response_status: 503 })]);
-    await temporal.client.workflow.getHandle(res.json.delivery_id).terminate('test done');
+    await world.temporal.client.workflow.getHandle(res.json.delivery_id).terminate('test done');
     expect(postsTo('/foreign')).toHaveLength(0);
     expect(postsTo('/off')).toHaveLength(0);
   }, 60_000);

@@ -6,19 +6,18 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/client.js';
 import { auditEvents } from '../../src/db/schema/index.js';
 import { callAs } from '../helpers/access.js';
 import { testApp, TEST_API_ENV } from '../helpers/app.js';
-import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL } from '../helpers/env.js';
+import { TEST_ADMIN_TOKEN } from '../helpers/env.js';
 import { startLocalIssuer, type LocalIssuer } from '../helpers/idp.js';
 import { pageClient } from '../helpers/pages.js';
 import { ledgerRowsFor } from '../helpers/reconciliation.js';
-import { connectDevServer, uniqueTaskQueues } from '../helpers/temporal.js';
-import { adjustmentProfile, reviewPayment } from '../helpers/adjustments.js';
+import { uniqueTaskQueues } from '../helpers/temporal.js';
+import { adjustmentBody, adjustmentProfile, reviewPayment } from '../helpers/adjustments.js';
+import { useWorld } from '../helpers/world.js';
 
-let database: Database;
-let temporal: Awaited<ReturnType<typeof connectDevServer>>;
+const world = useWorld({ label: 'idp-dual-control' });
 let issuer: LocalIssuer;
 let app: ReturnType<typeof testApp>;
 const tag = randomUUID().slice(0, 6);
@@ -26,26 +25,16 @@ const provider = `idp-dc-${tag}`;
 let profile: ReturnType<typeof adjustmentProfile>;
 
 beforeAll(async () => {
-  database = createDatabase(TEST_DATABASE_URL, { max: 2 });
-  temporal = await connectDevServer();
   issuer = await startLocalIssuer();
   profile = adjustmentProfile(provider, { idp: issuer.profile, dualControlAbove: { EUR: 100_000 } });
-  app = testApp({ db: database.db, temporal: temporal.client, taskQueues: uniqueTaskQueues('idp-dc'), profile });
+  app = testApp({ db: world.db, temporal: world.temporal.client, taskQueues: uniqueTaskQueues('idp-dc'), profile });
 });
 afterAll(async () => {
   await issuer?.close();
-  await temporal?.close();
-  await database?.close();
 });
 
-const payment = () => reviewPayment(database.db, provider, 'idp-dc');
-const adjustment = (ref: string, amount: string) => ({
-  provider,
-  payment_reference: ref,
-  amount_minor: amount,
-  currency: 'EUR',
-  reason: 'statement line 9',
-});
+const payment = () => reviewPayment(world.db, provider, 'idp-dc');
+const adjustment = (ref: string, amount: string) => adjustmentBody(provider, ref, amount, 'statement line 9');
 const person = (label: string) => ({ sub: `${label}-${randomUUID()}`, name: `${label} ${tag}` });
 const tokenOf = (p: { sub: string; name: string }, claims: Record<string, unknown> = {}) =>
   issuer.mint(p.sub, { name: p.name, groups: ['finance-approver'], ...claims });
@@ -78,7 +67,7 @@ describe('A27 the puppet attacks of issue 29 are refused', () => {
     const approved = await callAs(app, two.json.token, 'POST', approvePath(proposed.json.id));
     expect(approved.status).toBe(403);
     expect(approved.json.error.message).toMatch(/signed in through the identity provider/);
-    expect(await ledgerRowsFor(database.db, ref)).toEqual([]);
+    expect(await ledgerRowsFor(world.db, ref)).toEqual([]);
   });
 
   it('A27 two operator keys minted by one admin cannot complete dual control', async () => {
@@ -101,7 +90,7 @@ describe('A27 the puppet attacks of issue 29 are refused', () => {
     const proposed = await callAs(app, keys[0], 'POST', '/ledger/adjustments', adjustment(ref, '600000000'));
     expect(proposed.status).toBe(202);
     expect((await callAs(app, keys[1], 'POST', approvePath(proposed.json.id))).status).toBe(403);
-    expect(await ledgerRowsFor(database.db, ref)).toEqual([]);
+    expect(await ledgerRowsFor(world.db, ref)).toEqual([]);
   });
 });
 
@@ -125,18 +114,18 @@ describe('A27 two IdP people, each with a fresh second factor', () => {
     expect(noFactor.json.error.code).toBe('step_up_required');
     const noTime = await callAs(app, await tokenOf(ben, { auth_time: undefined }), 'POST', path);
     expect(noTime.json.error.code).toBe('step_up_required');
-    expect(await ledgerRowsFor(database.db, ref)).toEqual([]);
+    expect(await ledgerRowsFor(world.db, ref)).toEqual([]);
     const approved = await callAs(app, await tokenOf(ben), 'POST', path);
     expect(approved.status, approved.text).toBe(200);
-    expect((await ledgerRowsFor(database.db, ref)).length).toBeGreaterThan(0);
+    expect((await ledgerRowsFor(world.db, ref)).length).toBeGreaterThan(0);
     // Audit rows name both IdP subjects.
-    const proposal = await database.db.select().from(auditEvents).where(eq(auditEvents.targetId, proposed.json.id));
+    const proposal = await world.db.select().from(auditEvents).where(eq(auditEvents.targetId, proposed.json.id));
     expect(proposal[0]).toMatchObject({
       action: 'ledger_adjustment.propose',
       actorKeyId: `idp:${ana.sub}@${issuer.issuer}`,
       actorPerson: ana.name,
     });
-    const posted = await database.db.select().from(auditEvents).where(eq(auditEvents.targetId, approved.json.id));
+    const posted = await world.db.select().from(auditEvents).where(eq(auditEvents.targetId, approved.json.id));
     expect(posted[0]).toMatchObject({
       action: 'ledger.adjust',
       actorKeyId: `idp:${ben.sub}@${issuer.issuer}`,
@@ -155,14 +144,14 @@ describe('A27 two IdP people, each with a fresh second factor', () => {
     const first = await callAs(app, await tokenOf(cy), 'POST', path);
     expect(first.status, first.text).toBe(202);
     expect(first.json).toMatchObject({ id: proposed.json.id, closed: null });
-    expect(await ledgerRowsFor(database.db, ref)).toEqual([]);
+    expect(await ledgerRowsFor(world.db, ref)).toEqual([]);
     const twice = await callAs(app, await tokenOf(cy, { sid: randomUUID() }), 'POST', path);
     expect(twice.status).toBe(403);
     expect(twice.json.error.message).toMatch(/already approved/);
     const second = await callAs(app, await tokenOf(person('Di')), 'POST', path);
     expect(second.status, second.text).toBe(200);
-    expect((await ledgerRowsFor(database.db, ref)).length).toBeGreaterThan(0);
-    const audit = await database.db.select().from(auditEvents).where(eq(auditEvents.targetId, proposed.json.id));
+    expect((await ledgerRowsFor(world.db, ref)).length).toBeGreaterThan(0);
+    const audit = await world.db.select().from(auditEvents).where(eq(auditEvents.targetId, proposed.json.id));
     expect(audit.map((a) => a.action)).toContain('ledger_adjustment.first_approval');
   });
 
@@ -185,8 +174,8 @@ describe('A27 two IdP people, each with a fresh second factor', () => {
 describe('A28 ADMIN_TOKEN once an IdP is configured', () => {
   it('A28 in production it creates service keys and is refused everywhere else, the console included', async () => {
     const production = testApp({
-      db: database.db,
-      temporal: temporal.client,
+      db: world.db,
+      temporal: world.temporal.client,
       taskQueues: uniqueTaskQueues('idp-prod'),
       profile,
       env: { ...TEST_API_ENV, NODE_ENV: 'production' },

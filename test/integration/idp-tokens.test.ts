@@ -4,14 +4,11 @@
 // Keycloak (password + TOTP) is an IdP subject whose audit rows name them. Real PostgreSQL; real HTTP to the issuers.
 // A29: an issuer on a closed port: a JWT is 503 with Retry-After, API keys keep working, a log line and a metric say so.
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
-import { Writable } from 'node:stream';
 import { and, eq } from 'drizzle-orm';
 import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { auditEvents } from '../../src/db/schema/index.js';
-import { createLogger } from '../../src/lib/logger.js';
 import { registry } from '../../src/metrics/registry.js';
 import { callAs, setUpAdminToken } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
@@ -30,6 +27,7 @@ import {
 import { testProfile } from '../helpers/profile.js';
 import { connectDevServer, uniqueTaskQueues } from '../helpers/temporal.js';
 import { adjustmentProfile, reviewPayment } from '../helpers/adjustments.js';
+import { capturedLogger, freePort } from '../helpers/capture.js';
 
 let database: Database;
 let temporal: Awaited<ReturnType<typeof connectDevServer>>;
@@ -140,32 +138,13 @@ describe('A26 identity provider tokens on the admin API', () => {
   });
 });
 
-/** A port nothing listens on: bound by the OS, then closed. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 const unreachableCount = async () =>
   (await registry.getSingleMetric('apipay_idp_unreachable_total')?.get())?.values[0]?.value ?? 0;
 
 describe('A29 an identity provider that cannot be reached', () => {
   it('A29 a JWT is 503 with Retry-After (not 401, not 500); API keys work; one log line and the metric say the IdP is down', async () => {
-    const dead = `http://127.0.0.1:${await closedPort()}/realms/apipay`;
-    const lines: string[] = [];
-    const logger = createLogger(
-      'test',
-      'warn',
-      new Writable({
-        write(chunk: Buffer, _encoding, done) {
-          lines.push(chunk.toString());
-          done();
-        },
-      }),
-    );
+    const dead = `http://127.0.0.1:${await freePort()}/realms/apipay`;
+    const { logger, lines } = capturedLogger('test', 'warn');
     const down = testApp({
       db: database.db,
       temporal: temporal.client,

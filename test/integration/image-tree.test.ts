@@ -21,10 +21,9 @@ import {
 } from '../../bench/lib/app-start.js';
 import { TASK_QUEUES } from '../../src/shared/task-queues.js';
 import { buildStage, lastOf, linkNodeModules, parseDockerfile, stageEnv, workdirOf } from '../helpers/dockerfile.js';
-import { KAFKA_BROKERS, TEMPORAL_ADDRESS, TEST_ADMIN_TOKEN, TEST_SECRETS_KEY } from '../helpers/env.js';
+import { TEMPORAL_ADDRESS } from '../helpers/env.js';
 import { ROOT } from '../helpers/import-graph.js';
-import { privateDatabase } from '../helpers/private-database.js';
-import { TEST_PROVIDER_SECRETS } from '../helpers/profile.js';
+import { appProcessEnv, privateDatabase } from '../helpers/private-database.js';
 
 const NAMESPACE = 'apipay-image-tree';
 const stages = parseDockerfile(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
@@ -39,15 +38,7 @@ const env: Record<string, string> = {
   ...stageEnv(final),
   PATH: '/usr/bin:/bin',
   HOME: work,
-  ...TEST_PROVIDER_SECRETS,
-  LOG_LEVEL: 'warn',
-  DATABASE_URL: image.appUrl,
-  DATABASE_POOL_MAX: '4',
-  TEMPORAL_ADDRESS,
-  TEMPORAL_NAMESPACE: NAMESPACE,
-  KAFKA_BROKERS: KAFKA_BROKERS.join(','),
-  ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-  SECRETS_ENCRYPTION_KEY: TEST_SECRETS_KEY.toString('base64'),
+  ...appProcessEnv(image, NAMESPACE),
   API_PORT: '13970',
   WORKER_METRICS_PORT: '13971',
   DISPATCHER_METRICS_PORT: '13972',

@@ -59,16 +59,8 @@ beforeAll(async () => {
     topic,
     groupId: profile.outbound.kafka.group,
   });
-  await runDispatcher(
-    consumer,
-    createOutboundBatchHandler({
-      db: database.db,
-      temporal: temporal.client,
-      taskQueue: taskQueues.delivery,
-      profile,
-      logger: testLogger,
-    }),
-  );
+  const delivery = { taskQueue: taskQueues.delivery, profile, logger: testLogger };
+  await runDispatcher(consumer, createOutboundBatchHandler({ db: world.db, temporal: world.temporal.client, ...delivery }));
   receiver = await startReceiver();
   callers.merchant = await createKey(app, 'merchant', mine, 'listen-mine');
   callers.other = await createKey(app, 'merchant', theirs, 'listen-theirs');

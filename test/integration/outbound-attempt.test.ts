@@ -1,7 +1,7 @@
 // The attempt activity against the real PostgreSQL and real local HTTP peers: outcomes and kinds (O7), signature
 // over the stored bytes (O8), attempt-once (O7), disabled endpoints (O13), URL safety at send time (O15).
 import { createServer as createHttpServer } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
+import { type AddressInfo } from 'node:net';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDeliveryActivities } from '../../src/activities/delivery.js';
@@ -14,6 +14,7 @@ import { TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
 import { insertDelivery, insertEndpoint, startReceiver, uniqueMerchant } from '../helpers/outbound.js';
 import { testProfile } from '../helpers/profile.js';
 import { testLogger } from '../helpers/temporal.js';
+import { freePort } from '../helpers/capture.js';
 
 let database: Database;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -40,21 +41,13 @@ afterAll(async () => {
 
 const activities = () => createDeliveryActivities({ db: database.db, profile, logger: testLogger, secretsKey: TEST_SECRETS_KEY });
 
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 async function attemptRows(deliveryId: string) {
   return database.db.select().from(deliveryAttempts).where(eq(deliveryAttempts.deliveryId, deliveryId)).orderBy(deliveryAttempts.attemptNumber);
 }
 
 describe('delivery attempt activity', () => {
   it('O7 records timeout, connection refused, 3xx, 4xx and 5xx as failures with their kind and latency; 2xx as success', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const cases = [
       { url: `${receiver.url}/ok`, succeeded: true, kind: null, status: 204 },
       { url: `${receiver.url}/redirect`, succeeded: false, kind: 'redirect', status: 302 },

@@ -182,29 +182,21 @@ describe('M1 ledger postings become merchant events through the outbox', () => {
       currency: 'EUR',
       refunds: [{ id: 're_m1', amountMinor: 300 }],
     });
-    const refunded = await world.settled(
-      world.stripe,
-      (
-        await world.sandbox.sendWebhook(world.stripe, {
-          type: 'refund.succeeded',
-          reference,
-          amountMinor: 300,
-          objectId: 're_m1',
-        })
-      ).eventId,
-    );
+    const refund = async () =>
+      world.settled(
+        world.stripe,
+        (
+          await world.sandbox.sendWebhook(world.stripe, {
+            type: 'refund.succeeded',
+            reference,
+            amountMinor: 300,
+            objectId: 're_m1',
+          })
+        ).eventId,
+      );
+    const refunded = await refund();
     // The same refund reported again: a duplicate, no new posting, no new event.
-    const again = await world.settled(
-      world.stripe,
-      (
-        await world.sandbox.sendWebhook(world.stripe, {
-          type: 'refund.succeeded',
-          reference,
-          amountMinor: 300,
-          objectId: 're_m1',
-        })
-      ).eventId,
-    );
+    const again = await refund();
     expect([paid.state, refunded.state, again.state]).toEqual(['applied', 'applied', 'rejected']);
     const refundEvent = ledgerEventId(refunded.ledgerTransactionId!);
     await waitFor(() => postsOf(refundEvent).length >= 1, 60_000, 'the refund.settled POST');

@@ -2,17 +2,16 @@
 // dual control needs two different people (never a sibling key of the proposer, a key the proposer minted, or the
 // bootstrap token); the bootstrap token creates admin keys and moves no money; audit rows name the person.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { callAs, createKey, type Caller } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
-import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL } from '../helpers/env.js';
+import { TEST_ADMIN_TOKEN } from '../helpers/env.js';
 import { ledgerRowsFor } from '../helpers/reconciliation.js';
-import { connectDevServer, uniqueTaskQueues } from '../helpers/temporal.js';
-import { adjustmentProfile, reviewPayment } from '../helpers/adjustments.js';
+import { uniqueTaskQueues } from '../helpers/temporal.js';
+import { adjustmentBody, adjustmentProfile, reviewPayment } from '../helpers/adjustments.js';
+import { useWorld } from '../helpers/world.js';
 
-let database: Database;
-let temporal: Awaited<ReturnType<typeof connectDevServer>>;
+const world = useWorld({ label: 'people' });
 let app: ReturnType<typeof testApp>;
 let alice: Caller; // an admin: may propose, and mint keys
 let bob: Caller;
@@ -20,26 +19,13 @@ const tag = randomUUID().slice(0, 6);
 const provider = `people-${tag}`;
 
 beforeAll(async () => {
-  database = createDatabase(TEST_DATABASE_URL, { max: 2 });
   const profile = adjustmentProfile(provider, { dualControlAbove: { EUR: 1000 } });
-  temporal = await connectDevServer();
-  app = testApp({ db: database.db, temporal: temporal.client, taskQueues: uniqueTaskQueues('people'), profile });
+  app = testApp({ db: world.db, temporal: world.temporal.client, taskQueues: uniqueTaskQueues('people'), profile });
   alice = await createKey(app, 'admin', undefined, `alice-${tag}`, `Alice ${tag}`);
   bob = await createKey(app, 'operator', undefined, `bob-${tag}`, `Bob ${tag}`);
 });
-afterAll(async () => {
-  await temporal?.close();
-  await database?.close();
-});
-
-const payment = () => reviewPayment(database.db, provider, 'people');
-const adjustment = (ref: string, amount: string) => ({
-  provider,
-  payment_reference: ref,
-  amount_minor: amount,
-  currency: 'EUR',
-  reason: 'statement line 3',
-});
+const payment = () => reviewPayment(world.db, provider, 'people');
+const adjustment = (ref: string, amount: string) => adjustmentBody(provider, ref, amount, 'statement line 3');
 
 describe('A12 people, not keys', () => {
   it('A12 the bootstrap token creates admin keys only, and moves no money', async () => {
@@ -48,13 +34,13 @@ describe('A12 people, not keys', () => {
     const adjusted = await callAs(app, TEST_ADMIN_TOKEN, 'POST', '/ledger/adjustments', adjustment(ref, '10'));
     expect(adjusted.status).toBe(403);
     expect(adjusted.json.error.message).toMatch(/bootstrap token/);
-    expect(await ledgerRowsFor(database.db, ref)).toEqual([]);
+    expect(await ledgerRowsFor(world.db, ref)).toEqual([]);
     const proposed = await callAs(app, alice.token, 'POST', '/ledger/adjustments', adjustment(ref, '5000'));
     expect(proposed.status).toBe(202);
     expect(
       (await callAs(app, TEST_ADMIN_TOKEN, 'POST', `/ledger/adjustments/proposals/${proposed.json.id}/approve`)).status,
     ).toBe(403);
-    expect(await ledgerRowsFor(database.db, ref)).toEqual([]);
+    expect(await ledgerRowsFor(world.db, ref)).toEqual([]);
   });
 
   it('A12 a person is named once: a second key for the same name joins that person', async () => {
@@ -99,10 +85,10 @@ describe('A12 people, not keys', () => {
     const byPuppet = await callAs(app, puppet.json.token, 'POST', approve);
     expect(byPuppet.status).toBe(403);
     expect(byPuppet.json.error.message).toMatch(/created by the person who proposed/);
-    expect(await ledgerRowsFor(database.db, ref)).toEqual([]);
+    expect(await ledgerRowsFor(world.db, ref)).toEqual([]);
     const byBob = await callAs(app, bob.token, 'POST', approve);
     expect(byBob.status).toBe(200);
-    expect(await ledgerRowsFor(database.db, ref)).toHaveLength(1);
+    expect(await ledgerRowsFor(world.db, ref)).toHaveLength(1);
   });
 
   it('A12 the single-person budget is the person s: a sibling key does not get a fresh one', async () => {

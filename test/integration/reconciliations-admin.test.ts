@@ -1,66 +1,32 @@
 // Admin API for reconciliations and the finance export (I11) on the real PostgreSQL and Temporal dev server:
 // list/get, resolution through the workflow's update (one audit row, 409 on a second), CSV that sums to the ledger.
-import { randomUUID } from 'node:crypto';
 import { inArray, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createActivities } from '../../src/activities/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../helpers/access.js';
-import { testApp } from '../helpers/app.js';
+import { useReviewWorld } from '../helpers/review-world.js';
 import { parseCsv } from '../helpers/csv.js';
-import { createDatabase, type Database } from '../../src/db/client.js';
 import { ledgerEntries } from '../../src/db/schema/index.js';
 import { minorToDecimal } from '../../src/inbound/csv.js';
-import { reconciliationStateQuery } from '../../src/shared/inbound.js';
-import { TEST_ADMIN_TOKEN, TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
-import { testProfile } from '../helpers/profile.js';
-import { providerEvent, startPaymentsPeer, startReconciliation, succeeded, waitFor } from '../helpers/reconciliation.js';
-import { connectDevServer, startWorkers, testLogger, uniqueTaskQueues } from '../helpers/temporal.js';
+import { TEST_ADMIN_TOKEN } from '../helpers/env.js';
+import { providerEvent, succeeded } from '../helpers/reconciliation.js';
 
-let database: Database;
-let temporal: Awaited<ReturnType<typeof connectDevServer>>;
-let peer: Awaited<ReturnType<typeof startPaymentsPeer>>;
-let app: ReturnType<typeof testApp>;
-let stopWorkers: () => Promise<void>;
-const provider = `admin-${randomUUID().slice(0, 8)}`;
-const taskQueues = uniqueTaskQueues('reconcile-admin');
-let profile: ReturnType<typeof testProfile>;
+let provider: string;
 const startedAt = new Date(Date.now() - 1000).toISOString();
 
-beforeAll(async () => {
-  database = createDatabase(TEST_DATABASE_URL, { max: 4 });
-  temporal = await connectDevServer();
-  peer = await startPaymentsPeer();
-  profile = testProfile({
-    inbound: {
-      providers: { [provider]: { scheme: 'stripe', secret_ref: 'env:SANDBOX_STRIPE_WEBHOOK_SECRET', api_base_url: peer.baseUrl } },
-      provider_query_backoff: { initial: '200ms', multiplier: 2, maximum: '1s' },
-    },
-  });
-  const activities = createActivities({ db: database.db, profile, logger: testLogger, secretsKey: TEST_SECRETS_KEY });
-  stopWorkers = (await startWorkers({ connection: temporal.native, taskQueues, activities })).stop;
-  app = testApp({
-    db: database.db,
-    temporal: temporal.client,
-    profile,
-    taskQueues,
-  });
-});
-afterAll(async () => {
-  await stopWorkers?.();
-  await peer?.close();
-  await temporal?.close();
-  await database?.close();
+const review = useReviewWorld({ label: 'reconcile-admin' });
+beforeAll(() => {
+  provider = review.provider;
 });
 
 const auth = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
 /** A2: the operator of a resolution is the API key's name, so each person resolves with their own key. */
 const tokens = new Map<string, string>();
 async function as(name: string): Promise<Record<string, string>> {
-  if (!tokens.has(name)) tokens.set(name, (await createKey(app, 'operator', undefined, name)).token);
+  if (!tokens.has(name)) tokens.set(name, (await createKey(review.app, 'operator', undefined, name)).token);
   return { authorization: `Bearer ${tokens.get(name)}` };
 }
 async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = auth) {
-  const response = await app.request(`/admin/v1${path}`, {
+  const response = await review.app.request(`/admin/v1${path}`, {
     method,
     headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
@@ -71,14 +37,7 @@ async function call(method: string, path: string, body?: unknown, headers: Recor
 const path = (id: string) => `/reconciliations/${encodeURIComponent(id)}`;
 
 /** A payment the provider reports with another amount: it parks in manual_review. */
-async function parked(amountMinor: string) {
-  const event = providerEvent({ amountMinor });
-  peer.set(event.paymentReference, succeeded(event, { amountMinor: String(Number(amountMinor) - 1) }));
-  const handle = await startReconciliation(temporal.client, profile, taskQueues.reconciliation, event, { provider });
-  await waitFor(async () => (await handle.query(reconciliationStateQuery)).state === 'manual_review', 60_000, 'manual_review');
-  return { event, id: handle.workflowId, handle };
-}
-
+const parked = (amountMinor: string) => review.parked(amountMinor);
 
 describe('I11 reconciliations admin API', () => {
   const resolved: { id: string; decision: string }[] = [];
@@ -120,14 +79,14 @@ describe('I11 reconciliations admin API', () => {
     expect(rejected.status).toBe(200);
     expect(rejected.json).toMatchObject({ state: 'rejected', ledger_transaction_id: null });
     resolved.push({ id: b.id, decision: 'rejected' });
-    const audit = await database.db.execute(sql`select count(*)::int as n from operator_resolutions where reconciliation_id in (${a.id}, ${b.id})`);
+    const audit = await review.world.db.execute(sql`select count(*)::int as n from operator_resolutions where reconciliation_id in (${a.id}, ${b.id})`);
     expect(audit[0]!.n).toBe(2);
   });
 
   it('I11 refuses: not in manual_review (409), bad decision (400 naming the field), unknown id (404), no token (401)', async () => {
     const event = providerEvent();
-    peer.set(event.paymentReference, succeeded(event));
-    const handle = await startReconciliation(temporal.client, profile, taskQueues.reconciliation, event, { provider });
+    review.peer.set(event.paymentReference, succeeded(event));
+    const handle = await review.start(event);
     await handle.result();
     expect((await call('POST', `${path(handle.workflowId)}/resolution`, { decision: 'rejected', reason: 'y' }, await as('rita'))).status).toBe(409);
     const bad = await call('POST', `${path(handle.workflowId)}/resolution`, { decision: 'maybe', operator: 'x', reason: 'y' });
@@ -162,7 +121,7 @@ describe('I11 reconciliations admin API', () => {
     const csvSum = applied.reduce((s, l) => s + BigInt(l[col('amount_minor')]!), 0n);
     const csvLedgerSum = applied.reduce((s, l) => s + BigInt(l[col('ledger_amount_minor')]!), 0n);
     const txIds = applied.map((l) => l[col('ledger_transaction_id')]!);
-    const [ledger] = await database.db
+    const [ledger] = await review.world.db
       .select({ sum: sql<string>`sum(${ledgerEntries.amountMinor}) filter (where ${ledgerEntries.amountMinor} > 0)` })
       .from(ledgerEntries)
       .where(inArray(ledgerEntries.transactionId, txIds));

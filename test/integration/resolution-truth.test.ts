@@ -13,38 +13,31 @@ import { createKey } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
 import { TEST_ADMIN_TOKEN, TEST_SECRETS_KEY } from '../helpers/env.js';
 import { testProfile } from '../helpers/profile.js';
-import { ledgerRowsFor, providerEvent, startPaymentsPeer, startReconciliation, succeeded, waitFor } from '../helpers/reconciliation.js';
+import { ledgerRowsFor, providerEvent, startReconciliation, succeeded, waitFor } from '../helpers/reconciliation.js';
 import { startWorkers, testLogger, uniqueTaskQueues } from '../helpers/temporal.js';
 import { parseCsv } from '../helpers/csv.js';
-import { useWorld, type World } from '../helpers/world.js';
+import { useReviewWorld, type ReviewWorld } from '../helpers/review-world.js';
+import type { World } from '../helpers/world.js';
 
 let database: Database;
 let temporal: World['temporal'];
-let peer: Awaited<ReturnType<typeof startPaymentsPeer>>;
+let peer: ReviewWorld['peer'];
 let app: ReturnType<typeof testApp>;
-let stopWorkers: () => Promise<void>;
-const provider = `truth-${randomUUID().slice(0, 8)}`;
-const taskQueues = uniqueTaskQueues('resolution-truth');
-let profile: ReturnType<typeof testProfile>;
+let provider: string;
+let profile: ReviewWorld['profile'];
 const startedAt = new Date(Date.now() - 1000).toISOString();
 const started: string[] = [];
 
-const world = useWorld({ label: 'resolution-truth' });
-beforeAll(async () => {
-  database = world.database;
-  temporal = world.temporal;
-  peer = await startPaymentsPeer();
-  profile = testProfile(profileOverrides());
-  const activities = createActivities({ db: database.db, profile, logger: testLogger, secretsKey: TEST_SECRETS_KEY });
-  stopWorkers = (await startWorkers({ connection: temporal.native, taskQueues, activities })).stop;
-  app = testApp({ db: database.db, temporal: temporal.client, profile, taskQueues });
+const review = useReviewWorld({ label: 'resolution-truth' });
+beforeAll(() => {
+  ({ peer, app, provider, profile } = review);
+  ({ database, temporal } = review.world);
 });
 afterAll(async () => {
   for (const id of started) await temporal?.client.workflow.getHandle(id).terminate('test over').catch(() => {});
-  await stopWorkers?.();
-  await peer?.close();
 });
 
+/** The review world's profile as overrides, for an app of the same provider with other settings. */
 const profileOverrides = () => ({
   inbound: {
     providers: { [provider]: { scheme: 'stripe', secret_ref: 'env:SANDBOX_STRIPE_WEBHOOK_SECRET', api_base_url: peer.baseUrl } },
@@ -77,7 +70,7 @@ async function call(method: string, path: string, body?: unknown, withinMs = 15_
 const path = (id: string) => `/reconciliations/${encodeURIComponent(id)}`;
 
 async function start(event: NormalizedProviderEvent) {
-  const handle = await startReconciliation(temporal.client, profile, taskQueues.reconciliation, event, { provider });
+  const handle = await review.start(event);
   started.push(handle.workflowId);
   return handle;
 }

@@ -78,14 +78,17 @@ describe('A8 M11 master-key rotation of destination credentials', () => {
     const [row] = await database.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id));
     return { ciphertext: row!.destinationCredentials, keyId: row!.destinationCredentialsKeyId };
   };
-
-  it('A8 M11 reencrypt re-seals a RabbitMQ endpoint\'s password under the new key; with the old key removed it still opens and updates', async () => {
-    const created = await createEndpointService({ db: database.db, secretsKey: before }).create(BOOTSTRAP_PRINCIPAL, {
+  /** A RabbitMQ endpoint of a fresh merchant whose password is sealed under the `before` keys (k1). */
+  const rabbitEndpoint = () =>
+    createEndpointService({ db: database.db, secretsKey: before }).create(BOOTSTRAP_PRINCIPAL, {
       merchantAccount: `acct_${newId('we')}`,
       destination: { type: 'rabbitmq', fields: { host: '127.0.0.1', username: 'shop', password: PASSWORD, routing_key: 'q' } },
       eventTypes: ['*'],
       livemode: false,
     });
+
+  it('A8 M11 reencrypt re-seals a RabbitMQ endpoint\'s password under the new key; with the old key removed it still opens and updates', async () => {
+    const created = await rabbitEndpoint();
     const id = created.endpoint.id;
     const sealed = await sealedOf(id);
     expect(sealed.keyId).toBe('k1');
@@ -105,12 +108,7 @@ describe('A8 M11 master-key rotation of destination credentials', () => {
   });
 
   it('A8 M11 credentials no configured key opens are counted as failed and left as they are', async () => {
-    const created = await createEndpointService({ db: database.db, secretsKey: before }).create(BOOTSTRAP_PRINCIPAL, {
-      merchantAccount: `acct_${newId('we')}`,
-      destination: { type: 'rabbitmq', fields: { host: '127.0.0.1', username: 'shop', password: PASSWORD, routing_key: 'q' } },
-      eventTypes: ['*'],
-      livemode: false,
-    });
+    const created = await rabbitEndpoint();
     const untouched = await sealedOf(created.endpoint.id);
     expect(await reencryptDestinationCredentials(database.db, after, { endpointIds: [created.endpoint.id] })).toEqual({ reencrypted: 0, failed: 1 });
     expect(await sealedOf(created.endpoint.id)).toEqual(untouched);

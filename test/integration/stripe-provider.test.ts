@@ -5,12 +5,10 @@
 // no workflow answer, even when Stripe's error message repeats it. STRIPE_MOCK_URL (scripts/test.sh sets it when
 // scripts/stack.sh runs stripe-mock) says where stripe-mock is; without it these tests are skipped, saying why.
 import { randomUUID } from 'node:crypto';
-import { Writable } from 'node:stream';
 import Stripe from 'stripe';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { reconciliations } from '../../src/db/schema/index.js';
-import { createLogger } from '../../src/lib/logger.js';
 import { reconciliationWorkflowId } from '../../src/shared/ids.js';
 import { reconciliationStateQuery } from '../../src/shared/inbound.js';
 import { testApp } from '../helpers/app.js';
@@ -18,6 +16,7 @@ import { terminateAll } from '../helpers/inbound.js';
 import { testProfile } from '../helpers/profile.js';
 import { waitFor } from '../helpers/wait.js';
 import { useWorld } from '../helpers/world.js';
+import { capturedLogger } from '../helpers/capture.js';
 
 const STRIPE_MOCK_URL = process.env.STRIPE_MOCK_URL;
 if (!STRIPE_MOCK_URL)
@@ -48,17 +47,7 @@ const profile = testProfile({
 });
 
 // Every line the app and the workers log in this file.
-const lines: string[] = [];
-const logger = createLogger(
-  'stripe-it',
-  'debug',
-  new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(String(chunk));
-      done();
-    },
-  }),
-);
+const { logger, lines } = capturedLogger('stripe-it');
 
 const world = useWorld({ label: 'stripe-provider', workers: { profile, logger } });
 const started = new Set<string>();

@@ -86,16 +86,14 @@ describe('A17 failed credentials on the admin API', () => {
   });
 });
 
+/** The API app with `profile` and no workflow starter (the ingress acknowledges and stores; nothing is started). */
+const ingressApp = (label: string, profile: Parameters<typeof testApp>[0]['profile']) =>
+  testApp({ db: database.db, temporal, taskQueues: uniqueTaskQueues(label), profile, ingress: { starter: null } });
+
 describe('A17 the ingress verifies before it spends a provider’s budget', () => {
   it('A17 issue 23: unsigned junk does not exhaust the provider’s bucket: a real signed webhook after it is acknowledged', async () => {
     const { profile, stripe } = inboundTestProfile('throttle', { inbound: { rate_limit: { per_second: 0.1, burst: 5 } } });
-    const app = testApp({
-      db: database.db,
-      temporal,
-      taskQueues: uniqueTaskQueues('throttle-ingress'),
-      profile,
-      ingress: { starter: null },
-    });
+    const app = ingressApp('throttle-ingress', profile);
     const junk = (i: number) =>
       app.request(
         `/webhooks/${stripe}`,
@@ -111,13 +109,7 @@ describe('A17 the ingress verifies before it spends a provider’s budget', () =
   it('A17 one address sending requests that fail verification is refused with 429 past its own budget; others are not', async () => {
     const { profile, stripe } = inboundTestProfile('throttle-addr');
     profile.inbound.unverified_per_address = { per_second: 0.1, burst: 10 };
-    const app = testApp({
-      db: database.db,
-      temporal,
-      taskQueues: uniqueTaskQueues('throttle-addr'),
-      profile,
-      ingress: { starter: null },
-    });
+    const app = ingressApp('throttle-addr', profile);
     const junk = (address: string) => () =>
       app.request(
         `/webhooks/${stripe}`,

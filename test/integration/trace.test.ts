@@ -6,7 +6,6 @@
 // span's parent is a span of that trace, and only the ingress request has none.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
@@ -22,11 +21,12 @@ import { sandboxProvidersFromProfile, startProviderSandbox, type ProviderSandbox
 import { reconciliationWorkflowId } from '../../src/shared/ids.js';
 import { SA } from '../../src/shared/search-attributes.js';
 import { traceIdOf } from '../../src/tracing/context.js';
-import { KAFKA_BROKERS, TEMPORAL_ADDRESS, TEST_ADMIN_TOKEN, TEST_SECRETS_KEY } from '../helpers/env.js';
+import { KAFKA_BROKERS, TEMPORAL_ADDRESS } from '../helpers/env.js';
 import { insertEndpoint, startReceiver, uniqueMerchant, waitFor } from '../helpers/outbound.js';
 import { startOtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
-import { privateDatabase } from '../helpers/private-database.js';
-import { TEST_PROVIDER_SECRETS, testProfile } from '../helpers/profile.js';
+import { appProcessEnv, privateDatabase } from '../helpers/private-database.js';
+import { testProfile } from '../helpers/profile.js';
+import { freePort } from '../helpers/capture.js';
 
 // P11: a database of its own, so that the worker process's receipts sweep and outbox relay see only this file's rows
 // and the file runs beside the others rather than in the serial tier.
@@ -42,14 +42,6 @@ let database: Database;
 let otlp: Awaited<ReturnType<typeof startOtlpReceiver>>;
 let sandbox: ProviderSandbox;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** The dev server's new namespace needs the search attributes the starts set (the stack registers them for default). */
 async function registerSearchAttributes(): Promise<void> {
@@ -101,17 +93,9 @@ beforeAll(async () => {
   const env: Record<string, string> = {
     PATH: process.env.PATH!,
     HOME: process.env.HOME!,
-    ...TEST_PROVIDER_SECRETS,
+    ...appProcessEnv(store, NAMESPACE),
     NODE_ENV: 'test',
-    LOG_LEVEL: 'warn',
     APIPAY_PROFILE: profilePath,
-    DATABASE_URL: store.appUrl,
-    DATABASE_POOL_MAX: '4',
-    TEMPORAL_ADDRESS,
-    TEMPORAL_NAMESPACE: NAMESPACE,
-    KAFKA_BROKERS: KAFKA_BROKERS.join(','),
-    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-    SECRETS_ENCRYPTION_KEY: TEST_SECRETS_KEY.toString('base64'),
     API_PORT: String(ports.api),
     WORKER_METRICS_PORT: String(ports.worker),
     DISPATCHER_METRICS_PORT: String(ports.dispatcher),

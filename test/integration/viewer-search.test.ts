@@ -1,18 +1,15 @@
 // A19 on the real PostgreSQL: a viewer searches only what it may read (issue 23: a viewer, who never sees event
 // bodies, could probe them with payment_reference searches of the deliveries, which match any JSON string of a body).
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/client.js';
-import { deliveries, events } from '../../src/db/schema/index.js';
-import { newId } from '../../src/shared/ids.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { callAs, createKey, type Caller } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
-import { TEST_DATABASE_URL } from '../helpers/env.js';
-import { insertEndpoint, uniqueMerchant } from '../helpers/outbound.js';
+import { insertDelivery, insertEndpoint, uniqueMerchant } from '../helpers/outbound.js';
 import { pageClient } from '../helpers/pages.js';
 import { lazyTemporal, uniqueTaskQueues } from '../helpers/temporal.js';
+import { useWorld } from '../helpers/world.js';
 
-let database: Database;
+const world = useWorld({ label: 'viewer-search' });
 let app: ReturnType<typeof testApp>;
 const callers = {} as Record<'viewer' | 'operator' | 'merchant', Caller>;
 const account = uniqueMerchant('viewer-search');
@@ -20,34 +17,17 @@ const hidden = `card_4242_${randomUUID().slice(0, 8)}`; // a string that exists 
 let deliveryId: string;
 
 beforeAll(async () => {
-  database = createDatabase(TEST_DATABASE_URL, { max: 4 });
-  app = testApp({ db: database.db, temporal: lazyTemporal(), taskQueues: uniqueTaskQueues('viewer-search') });
+  app = testApp({ db: world.db, temporal: lazyTemporal(), taskQueues: uniqueTaskQueues('viewer-search') });
   callers.viewer = await createKey(app, 'viewer', undefined, 'search-viewer');
   callers.operator = await createKey(app, 'operator', undefined, 'search-operator');
   callers.merchant = await createKey(app, 'merchant', account, 'search-merchant');
-  const endpoint = await insertEndpoint(database.db, { merchantAccount: account, url: 'http://127.0.0.1:4999/hook' });
-  const eventId = `evt_${randomUUID().replaceAll('-', '')}`;
-  await database.db.insert(events).values({
-    eventPublicId: eventId,
-    merchantAccount: account,
-    type: 'payment.succeeded',
-    livemode: false,
-    createdUnix: 1_780_000_000,
-    body: Buffer.from(JSON.stringify({ card: hidden })),
-  });
-  deliveryId = newId('whd');
-  await database.db.insert(deliveries).values({
-    id: deliveryId,
-    eventPublicId: eventId,
+  const endpoint = await insertEndpoint(world.db, { merchantAccount: account, url: 'http://127.0.0.1:4999/hook' });
+  ({ deliveryId } = await insertDelivery(world.db, {
     endpointId: endpoint.id,
     merchantAccount: account,
-    status: 'FAILED',
-    attemptCount: 1,
-    failedAt: new Date(),
-  });
-});
-afterAll(async () => {
-  await database?.close();
+    body: Buffer.from(JSON.stringify({ card: hidden })),
+    delivery: { status: 'FAILED', attemptCount: 1, failedAt: new Date() },
+  }));
 });
 
 describe('A19 viewers search only what they may read', () => {

@@ -2,8 +2,7 @@
 // no merchant): delivered at once, after retries, exhausted, stopped by a disabled endpoint, a non-retryable
 // failure, retryNow during a backoff and during review (continue-as-new), and a run started for a closed delivery.
 import { ApplicationFailure } from '@temporalio/common';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AttemptResult, DeliveryState } from '../../src/activities/delivery.js';
 import type { DeliveryStartCheck } from '../../src/activities/delivery-trust.js';
 import {
@@ -14,23 +13,14 @@ import {
   type DeliveryWorkflowInput,
 } from '../../src/shared/outbound.js';
 import type { deliveryWorkflow } from '../../src/workflows/delivery.js';
-import { startStubWorker, type StubWorker } from '../helpers/stub-worker.js';
-import { createTimeSkippingEnv } from '../helpers/temporal.js';
+import { useStubServer, type StubWorker } from '../helpers/stub-worker.js';
 import { waitFor } from '../helpers/wait.js';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
 const SCHEDULE = [1 * MINUTE, 5 * MINUTE];
 
-let env: TestWorkflowEnvironment;
-const workers: StubWorker[] = [];
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-});
-afterAll(async () => {
-  for (const w of workers) await w.stop();
-  await env?.teardown();
-});
+const server = useStubServer();
 
 interface Script {
   /** Outcome of the n-th attempt (0-based); 'throw' fails it non-retryably (R4). */
@@ -40,7 +30,7 @@ interface Script {
 
 async function stubs(label: string, script: Script) {
   let n = 0;
-  const worker = await startStubWorker(env, label, {
+  const worker = await server.start(label, {
     // R20: the start matches its row (the row's status decides nothing here: loadDeliveryState's does).
     async checkDeliveryStart(): Promise<DeliveryStartCheck> {
       return { outcome: 'trusted', status: 'PENDING', attemptCount: 0 };
@@ -71,14 +61,13 @@ async function stubs(label: string, script: Script) {
     async reopenDelivery() {},
     async failDelivery() {},
   });
-  workers.push(worker);
   return worker;
 }
 
 function start(worker: { taskQueue: string }, input: Partial<DeliveryWorkflowInput> = {}) {
   const deliveryId = `dlv_stub_${Math.random().toString(36).slice(2, 10)}`;
   const args: DeliveryWorkflowInput = { deliveryId, retryScheduleMs: SCHEDULE, priorAttempts: 0, reviewWindowMs: DAY, ...input };
-  return env.client.workflow.start<typeof deliveryWorkflow>(DELIVERY_WORKFLOW, {
+  return server.env.client.workflow.start<typeof deliveryWorkflow>(DELIVERY_WORKFLOW, {
     taskQueue: worker.taskQueue,
     workflowId: deliveryId,
     args: [args],
@@ -144,7 +133,7 @@ describe('deliveryWorkflow branches (stubbed activities, time skipping)', () => 
     const handle = await start(w, { retryScheduleMs: [] });
     await waitFor(async () => (await handle.query(deliveryStatusQuery)).status === 'FAILED', 20_000, 'FAILED');
     await handle.signal(retryNowSignal, { operator: 'test' });
-    const result = await env.client.workflow.getHandle(handle.workflowId).result(); // follows the new run
+    const result = await server.env.client.workflow.getHandle(handle.workflowId).result(); // follows the new run
     expect(result).toMatchObject({ status: 'DELIVERED', attemptCount: 2 });
     expect(w.callsOf('reopenDelivery')).toHaveLength(1);
     expect(attemptNumbers(w)).toEqual([1, 2]);
@@ -166,7 +155,7 @@ describe('deliveryWorkflow branches (stubbed activities, time skipping)', () => 
 
   it('P1 a run the batched dispatcher starts after a failed attempt 1: RETRYING at once, the durable timer, then attempt 2 on', async () => {
     const w = await stubs('resume-retrying', { attempt: (n) => (n === 0 ? 'failed' : 'delivered') });
-    const firstAt = await env.currentTimeMs(); // workflow time on the time-skipping server
+    const firstAt = await server.env.currentTimeMs(); // workflow time on the time-skipping server
     const handle = await start(w, { priorAttempts: 1, resume: { status: 'RETRYING', nextAttemptAt: firstAt + MINUTE } });
     expect(await handle.query(deliveryStatusQuery)).toMatchObject({ status: 'RETRYING', attemptCount: 1 });
     const result = await handle.result();
@@ -179,7 +168,7 @@ describe('deliveryWorkflow branches (stubbed activities, time skipping)', () => 
 
   it('P1 retryNow during the dispatcher-started backoff sends attempt 2 at once', async () => {
     const w = await stubs('resume-retry-now', { attempt: () => 'delivered' });
-    const firstAt = await env.currentTimeMs();
+    const firstAt = await server.env.currentTimeMs();
     const handle = await start(w, { priorAttempts: 1, resume: { status: 'RETRYING', nextAttemptAt: firstAt + DAY } });
     await handle.signal(retryNowSignal, { operator: 'test' });
     expect(await handle.result()).toMatchObject({ status: 'DELIVERED', attemptCount: 2 });
@@ -193,7 +182,7 @@ describe('deliveryWorkflow branches (stubbed activities, time skipping)', () => 
     expect(await handle.query(deliveryStatusQuery)).toMatchObject({ status: 'FAILED', attemptCount: 1 });
     expect(w.callsOf('attemptDelivery')).toEqual([]);
     await handle.signal(retryNowSignal, { operator: 'test' });
-    const result = await env.client.workflow.getHandle(handle.workflowId).result(); // the continued run
+    const result = await server.env.client.workflow.getHandle(handle.workflowId).result(); // the continued run
     expect(result).toMatchObject({ status: 'DELIVERED', attemptCount: 2 });
     expect(attemptNumbers(w)).toEqual([2]);
     expect(w.callsOf('reopenDelivery')).toHaveLength(1);

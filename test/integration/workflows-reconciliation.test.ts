@@ -5,8 +5,7 @@
 // resolution phase changes).
 import { ApplicationFailure } from '@temporalio/common';
 import type { WorkflowHandle } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { LedgerPostingResult, ProviderQueryResult } from '../../src/activities/reconciliation.js';
 import { loadReconciliationRules } from '../../src/inbound/load-rules.js';
 import { buildReconciliationInput, reconciliationSettings } from '../../src/inbound/start.js';
@@ -22,21 +21,12 @@ import {
 import type { reconciliationWorkflow } from '../../src/workflows/reconciliation/index.js';
 import { testProfile } from '../helpers/profile.js';
 import { providerEvent, succeeded } from '../helpers/reconciliation.js';
-import { startStubWorker, type StubWorker } from '../helpers/stub-worker.js';
-import { createTimeSkippingEnv } from '../helpers/temporal.js';
+import { useStubServer, type StubWorker } from '../helpers/stub-worker.js';
 import { waitFor } from '../helpers/wait.js';
 
 const MINUTE = 60_000;
 
-let env: TestWorkflowEnvironment;
-const workers: { stop: () => Promise<void> }[] = [];
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-});
-afterAll(async () => {
-  for (const w of workers) await w.stop();
-  await env?.teardown();
-});
+const server = useStubServer();
 
 interface Script {
   /** The provider's answer to the n-th query (0-based). */
@@ -57,7 +47,7 @@ const posted = (event: NormalizedProviderEvent, providerEventId = event.provider
 async function stubs(label: string, script: Script) {
   let n = 0;
   let current: NormalizedProviderEvent | undefined;
-  const worker = await startStubWorker(env, label, {
+  const worker = await server.start(label, {
     // R20: the start is trusted; the rules and settings are the worker's (here the test profile's).
     async checkReconciliationStart(_request: unknown) {
       return {
@@ -99,13 +89,12 @@ async function stubs(label: string, script: Script) {
       };
     },
   });
-  workers.push(worker);
   const start = async (event = providerEvent(), patch: Partial<ReconciliationWorkflowInput> = {}) => {
     current = event;
     // Acknowledged "now" on the test server's clock, which earlier tests of this file have moved ahead (I8 deadline).
-    const acknowledgedAt = new Date(await env.currentTimeMs()).toISOString();
+    const acknowledgedAt = new Date(await server.env.currentTimeMs()).toISOString();
     const input = buildReconciliationInput({ provider: 'sandbox-stripe', receiptId: 0, event, acknowledgedAt });
-    return env.client.workflow.start<typeof reconciliationWorkflow>(RECONCILIATION_WORKFLOW, {
+    return server.env.client.workflow.start<typeof reconciliationWorkflow>(RECONCILIATION_WORKFLOW, {
       taskQueue: worker.taskQueue,
       workflowId: `rec-stub-${event.providerEventId}`,
       args: [{ ...input, ...patch }],
@@ -123,7 +112,7 @@ async function untilState(handle: WorkflowHandle, state: string) {
     async () => {
       const progress = await handle.query(reconciliationStateQuery);
       if (progress.state === state) return progress;
-      await env.sleep(10 * MINUTE);
+      await server.env.sleep(10 * MINUTE);
       return undefined;
     },
     30_000,

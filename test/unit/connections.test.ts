@@ -8,6 +8,8 @@ import { EnvError, parseEnv } from '../../src/config/env.js';
 const base = { ADMIN_TOKEN: 'a'.repeat(16), SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') };
 const files: Record<string, string> = { '/tls/ca.pem': 'CA', '/tls/client.pem': 'CRT', '/tls/client.key': 'KEY' };
 const read = (path: string) => Buffer.from(files[path] ?? `missing ${path}`);
+/** The environment with `vars` beside the two the API always needs. */
+const envWith = (vars: Record<string, string>) => parseEnv({ ...base, ...vars });
 
 describe('external Temporal and Kafka settings', () => {
   it('the local stack: plain gRPC and plaintext Kafka, no options at all', () => {
@@ -17,8 +19,7 @@ describe('external Temporal and Kafka settings', () => {
   });
 
   it('Temporal Cloud: TLS with the client certificate pair (mTLS), roots from the system', () => {
-    const env = parseEnv({
-      ...base,
+    const env = envWith({
       TEMPORAL_TLS: 'true',
       TEMPORAL_TLS_CERT_PATH: '/tls/client.pem',
       TEMPORAL_TLS_KEY_PATH: '/tls/client.key',
@@ -29,15 +30,14 @@ describe('external Temporal and Kafka settings', () => {
   });
 
   it('a self-hosted cluster: its CA and the name on its certificate', () => {
-    const env = parseEnv({ ...base, TEMPORAL_TLS_CA_PATH: '/tls/ca.pem', TEMPORAL_TLS_SERVER_NAME: 'temporal.internal' });
+    const env = envWith({ TEMPORAL_TLS_CA_PATH: '/tls/ca.pem', TEMPORAL_TLS_SERVER_NAME: 'temporal.internal' });
     expect(temporalConnection(env, read)).toEqual({
       tls: { serverRootCACertificate: Buffer.from('CA'), serverNameOverride: 'temporal.internal' },
     });
   });
 
   it('Kafka with TLS and SCRAM', () => {
-    const env = parseEnv({
-      ...base,
+    const env = envWith({
       KAFKA_SSL: 'true',
       KAFKA_SASL_MECHANISM: 'scram-sha-512',
       KAFKA_SASL_USERNAME: 'u',

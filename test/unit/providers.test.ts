@@ -4,25 +4,16 @@ import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
 import { createHmacAdapter } from '../../src/providers/hmac.js';
 import { createStripeAdapter } from '../../src/providers/stripe.js';
-import { PayloadError, SignatureError } from '../../src/providers/types.js';
 import { PROVIDER_EVENT_TYPES } from '../../src/shared/inbound.js';
 import { hmacPayload, stripePayload } from '../../src/sandbox/payloads.js';
 import { hmacSignature, stripeSignatureHeader } from '../../src/sandbox/signing.js';
+import { reasonOf } from '../helpers/provider-refusal.js';
 
 const SECRET = 'whsec_unit_0123456789';
 const stripe = createStripeAdapter({ provider: 'p-stripe', secret: SECRET, toleranceSeconds: 300 });
 const NOW = new Date('2026-12-01T09:00:00Z');
 const T = Math.floor(NOW.getTime() / 1000);
 const event = { type: 'payment.succeeded' as const, reference: 'pi_123', amountMinor: 1250, currency: 'eur', effectiveAt: NOW };
-
-function reasonOf(fn: () => void): string | undefined {
-  try {
-    fn();
-    return undefined;
-  } catch (error) {
-    return error instanceof SignatureError || error instanceof PayloadError ? error.reason : `unexpected ${String(error)}`;
-  }
-}
 
 describe('I1 Stripe-style scheme', () => {
   const { body } = stripePayload({ ...event, id: 'evt_1' });

@@ -14,6 +14,7 @@ import {
   STRIPE_API_EVENT_TYPES,
 } from '../../src/providers/stripe-api.js';
 import { defineScheme, PayloadError, ProviderApiError, SignatureError } from '../../src/providers/types.js';
+import { reasonOf } from '../helpers/provider-refusal.js';
 
 const SECRET = 'whsec_stripe_api_unit_0123456789';
 const API_KEY = 'sk_test_unit_NEVER_LOGGED_4f1c9e2a';
@@ -23,15 +24,6 @@ const fixture = (name: string) => readFileSync(`test/fixtures/stripe/${name}.jso
 const NOW = new Date('2026-12-04T12:00:00Z');
 const T = Math.floor(NOW.getTime() / 1000);
 const stripe = new Stripe('sk_test_x');
-
-function reasonOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-    return undefined;
-  } catch (error) {
-    return error instanceof SignatureError || error instanceof PayloadError ? error.reason : `unexpected ${String(error)}`;
-  }
-}
 
 describe('I15 Stripe adapter: signatures', () => {
   const raw = fixture('payment_intent.succeeded');
