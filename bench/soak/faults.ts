@@ -37,7 +37,7 @@ export function runKillSchedule(options: { kills: Kill[]; apps: AppSupervisor; s
     fault.restartAt = Date.now();
     for (let tries = 1; ; tries += 1) {
       try {
-        await stack.up();
+        await stack.up(kill.target === 'rabbitmq' ? 'rabbitmq' : undefined);
         const health = await stack.health();
         if (!health.ok) throw new Error(`scripts/stack.sh up returned, but not every service answers its health check:\n${health.report}`);
         fault.backAt = Date.now();

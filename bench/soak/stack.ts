@@ -44,7 +44,8 @@ export interface SoakStack {
   ports: SoakPorts;
   env: Record<string, string>;
   databaseUrl: string;
-  up(): Promise<void>;
+  /** `scripts/stack.sh up`, or `up rabbitmq` (M11: the broker alone, as its own recipe restarts it). */
+  up(service?: 'rabbitmq'): Promise<void>;
   down(): Promise<void>;
   /**
    * R16: `scripts/stack.sh status`: every service answers its health check (pg_isready, Temporal's cluster health,
@@ -77,8 +78,8 @@ export function soakStack(ports: SoakPorts, options: { broker?: boolean } = {}):
     RABBITMQ_DIST_PORT: String(ports.rabbitmqDist),
     RABBITMQ_NODENAME: `apipay-soak-${ports.pg - 1}@localhost`,
   };
-  const stack = (command: string) =>
-    run('bash', [join(ROOT, 'scripts/stack.sh'), command], { env: { ...process.env, ...env }, cwd: ROOT, maxBuffer: 1 << 22 });
+  const stack = (command: string, service?: string) =>
+    run('bash', [join(ROOT, 'scripts/stack.sh'), command, ...(service ? [service] : [])], { env: { ...process.env, ...env }, cwd: ROOT, maxBuffer: 1 << 22 });
   const pidOf = (service: string) => {
     const file = service === 'postgresql' ? join(pgData, 'postmaster.pid') : join(data, 'pids', `${service}.pid`);
     return existsSync(file) ? Number(readFileSync(file, 'utf8').split('\n')[0]) : undefined;
@@ -89,9 +90,9 @@ export function soakStack(ports: SoakPorts, options: { broker?: boolean } = {}):
     ports,
     env,
     databaseUrl: `postgres://postgres@127.0.0.1:${ports.pg}/apipay`,
-    async up() {
+    async up(service) {
       try {
-        await stack('up');
+        await stack('up', service);
       } catch (error) {
         const e = error as { stdout?: string; stderr?: string };
         throw new Error(`soak stack: scripts/stack.sh up failed\n${e.stdout ?? ''}${e.stderr ?? ''}`);

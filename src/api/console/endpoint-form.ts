@@ -39,15 +39,9 @@ export function fieldInput(
 ) {
   const id = `field-${f.name}`;
   const choices = choicesOf(type, f.name) ?? (f.default === 'true' || f.default === 'false' ? ['false', 'true'] : undefined);
+  const secretHint = editing ? html`placeholder="leave blank to keep"` : f.required ? 'required' : '';
   const control = f.secret
-    ? html`<input
-        id="${id}"
-        name="d_${f.name}"
-        type="password"
-        autocomplete="new-password"
-        ${f.required && !editing ? 'required' : ''}
-        placeholder="${editing ? 'leave blank to keep' : ''}"
-      />`
+    ? html`<input id="${id}" name="d_${f.name}" type="password" autocomplete="new-password" ${secretHint} />`
     : choices
       ? html`<select id="${id}" name="d_${f.name}">
           ${choices.map((o) => html`<option ${o === (value || f.default) ? 'selected' : ''}>${o}</option>`)}
