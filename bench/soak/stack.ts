@@ -114,12 +114,19 @@ export function soakStack(ports: SoakPorts, options: { broker?: boolean } = {}):
       const pid = pidOf(service);
       if (!pid) throw new Error(`soak stack: no pid for ${service}`);
       if (service === 'rabbitmq') {
-        // rabbitmq-server is a shell script that runs the Erlang VM as its child: kill -9 of its process group (setsid
-        // made it a group leader) takes the node down at once, as a crash would.
-        try {
-          process.kill(-pid, 'SIGKILL');
-        } catch {
-          // already gone
+        // rabbitmq-server is a shell script whose Erlang VM is its child, in its process group (setsid made it the
+        // leader): kill -9 of the group, and of every process below the pid, takes the node down at once, as a crash.
+        const tree = [pid];
+        for (let i = 0; i < tree.length; i += 1) {
+          const { stdout } = await run('ps', ['-o', 'pid=', '--ppid', String(tree[i])]).catch(() => ({ stdout: '' }));
+          tree.push(...stdout.split('\n').map((x) => Number(x.trim())).filter((n) => n > 0));
+        }
+        for (const victim of [-pid, ...tree]) {
+          try {
+            process.kill(victim, 'SIGKILL');
+          } catch {
+            // already gone, or not a group leader
+          }
         }
         return;
       }
