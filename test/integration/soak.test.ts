@@ -4,6 +4,8 @@
 // the lost-workflow-task window of issue 24 twice, and the restart that must be checked by Temporal's health, not
 // its pid. It exits 0 only if every end-state invariant held, the transition-path check (R15) among them.
 // Nothing is left out: the R1 poison envelopes and the R3 merchant answers are part of it (docs/reliability.md).
+// M11: with RabbitMQ installed (RABBITMQ_URL: the stack runs one) the soak's own broker is killed at 45 s and 105 s
+// beside that schedule, and its queue endpoint's invariants must hold too.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -25,6 +27,11 @@ describe('R11 seeded fault-injection soak', () => {
     expect(report).toContain('kill schedule (seed 34): 30s worker, 60s temporal(1s down), 90s worker');
     expect(report).toContain("PASS every reconciliation's transitions are a path of the state machine");
     expect(report).toContain('PASS every killed service restarted (answering its health check');
+    if (process.env.RABBITMQ_URL) {
+      expect(report).toMatch(/broker kill schedule \(seed 34\): 45s rabbitmq\(\d+s down\), 105s rabbitmq\(\d+s down\)/);
+      expect(report).toContain('PASS every event for the RabbitMQ endpoint ends DELIVERED or FAILED');
+      expect(report).toContain('PASS a broker that was down shows as failed attempts, never a success');
+    }
     expect(report).toContain('every invariant held');
     expect(report).not.toContain('FAIL ');
   });
