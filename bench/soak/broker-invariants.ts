@@ -60,11 +60,11 @@ export async function brokerChecks(
   }
   const strangers = [...byEvent.keys()]; // messages for events that have no delivery to this endpoint
 
-  // The broker down: from just after its kill until the stack script was asked to bring it back, it cannot answer.
+  // The broker down: from its kill (made) until the stack script was asked to bring it back, it cannot answer.
   const brokerFaults = faults.filter((f) => f.target === 'rabbitmq');
   const attempts = rows.flatMap((r) => r.attempts.map((a) => ({ ...a, delivery: r.id })));
   const successWhileDown = attempts.filter(
-    (a) => a.ok && brokerFaults.some((f) => a.at > f.at + 500 && a.at < (f.restartAt ?? f.at)),
+    (a) => a.ok && brokerFaults.some((f) => a.at > (f.downAt ?? f.at) + 500 && a.at < (f.restartAt ?? f.at)),
   );
   const failedPerKill = brokerFaults.map((f) =>
     attempts.filter((a) => !a.ok && a.at >= f.at && a.at <= (f.backAt ?? f.at + 120_000) + 5_000),
@@ -84,7 +84,7 @@ export async function brokerChecks(
       ok: withoutAttempt.length === 0 && extraUnexplained.length === 0 && strangers.length === 0,
       detail:
         `${consumer.messages.length} messages received (${consumer.redeliveredSeen} handed out again after a broker restart, counted once; ` +
-        `${consumer.reconnects} consumer reconnects), ${totalAttempts} attempts; without an attempt that signed them ${withoutAttempt.length}${sample(withoutAttempt)}; ` +
+        `${consumer.reconnects} consumer reconnect tries), ${totalAttempts} attempts; without an attempt that signed them ${withoutAttempt.length}${sample(withoutAttempt)}; ` +
         `extra messages within a kill window (at-least-once) ${extraExplained}; extra with no kill to explain them ${extraUnexplained.length}${sample(extraUnexplained)}; ` +
         `messages for unknown events ${strangers.length}${sample(strangers)}`,
     },

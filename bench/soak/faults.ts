@@ -33,6 +33,7 @@ export function runKillSchedule(options: { kills: Kill[]; apps: AppSupervisor; s
     }
     say(`${t} kill -9 ${kill.target}, restart in ${kill.downS}s`);
     await stack.kill(kill.target as Exclude<KillTarget, AppName>).catch((e) => restartFailures.push(`${kill.target}: ${(e as Error).message}`));
+    fault.downAt = Date.now(); // the kill made (finding its processes may take a moment on a loaded machine)
     await new Promise((r) => setTimeout(r, kill.downS * 1_000));
     fault.restartAt = Date.now();
     for (let tries = 1; ; tries += 1) {

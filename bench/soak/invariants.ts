@@ -14,7 +14,8 @@ export interface Check {
 export interface Fault {
   target: string;
   at: number;
-  /** A service: when the stack script was asked to bring it back, and when its health check answered again. */
+  /** A service: when its kill was made, when the stack script was asked to bring it back, and when it answered again. */
+  downAt?: number;
   restartAt?: number;
   backAt?: number;
 }

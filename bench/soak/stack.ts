@@ -115,17 +115,23 @@ export function soakStack(ports: SoakPorts, options: { broker?: boolean } = {}):
       if (!pid) throw new Error(`soak stack: no pid for ${service}`);
       if (service === 'rabbitmq') {
         // rabbitmq-server is a shell script whose Erlang VM is its child, in its process group (setsid made it the
-        // leader): kill -9 of the group, and of every process below the pid, takes the node down at once, as a crash.
+        // leader): kill -9 of the group takes the node down at once, as a crash. A pid file of an older stack script
+        // (a subshell's pid, no group of its own): kill -9 of every process below it instead.
+        try {
+          return void process.kill(-pid, 'SIGKILL');
+        } catch {
+          // not a group leader
+        }
         const tree = [pid];
         for (let i = 0; i < tree.length; i += 1) {
           const { stdout } = await run('ps', ['-o', 'pid=', '--ppid', String(tree[i])]).catch(() => ({ stdout: '' }));
           tree.push(...stdout.split('\n').map((x) => Number(x.trim())).filter((n) => n > 0));
         }
-        for (const victim of [-pid, ...tree]) {
+        for (const victim of tree) {
           try {
             process.kill(victim, 'SIGKILL');
           } catch {
-            // already gone, or not a group leader
+            // already gone
           }
         }
         return;
