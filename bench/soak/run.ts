@@ -55,7 +55,7 @@ async function soakOnce(seed: number): Promise<number> {
       return 2;
     }
   }
-  const stack = soakStack(ports, { broker: true });
+  const stack = soakStack(ports, { broker: args.broker });
   current.stack = stack;
   wipeSoakData(stack);
   say(`stack: PostgreSQL ${ports.pg}, Temporal ${ports.temporal}, Kafka ${ports.kafka}, RabbitMQ ${ports.rabbitmq}, API ${ports.api}; data ${stack.data}`);
@@ -63,11 +63,11 @@ async function soakOnce(seed: number): Promise<number> {
   await stack.up();
   say(`stack up in ${((Date.now() - startedUp) / 1000).toFixed(0)}s`);
   // M11: the merchant's RabbitMQ queue and the broker's kills, when the stack could run one.
-  const broker = rabbitmqInstalled();
+  const broker = args.broker && rabbitmqInstalled();
   const killsOfBroker = broker ? brokerKills(seed, args.minutes) : [];
   say(broker
     ? `broker kill schedule (seed ${seed}): ${killsOfBroker.map((k) => `${k.atS}s rabbitmq(${k.downS}s down)`).join(', ') || 'none'}`
-    : 'no broker destination: rabbitmq-server is not installed (scripts/stack/rabbitmq.sh)');
+    : `no broker destination: ${args.broker ? 'rabbitmq-server is not installed (scripts/stack/rabbitmq.sh)' : '--no-broker'}`);
 
   const secrets = soakSecrets();
   Object.assign(process.env, secrets);

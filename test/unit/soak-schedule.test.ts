@@ -22,7 +22,13 @@ describe('R11 soak kill schedule', () => {
   });
 
   it('R11 the command line: defaults, named skips only, numbers checked', () => {
-    expect(parseSoakArgs(['--minutes', '2', '--seed', '1'])).toMatchObject({ minutes: 2, seed: 1, portBase: 25400 });
+    expect(parseSoakArgs(['--minutes', '2', '--seed', '1'])).toMatchObject({
+      minutes: 2,
+      seed: 1,
+      portBase: 25400,
+      broker: true,
+    });
+    expect(parseSoakArgs(['--no-broker']).broker).toBe(false);
     expect(parseSoakArgs(['--skip', 'R1']).skip).toEqual(new Set(['R1']));
     expect(() => parseSoakArgs(['--skip', 'R9'])).toThrow(/known: R1/);
     expect(() => parseSoakArgs(['--minutes', 'x'])).toThrow(/--minutes/);
