@@ -17,6 +17,8 @@ export interface SoakArgs {
   /** Traffic left out (named in the report), to check a branch without that fix: R1 (U+0000 poison envelopes). */
   skip: Set<string>;
   keep: boolean;
+  /** M11: run the soak's own RabbitMQ and its queue endpoint (`--no-broker` leaves them out). */
+  broker: boolean;
 }
 
 export const SKIPPABLE: Record<string, string> = {
@@ -36,6 +38,7 @@ export function parseSoakArgs(argv: string[]): SoakArgs {
       'port-base': { type: 'string', default: '25400' },
       skip: { type: 'string', multiple: true, default: [] },
       keep: { type: 'boolean', default: false },
+      'no-broker': { type: 'boolean', default: false },
     },
     strict: true,
   });
@@ -64,5 +67,6 @@ export function parseSoakArgs(argv: string[]): SoakArgs {
     portBase: Math.floor(number('port-base', values['port-base'], 1024)),
     skip,
     keep: values.keep,
+    broker: !values['no-broker'],
   };
 }

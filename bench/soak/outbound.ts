@@ -8,6 +8,8 @@ import { pick, type Random } from './random.js';
 export interface SoakEndpoint {
   id: string;
   path: string;
+  /** M11: a RabbitMQ queue (bench/soak/broker.ts), checked by its consumer's messages, not by POSTs. */
+  broker?: boolean;
 }
 
 export async function registerEndpoints(options: { apiUrl: string; adminToken: string; merchantsUrl: string; merchant: string }): Promise<SoakEndpoint[]> {

@@ -20,10 +20,13 @@ export const TARGETS = ['api', 'worker', 'dispatcher', 'kafka', 'postgresql', 't
 export type Target = (typeof TARGETS)[number];
 export const APP_TARGETS: readonly Target[] = ['api', 'worker', 'dispatcher'];
 
+/** M11: the soak's RabbitMQ broker, killed on a schedule of its own (brokerKills) when the soak runs one. */
+export type KillTarget = Target | 'rabbitmq';
+
 export interface Kill {
   /** Seconds after traffic starts. */
   atS: number;
-  target: Target;
+  target: KillTarget;
   /** How long a service stays down before the stack script restarts it (app processes respawn at once). */
   downS: number;
 }
@@ -35,5 +38,16 @@ export function killSchedule(seed: number, minutes: number, everyS = 30): Kill[]
   for (let atS = everyS; atS < minutes * 60; atS += everyS) {
     kills.push({ atS, target: pick(random, TARGETS), downS: between(random, 1, 5) });
   }
+  return kills;
+}
+
+/**
+ * M11: kill -9 of the broker node at 45 s and every 60 s after, between the main schedule's kills (its own generator
+ * for the down times, so the main schedule of a seed stays what it was), down 3–10 s before the stack script restarts it.
+ */
+export function brokerKills(seed: number, minutes: number): Kill[] {
+  const random = seeded(seed ^ 0xb40c);
+  const kills: Kill[] = [];
+  for (let atS = 45; atS < minutes * 60; atS += 60) kills.push({ atS, target: 'rabbitmq', downS: between(random, 3, 10) });
   return kills;
 }

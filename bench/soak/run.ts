@@ -1,5 +1,6 @@
 // `npm run soak -- --minutes M --seed S` (R11): a seeded fault-injection soak on its own stack. Mixed inbound and
-// outbound traffic while one of api, worker, dispatcher, Kafka, PostgreSQL or Temporal is killed every 30 s; then a
+// outbound traffic while one of api, worker, dispatcher, Kafka, PostgreSQL or Temporal is killed every 30 s, and (M11)
+// the RabbitMQ broker of the merchant's queue endpoint at 45 s and every 60 s after; then a
 // settle period and the end-state invariants (bench/soak/invariants.ts), the transition-path check (R15) and the
 // stack's health checks (R16) among them. `--seeds a,b,c` runs one soak per seed in turn, each on a fresh stack with
 // its own report (R16). Exit 1 if an invariant failed in any run. docs/reliability.md.
@@ -13,13 +14,15 @@ import { superviseApps, type AppSupervisor } from './apps.js';
 import { portFree } from './ports.js';
 import { parseSoakArgs, SKIPPABLE } from './args.js';
 import { runKillSchedule } from './faults.js';
+import { registerBrokerEndpoint, startBrokerConsumer, type BrokerConsumer } from './broker.js';
+import { brokerChecks } from './broker-invariants.js';
 import { startInboundTraffic } from './inbound.js';
 import { inboundChecks, ledgerChecks, outboundChecks, quarantineChecks, type Check } from './invariants.js';
 import { startMerchants } from './merchants.js';
 import { registerEndpoints, startOutboundTraffic } from './outbound.js';
 import { soakSecrets, writeSoakProfile } from './profile.js';
-import { killSchedule, seeded } from './random.js';
-import { ROOT, soakPorts, soakStack, wipeSoakData, type SoakStack } from './stack.js';
+import { brokerKills, killSchedule, seeded } from './random.js';
+import { rabbitmqInstalled, ROOT, soakPorts, soakStack, wipeSoakData, type SoakStack } from './stack.js';
 import { waitReady, waitSettled } from './wait.js';
 
 process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
@@ -52,13 +55,19 @@ async function soakOnce(seed: number): Promise<number> {
       return 2;
     }
   }
-  const stack = soakStack(ports);
+  const stack = soakStack(ports, { broker: args.broker });
   current.stack = stack;
   wipeSoakData(stack);
-  say(`stack: PostgreSQL ${ports.pg}, Temporal ${ports.temporal}, Kafka ${ports.kafka}, API ${ports.api}; data ${stack.data}`);
+  say(`stack: PostgreSQL ${ports.pg}, Temporal ${ports.temporal}, Kafka ${ports.kafka}, RabbitMQ ${ports.rabbitmq}, API ${ports.api}; data ${stack.data}`);
   const startedUp = Date.now();
   await stack.up();
   say(`stack up in ${((Date.now() - startedUp) / 1000).toFixed(0)}s`);
+  // M11: the merchant's RabbitMQ queue and the broker's kills, when the stack could run one.
+  const broker = args.broker && rabbitmqInstalled();
+  const killsOfBroker = broker ? brokerKills(seed, args.minutes) : [];
+  say(broker
+    ? `broker kill schedule (seed ${seed}): ${killsOfBroker.map((k) => `${k.atS}s rabbitmq(${k.downS}s down)`).join(', ') || 'none'}`
+    : `no broker destination: ${args.broker ? 'rabbitmq-server is not installed (scripts/stack/rabbitmq.sh)' : '--no-broker'}`);
 
   const secrets = soakSecrets();
   Object.assign(process.env, secrets);
@@ -90,11 +99,15 @@ async function soakOnce(seed: number): Promise<number> {
   const database = createDatabase(stack.databaseUrl, { max: 2 });
   let exitCode = 1;
   let sandbox: { close(): Promise<void> } | undefined;
+  let consumer: BrokerConsumer | undefined;
   try {
     apps.start();
     await waitReady(`${apiUrl}/readyz`, 180_000);
     const merchant = `acct_soak_${seed}`;
     const endpoints = await registerEndpoints({ apiUrl, adminToken: secrets.ADMIN_TOKEN, merchantsUrl: merchants.url, merchant });
+    consumer = broker ? await startBrokerConsumer(ports.rabbitmq) : undefined; // declares the queue first
+    const queue = broker ? await registerBrokerEndpoint({ apiUrl, adminToken: secrets.ADMIN_TOKEN, merchant, port: ports.rabbitmq }) : undefined;
+    if (queue) endpoints.push(queue);
     say(`apps ready; endpoints ${endpoints.map((e) => e.path).join(', ')}`);
 
     const inbound = await startInboundTraffic({ profile, port: ports.sandbox, ingressUrl: apiUrl, ratePerS: args.webhookRate, random, seed });
@@ -103,7 +116,7 @@ async function soakOnce(seed: number): Promise<number> {
       brokers: [`127.0.0.1:${ports.kafka}`], topic: profile.outbound.kafka.topic, merchant, ratePerS: args.eventRate, random, seed,
       nulPoison: !args.skip.has('R1'),
     });
-    const faults = runKillSchedule({ kills, apps, stack, say });
+    const faults = runKillSchedule({ kills: [...kills, ...killsOfBroker].sort((a, b) => a.atS - b.atS), apps, stack, say });
     await new Promise((r) => setTimeout(r, args.minutes * 60_000));
     await faults.stop();
     say('traffic stopping (resending what was not acknowledged)');
@@ -112,6 +125,8 @@ async function soakOnce(seed: number): Promise<number> {
     const settled = await waitSettled(database.sql, inbound.acked, outbound.acked, args.settleMinutes * 60_000);
     say(`settle: ${settled}`);
     await apps.stop(); // nothing moves while the checks read
+    await new Promise((r) => setTimeout(r, consumer ? 2_000 : 0)); // the consumer takes what the queue still holds
+    await consumer?.close();
 
     // L6: the same check as `apipay ledger check` (balanced, within what the provider settled, objects once, export = ledger).
     const ledgerCheckLine = async (): Promise<Check> => {
@@ -137,6 +152,7 @@ async function soakOnce(seed: number): Promise<number> {
       ...(await ledgerChecks(database.sql)),
       await ledgerCheckLine(),
       ...(await outboundChecks(database.sql, outbound.acked, endpoints, merchants.posts, faults.faults)),
+      ...(queue && consumer ? await brokerChecks(database.sql, outbound.acked, queue, consumer, faults.faults) : []),
       ...(await quarantineChecks(database.sql, outbound.poisonAcked)),
       await transitionPathCheck(),
       {
@@ -160,6 +176,7 @@ async function soakOnce(seed: number): Promise<number> {
     await apps.stop();
     await sandbox?.close().catch(() => undefined);
     await merchants.close();
+    await consumer?.close();
     await database.close();
     if (!args.keep) await stack.down();
     else say(`stack kept running (--keep): APIPAY_DATA=${stack.data} PGPORT=${ports.pg} TEMPORAL_PORT=${ports.temporal} KAFKA_PORT=${ports.kafka}`);

@@ -1,5 +1,6 @@
-// The soak's own stack (R11): PostgreSQL, Temporal and Kafka on their own ports and data folders, started,
-// restarted and stopped by scripts/stack.sh, so killing them never touches the shared stack other tests use.
+// The soak's own stack (R11): PostgreSQL, Temporal, Kafka and (M11, when installed) RabbitMQ on their own ports, node
+// name and data folders, started, restarted and stopped by scripts/stack.sh, so killing them never touches the
+// shared stack other tests use.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -20,21 +21,31 @@ export interface SoakPorts {
   dispatcherMetrics: number;
   sandbox: number;
   merchants: number;
+  /** M11: the broker's AMQP port and its Erlang distribution port. */
+  rabbitmq: number;
+  rabbitmqDist: number;
 }
 
 export function soakPorts(base: number): SoakPorts {
   return {
     pg: base + 1, temporal: base + 2, temporalUi: base + 3, kafka: base + 4, kafkaController: base + 5,
     api: base + 6, workerMetrics: base + 7, dispatcherMetrics: base + 8, sandbox: base + 9, merchants: base + 10,
+    rabbitmq: base + 11, rabbitmqDist: base + 12,
   };
 }
 
+/** M11: Debian's rabbitmq-server, as scripts/stack/rabbitmq.sh runs it; without it the soak has no broker endpoint. */
+export const rabbitmqInstalled = () => existsSync('/usr/lib/rabbitmq/bin/rabbitmq-server');
+
 export interface SoakStack {
   data: string;
+  /** M11: the stack was asked for a RabbitMQ broker of its own (ports.rabbitmq; running once up, if installed). */
+  broker: boolean;
   ports: SoakPorts;
   env: Record<string, string>;
   databaseUrl: string;
-  up(): Promise<void>;
+  /** `scripts/stack.sh up`, or `up rabbitmq` (M11: the broker alone, as its own recipe restarts it). */
+  up(service?: 'rabbitmq'): Promise<void>;
   down(): Promise<void>;
   /**
    * R16: `scripts/stack.sh status`: every service answers its health check (pg_isready, Temporal's cluster health,
@@ -42,10 +53,11 @@ export interface SoakStack {
    */
   health(): Promise<{ ok: boolean; report: string }>;
   /** kill -9 of a service and (PostgreSQL) every backend it forked: a crash, not a shutdown. */
-  kill(service: 'kafka' | 'postgresql' | 'temporal'): Promise<void>;
+  kill(service: 'kafka' | 'postgresql' | 'temporal' | 'rabbitmq'): Promise<void>;
 }
 
-export function soakStack(ports: SoakPorts): SoakStack {
+/** `broker`: run the soak's own RabbitMQ too (installed by the stack script when missing); the replicas drill runs none. */
+export function soakStack(ports: SoakPorts, options: { broker?: boolean } = {}): SoakStack {
   const data = process.env.SOAK_DATA ?? join(ROOT, '.data', `soak-${ports.pg - 1}`); // one folder per port base
   // As root PostgreSQL's data must sit where the postgres user can reach it (see scripts/stack.sh).
   const root = process.getuid?.() === 0;
@@ -59,23 +71,28 @@ export function soakStack(ports: SoakPorts): SoakStack {
     KAFKA_PORT: String(ports.kafka),
     KAFKA_CONTROLLER_PORT: String(ports.kafkaController),
     APIPAY_IDP: '0', // the soak needs no identity provider, and the main stack's Keycloak holds its port
-    APIPAY_STRIPE_MOCK: '0', // nor stripe-mock or RabbitMQ (their fixed ports belong to the main stack's)
-    APIPAY_RABBITMQ: '0',
+    APIPAY_STRIPE_MOCK: '0', // nor stripe-mock (its fixed port belongs to the main stack's)
+    // M11: a broker node of its own, beside the main stack's (apipay@localhost on 5672/25672).
+    APIPAY_RABBITMQ: options.broker ? '1' : '0',
+    RABBITMQ_PORT: String(ports.rabbitmq),
+    RABBITMQ_DIST_PORT: String(ports.rabbitmqDist),
+    RABBITMQ_NODENAME: `apipay-soak-${ports.pg - 1}@localhost`,
   };
-  const stack = (command: string) =>
-    run('bash', [join(ROOT, 'scripts/stack.sh'), command], { env: { ...process.env, ...env }, cwd: ROOT, maxBuffer: 1 << 22 });
+  const stack = (command: string, service?: string) =>
+    run('bash', [join(ROOT, 'scripts/stack.sh'), command, ...(service ? [service] : [])], { env: { ...process.env, ...env }, cwd: ROOT, maxBuffer: 1 << 22 });
   const pidOf = (service: string) => {
     const file = service === 'postgresql' ? join(pgData, 'postmaster.pid') : join(data, 'pids', `${service}.pid`);
     return existsSync(file) ? Number(readFileSync(file, 'utf8').split('\n')[0]) : undefined;
   };
   return {
     data,
+    broker: options.broker ?? false,
     ports,
     env,
     databaseUrl: `postgres://postgres@127.0.0.1:${ports.pg}/apipay`,
-    async up() {
+    async up(service) {
       try {
-        await stack('up');
+        await stack('up', service);
       } catch (error) {
         const e = error as { stdout?: string; stderr?: string };
         throw new Error(`soak stack: scripts/stack.sh up failed\n${e.stdout ?? ''}${e.stderr ?? ''}`);
@@ -96,6 +113,29 @@ export function soakStack(ports: SoakPorts): SoakStack {
     async kill(service) {
       const pid = pidOf(service);
       if (!pid) throw new Error(`soak stack: no pid for ${service}`);
+      if (service === 'rabbitmq') {
+        // rabbitmq-server is a shell script whose Erlang VM is its child, in its process group (setsid made it the
+        // leader): kill -9 of the group takes the node down at once, as a crash. A pid file of an older stack script
+        // (a subshell's pid, no group of its own): kill -9 of every process below it instead.
+        try {
+          return void process.kill(-pid, 'SIGKILL');
+        } catch {
+          // not a group leader
+        }
+        const tree = [pid];
+        for (let i = 0; i < tree.length; i += 1) {
+          const { stdout } = await run('ps', ['-o', 'pid=', '--ppid', String(tree[i])]).catch(() => ({ stdout: '' }));
+          tree.push(...stdout.split('\n').map((x) => Number(x.trim())).filter((n) => n > 0));
+        }
+        for (const victim of tree) {
+          try {
+            process.kill(victim, 'SIGKILL');
+          } catch {
+            // already gone
+          }
+        }
+        return;
+      }
       const victims = [pid];
       if (service === 'postgresql') {
         const { stdout } = await run('ps', ['-o', 'pid=', '--ppid', String(pid)]).catch(() => ({ stdout: '' }));

@@ -17,13 +17,14 @@ RABBITMQ_HOME_DIR="$DATA/rabbitmq"
 RABBITMQ_APP_USER="${RABBITMQ_APP_USER:-apipay-merchant}"
 RABBITMQ_APP_PASSWORD="${RABBITMQ_APP_PASSWORD:-local-broker-pw-7c41d2}"
 
-rabbitmq_env() {
-  env HOME="$RABBITMQ_HOME_DIR" RABBITMQ_NODENAME="$RABBITMQ_NODENAME" RABBITMQ_NODE_IP_ADDRESS=127.0.0.1 \
-    RABBITMQ_NODE_PORT="$RABBITMQ_PORT" RABBITMQ_DIST_PORT="$RABBITMQ_DIST_PORT" \
-    RABBITMQ_MNESIA_BASE="$RABBITMQ_HOME_DIR/mnesia" RABBITMQ_LOG_BASE="$RABBITMQ_HOME_DIR/log" \
-    RABBITMQ_ENABLED_PLUGINS_FILE="$RABBITMQ_HOME_DIR/enabled_plugins" RABBITMQ_CONFIG_FILE="$RABBITMQ_HOME_DIR/rabbitmq" \
-    RABBITMQ_ADVANCED_CONFIG_FILE="$RABBITMQ_HOME_DIR/advanced.config" "$@"
+rabbitmq_vars() {
+  RABBITMQ_VARS=(HOME="$RABBITMQ_HOME_DIR" RABBITMQ_NODENAME="$RABBITMQ_NODENAME" RABBITMQ_NODE_IP_ADDRESS=127.0.0.1
+    RABBITMQ_NODE_PORT="$RABBITMQ_PORT" RABBITMQ_DIST_PORT="$RABBITMQ_DIST_PORT"
+    RABBITMQ_MNESIA_BASE="$RABBITMQ_HOME_DIR/mnesia" RABBITMQ_LOG_BASE="$RABBITMQ_HOME_DIR/log"
+    RABBITMQ_ENABLED_PLUGINS_FILE="$RABBITMQ_HOME_DIR/enabled_plugins" RABBITMQ_CONFIG_FILE="$RABBITMQ_HOME_DIR/rabbitmq"
+    RABBITMQ_ADVANCED_CONFIG_FILE="$RABBITMQ_HOME_DIR/advanced.config")
 }
+rabbitmq_env() { rabbitmq_vars; env "${RABBITMQ_VARS[@]}" "$@"; }
 
 rabbitmq_healthy() {
   port_open "$RABBITMQ_PORT" && rabbitmq_env timeout 15 "$RABBITMQ_LIB/rabbitmq-diagnostics" -q -n "$RABBITMQ_NODENAME" ping >/dev/null 2>&1
@@ -57,8 +58,11 @@ start_rabbitmq() {
   [ -f "$RABBITMQ_HOME_DIR/enabled_plugins" ] || echo '[].' >"$RABBITMQ_HOME_DIR/enabled_plugins"
   printf 'loopback_users.guest = true\nlisteners.tcp.default = %s\n' "$RABBITMQ_PORT" >"$RABBITMQ_HOME_DIR/rabbitmq.conf"
   [ -f "$RABBITMQ_HOME_DIR/advanced.config" ] || echo '[].' >"$RABBITMQ_HOME_DIR/advanced.config"
-  # setsid: its own session, like the other services (C10).
-  rabbitmq_env nohup setsid "$RABBITMQ_LIB/rabbitmq-server" >"$log" 2>&1 </dev/null &
+  # setsid: its own session, like the other services (C10). nohup, setsid and env each exec the next, so $! is the
+  # rabbitmq-server script itself, the leader of the process group its Erlang VM runs in (the soak's kill -9 of the
+  # node kills that group; a shell function here would leave $! a subshell's pid).
+  rabbitmq_vars
+  nohup setsid env "${RABBITMQ_VARS[@]}" "$RABBITMQ_LIB/rabbitmq-server" >"$log" 2>&1 </dev/null &
   echo $! >"$PIDS/rabbitmq.pid"
   wait_for rabbitmq "$log" 90 rabbitmq_healthy
   ensure_rabbitmq_user

@@ -1,8 +1,8 @@
 // R11: the soak's kill schedule is a function of its seed (replayable), one kill every 30 s over the six targets;
-// R16: the command line's --seeds.
+// R16: the command line's --seeds; M11: the broker's kills, on a schedule of their own.
 import { describe, expect, it } from 'vitest';
 import { parseSoakArgs } from '../../bench/soak/args.js';
-import { killSchedule, TARGETS } from '../../bench/soak/random.js';
+import { brokerKills, killSchedule, TARGETS } from '../../bench/soak/random.js';
 
 describe('R11 soak kill schedule', () => {
   it('R11 the same seed gives the same schedule; another seed another one', () => {
@@ -22,7 +22,13 @@ describe('R11 soak kill schedule', () => {
   });
 
   it('R11 the command line: defaults, named skips only, numbers checked', () => {
-    expect(parseSoakArgs(['--minutes', '2', '--seed', '1'])).toMatchObject({ minutes: 2, seed: 1, portBase: 25400 });
+    expect(parseSoakArgs(['--minutes', '2', '--seed', '1'])).toMatchObject({
+      minutes: 2,
+      seed: 1,
+      portBase: 25400,
+      broker: true,
+    });
+    expect(parseSoakArgs(['--no-broker']).broker).toBe(false);
     expect(parseSoakArgs(['--skip', 'R1']).skip).toEqual(new Set(['R1']));
     expect(() => parseSoakArgs(['--skip', 'R9'])).toThrow(/known: R1/);
     expect(() => parseSoakArgs(['--minutes', 'x'])).toThrow(/--minutes/);
@@ -48,5 +54,17 @@ describe('R11 soak kill schedule', () => {
       '60s temporal 1s',
       '90s worker',
     ]);
+  });
+
+  it('M11 the broker is killed at 45 s and every 60 s after, 3–10 s down, from the seed; the main schedule stays as it was', () => {
+    expect(brokerKills(34, 2).map((k) => k.atS)).toEqual([45, 105]);
+    expect(brokerKills(7, 10).map((k) => k.atS)).toEqual([45, 105, 165, 225, 285, 345, 405, 465, 525, 585]);
+    expect(brokerKills(7, 10)).toEqual(brokerKills(7, 10));
+    for (const kill of brokerKills(7, 60)) {
+      expect(kill.target).toBe('rabbitmq');
+      expect(kill.downS).toBeGreaterThanOrEqual(3);
+      expect(kill.downS).toBeLessThanOrEqual(10);
+    }
+    expect(killSchedule(34, 2).map((k) => k.target)).not.toContain('rabbitmq');
   });
 });

@@ -47,7 +47,8 @@ const getEndpoint = adminRoute({ role: 'viewer', merchant: true }, {
   responses: { 200: json(endpointSchema, 'The endpoint'), ...errorResponses },
 });
 
-const updateEndpoint = adminRoute({ role: 'admin', merchant: false }, {
+// M11: a merchant key (and the portal's edit form) changes endpoints of its own account, as it registers them.
+const updateEndpoint = adminRoute({ role: 'admin', merchant: true }, {
   method: 'patch',
   path: '/webhook-endpoints/{id}',
   tags,

@@ -30,11 +30,18 @@ function choicesOf(type: DestinationType, name: string): readonly string[] | und
   return check instanceof z.ZodEnum ? (check.options as string[]) : undefined;
 }
 
-function fieldInput(type: DestinationType, f: ReturnType<typeof destinationTypesJson>[number]['fields'][number], value = '') {
+/** One field of a type's description as a form control; `editing` (M11's edit form): a secret is never required, blank keeps it. */
+export function fieldInput(
+  type: DestinationType,
+  f: ReturnType<typeof destinationTypesJson>[number]['fields'][number],
+  value = '',
+  editing = false,
+) {
   const id = `field-${f.name}`;
   const choices = choicesOf(type, f.name) ?? (f.default === 'true' || f.default === 'false' ? ['false', 'true'] : undefined);
+  const secretHint = editing ? html`placeholder="leave blank to keep"` : f.required ? 'required' : '';
   const control = f.secret
-    ? html`<input id="${id}" name="d_${f.name}" type="password" autocomplete="new-password" ${f.required ? 'required' : ''} />`
+    ? html`<input id="${id}" name="d_${f.name}" type="password" autocomplete="new-password" ${secretHint} />`
     : choices
       ? html`<select id="${id}" name="d_${f.name}">
           ${choices.map((o) => html`<option ${o === (value || f.default) ? 'selected' : ''}>${o}</option>`)}
@@ -47,7 +54,9 @@ function fieldInput(type: DestinationType, f: ReturnType<typeof destinationTypes
           ${f.required ? 'required' : ''}
         />`;
   return html`<label for="${id}">${f.label}${f.required ? ' *' : ''} ${control}</label>
-    <p class="muted">${f.help}${f.secret ? ' (secret: sealed, never shown again)' : ''}</p>`;
+    <p class="muted">
+      ${f.help}${f.secret ? ` (secret: sealed, never shown again${editing ? '; leave blank to keep' : ''})` : ''}
+    </p>`;
 }
 
 function formPage(c: ConsoleContext, type: DestinationType, values: Record<string, string> = {}, issues: Issue[] = []) {
@@ -96,12 +105,7 @@ function formPage(c: ConsoleContext, type: DestinationType, values: Record<strin
 
 /** The admin API's create body from the form: the same schema, so the same refusals. */
 function bodyOf(principal: Principal, surface: string, form: Record<string, string>, type: DestinationType) {
-  const fields = Object.fromEntries(
-    Object.entries(form)
-      .filter(([k, v]) => k.startsWith('d_') && v !== '')
-      .map(([k, v]) => [k.slice(2), v]),
-  );
-  const { url, ...destination } = fields;
+  const { url, ...destination } = destinationFieldsOf(form);
   return {
     merchant_account: surface === 'portal' ? (scopeOf(principal) ?? form.merchant_account ?? '') : (form.merchant_account ?? ''),
     ...(type === 'http' ? { url } : { type, destination }),
@@ -112,6 +116,15 @@ function bodyOf(principal: Principal, surface: string, form: Record<string, stri
     livemode: form.livemode === 'on',
     ...(form.description ? { description: form.description } : {}),
   };
+}
+
+/** The d_<field> inputs of a form that were filled in, by field name (a blank one is left out: kept, or the default). */
+export function destinationFieldsOf(form: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(form)
+      .filter(([k, v]) => k.startsWith('d_') && v !== '')
+      .map(([k, v]) => [k.slice(2), v]),
+  );
 }
 
 export function registerEndpointForm(app: Hono<ConsoleEnv>, s: ConsoleServices): void {

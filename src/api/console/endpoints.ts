@@ -4,13 +4,15 @@
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
 import type { Endpoint } from '../../outbound/endpoints.js';
-import { successRate, type EndpointStats } from '../../outbound/endpoint-stats.js';
+import { successRate } from '../../outbound/endpoint-stats.js';
 import { OPERATOR_DATE_HINT, parseOperatorDate } from '../../shared/operator-date.js';
 import { mayDo, PageError, requireAccess, type ConsoleContext, type ConsoleEnv } from './context.js';
 import { deliveryTable } from './delivery-table.js';
 import { deprecationNotice } from './event-types.js';
 import { copyable } from './format.js';
-import { age, csrfField, layout, notice, status, time, link, type View } from './html.js';
+import { csrfField, layout, notice, status, link, type View } from './html.js';
+import { health, p95 } from './endpoint-health.js';
+import { UPDATE } from './endpoint-edit.js';
 import type { ConsoleServices } from './services.js';
 import { parseRange } from '../../shared/chart-window.js';
 import { attemptCharts, rangeNav } from './charts/views.js';
@@ -19,18 +21,6 @@ const RECOVER = 'POST /webhook-endpoints/:id/recover';
 const ROTATE = 'POST /webhook-endpoints/:id/secret/rotate';
 const TEST = 'POST /webhook-endpoints/:id/test';
 const PAGE = 50;
-const p95 = (ms: number | null) => (ms === null ? '—' : `${ms} ms`);
-
-function health(e: Endpoint, h: EndpointStats | undefined, now: number) {
-  const streak = e.failingSince
-    ? html`failing for ${age(now - e.failingSince.getTime())}`
-    : html`<span class="muted">none</span>`;
-  const lastError = h?.lastError
-    ? html`${time(h.lastError.at)} ${h.lastError.kind ?? ''} ${h.lastError.status ?? ''}
-        <span class="muted">${h.lastError.message ?? ''}</span>`
-    : html`<span class="muted">none</span>`;
-  return { streak, lastError };
-}
 
 async function findEndpoint(c: ConsoleContext, s: ConsoleServices, route: string): Promise<Endpoint> {
   const principal = requireAccess(c, s.rules, route);
@@ -96,6 +86,7 @@ async function detailPage(
       </dl>
       <h2>Attempts</h2>
       ${rangeNav(view, `/endpoints/${e.id}`, range, ['1h', '24h', '7d'])} ${attemptCharts(chart.window, chart.buckets)}
+      ${mayDo(c, s.rules, UPDATE) ? html`<p><a id="edit-endpoint" href="${view.base}/endpoints/${e.id}/edit">Edit settings</a></p>` : ''}
       ${
         mayDo(c, s.rules, RECOVER)
           ? html`<form method="post" action="${view.base}/endpoints/${e.id}/recover" class="panel">

@@ -17,6 +17,7 @@ import { registerLedgerPage } from './charts/ledger-page.js';
 import { registerPortalHome } from './charts/portal-home.js';
 import { CHART_STYLESHEET } from './charts/svg.js';
 import { registerDeliveryPages } from './deliveries.js';
+import { registerEndpointEdit } from './endpoint-edit.js';
 import { registerEndpointForm } from './endpoint-form.js';
 import { registerEndpointPages } from './endpoints.js';
 import { registerEventPages } from './events.js';
@@ -95,6 +96,7 @@ export function createConsoleApps(
     registerDeliveryPages(app, services);
     registerLiveStreams(app, services, { ...live, surface, counter });
     registerEndpointForm(app, services); // M11; before /endpoints/:id, whose pattern would take /endpoints/new
+    registerEndpointEdit(app, services); // M11: an endpoint's destination settings
     registerEndpointPages(app, services);
     registerEventPages(app, services);
     registerEventTypePages(app, services); // M8
