@@ -177,3 +177,19 @@ export async function openAdjustmentProposals(
     )
     .orderBy(adjustmentProposals.proposedAt);
 }
+
+/** A30: the proposals still waiting, oldest first (the console's queue), at most `limit`. */
+export async function waitingAdjustmentProposals(db: Db, limit: number): Promise<AdjustmentProposalRow[]> {
+  return db
+    .select()
+    .from(adjustmentProposals)
+    .where(isNull(adjustmentProposals.closed))
+    .orderBy(adjustmentProposals.proposedAt, adjustmentProposals.id)
+    .limit(limit);
+}
+
+/** One proposal, open or closed (undefined: no such id). */
+export async function adjustmentProposal(db: Db, id: string): Promise<AdjustmentProposalRow | undefined> {
+  const [row] = await db.select().from(adjustmentProposals).where(eq(adjustmentProposals.id, id));
+  return row;
+}
