@@ -3,6 +3,8 @@
 // (TEMPORAL_OIDC_TOKEN_URL, client credentials at the stack's Keycloak), passes its start-up probe (a tokenless call
 // there is refused) and polls its task queues with the service token: the server lists it among the queue's
 // pollers. Its refusal against a frontend that answers tokenless calls: test/integration/startup-failures.test.ts.
+// Like trace.test.ts, the process gets a database and a namespace of its own: its sweeps read every row they see, and
+// it polls the real task-queue names.
 // Skipped, saying so, outside server mode (APIPAY_TEMPORAL_AUTHZ_ADDRESS unset).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -10,15 +12,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { parse, stringify } from 'yaml';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureNamespace } from '../../bench/lib/app-start.js';
 import { TASK_QUEUES } from '../../src/shared/task-queues.js';
-import { KAFKA_BROKERS, TEST_ADMIN_TOKEN, TEST_DATABASE_URL, TEST_SECRETS_KEY } from '../helpers/env.js';
+import { KAFKA_BROKERS, TEMPORAL_ADDRESS, TEST_ADMIN_TOKEN, TEST_SECRETS_KEY } from '../helpers/env.js';
 import { KEYCLOAK_ENABLED, KEYCLOAK_ISSUER } from '../helpers/idp.js';
+import { privateDatabase } from '../helpers/private-database.js';
 import { waitFor } from '../helpers/wait.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const ADDRESS = process.env.APIPAY_TEMPORAL_AUTHZ_ADDRESS ?? '';
-const NAMESPACE = process.env.TEMPORAL_NAMESPACE ?? 'default';
+const NAMESPACE = 'apipay-tsrv-worker';
+const store = privateDatabase('tsrv_worker');
 const SERVER_MODE = Boolean(ADDRESS) && KEYCLOAK_ENABLED;
 if (!SERVER_MODE)
   console.warn(
@@ -34,15 +39,22 @@ const serviceSecret = () =>
   ).clients.find((c) => c.clientId === SERVICE_CLIENT)!.secret!;
 
 let worker: ChildProcess | undefined;
-afterAll(async () => {
-  if (!worker || worker.exitCode !== null) return;
-  const exited = new Promise((resolve) => worker!.once('exit', resolve));
-  worker.kill('SIGTERM');
-  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 20_000))]);
-  if (worker.exitCode === null) worker.kill('SIGKILL');
-});
 
 describe.skipIf(!SERVER_MODE)('A31 the worker on the public frontend (server mode only)', () => {
+  beforeAll(async () => {
+    await store.create({ migrate: true });
+    await ensureNamespace(TEMPORAL_ADDRESS, NAMESPACE); // the internal frontend: the system's call
+  });
+  afterAll(async () => {
+    if (worker && worker.exitCode === null) {
+      const exited = new Promise((resolve) => worker!.once('exit', resolve));
+      worker.kill('SIGTERM');
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 20_000))]);
+      if (worker.exitCode === null) worker.kill('SIGKILL');
+    }
+    await store.drop();
+  });
+
   it(
     'A31 under resolution_via_temporal: idp the worker starts against the authorizing frontend and polls with the service token',
     { timeout: 180_000 },
@@ -65,7 +77,8 @@ describe.skipIf(!SERVER_MODE)('A31 the worker on the public frontend (server mod
           NODE_ENV: 'test',
           LOG_LEVEL: 'info',
           APIPAY_PROFILE: join(dir, 'profile.yaml'),
-          DATABASE_URL: TEST_DATABASE_URL,
+          DATABASE_URL: store.appUrl,
+          TEMPORAL_NAMESPACE: NAMESPACE,
           KAFKA_BROKERS: KAFKA_BROKERS.join(','),
           ADMIN_TOKEN: TEST_ADMIN_TOKEN,
           SECRETS_ENCRYPTION_KEY: TEST_SECRETS_KEY.toString('base64'),
