@@ -29,6 +29,7 @@ fi
 # exercises the public one.
 if [ "${APIPAY_TEMPORAL:-dev}" = server ] && [ "${APIPAY_IDP:-1}" != 0 ]; then
   export APIPAY_TEMPORAL_AUTHZ_ADDRESS="127.0.0.1:${TEMPORAL_PORT:-7233}"
+  export APIPAY_TEMPORAL_UI_URL="http://127.0.0.1:${TEMPORAL_UI_PORT:-8233}" # test/browser/temporal-server-idp.test.ts
   export TEMPORAL_ADDRESS="127.0.0.1:${TEMPORAL_SYSTEM_PORT:-$((${TEMPORAL_PORT:-7233} - 1000))}"
 fi
 # M11: the stack's RabbitMQ for the broker destination tests (they skip without RABBITMQ_URL, i.e. when it is not installed).

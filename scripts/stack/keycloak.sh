@@ -5,6 +5,8 @@
 # background first and waits for it (health, then the `apipay` realm seeded from scripts/stack/keycloak-realm.json
 # by scripts/stack/keycloak-seed.mjs) after the other services, so its JVM start overlaps theirs.
 # APIPAY_IDP=0: no Keycloak (the admin API then has no IdP unless the profile names another one).
+# APIPAY_IDP=external: a second stack beside the first (other ports, its own APIPAY_DATA) uses the first stack's
+# Keycloak on $KEYCLOAK_PORT: not started, seeded or stopped here; `up` only waits until its realm answers.
 
 KEYCLOAK_VERSION="26.7.3"
 KEYCLOAK_PORT="${KEYCLOAK_PORT:-8180}"
@@ -40,7 +42,7 @@ keycloak_admin_password() {
 
 # Starts Keycloak without waiting for it (wait_keycloak waits). A process still booting is left to boot.
 start_keycloak_bg() {
-  [ "$IDP_ENABLED" = 0 ] && return
+  [ "$IDP_ENABLED" = 0 ] || [ "$IDP_ENABLED" = external ] && return
   install_keycloak
   local log="$LOGS/keycloak.log" pid age
   if pid_alive keycloak; then
@@ -67,6 +69,10 @@ start_keycloak_bg() {
 wait_keycloak() {
   [ "$IDP_ENABLED" = 0 ] && { say "keycloak: skipped (APIPAY_IDP=0)"; return; }
   local log="$LOGS/keycloak.log"
+  if [ "$IDP_ENABLED" = external ]; then
+    wait_for keycloak "$log" "$KEYCLOAK_BOOT_S" curl -fsS -m 5 "http://127.0.0.1:$KEYCLOAK_PORT/realms/apipay/.well-known/openid-configuration"
+    say "keycloak: using the one already running (APIPAY_IDP=external, issuer http://127.0.0.1:$KEYCLOAK_PORT/realms/apipay)"; return
+  fi
   wait_for keycloak "$log" "$KEYCLOAK_BOOT_S" keycloak_healthy
   [ -d "$ROOT/node_modules" ] || { say "keycloak: realm seeding skipped (run npm ci first)"; return; }
   KEYCLOAK_URL="http://127.0.0.1:$KEYCLOAK_PORT" KEYCLOAK_ADMIN_PASSWORD="$(keycloak_admin_password)" \

@@ -1,7 +1,7 @@
 // A5 for L3: an adjustment above the profile's dual-control amount (inbound.dual_control_above, by the absolute
 // amount in its currency) is stored as a proposal and posted only when a second, different principal approves it;
 // the proposer or anyone else may cancel it. The approval posts and closes the proposal in one transaction.
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, count, eq, isNull } from 'drizzle-orm';
 import { isIdpKey } from '../access/idp-tokens.js';
 import { idpApprovalVerdict, recordFirstApproval, twoPeopleProblem } from '../access/people.js';
 import { recordAuditEvent } from '../audit/record.js';
@@ -176,4 +176,32 @@ export async function openAdjustmentProposals(
       ),
     )
     .orderBy(adjustmentProposals.proposedAt);
+}
+
+/**
+ * A30: the proposals still waiting, oldest first (the console's queue), at most `limit`, with how many wait in all;
+ * `payment` narrows both to one payment reference (an operator looking for the one a colleague proposed).
+ */
+export async function waitingAdjustmentProposals(
+  db: Db,
+  limit: number,
+  payment?: string,
+): Promise<{ rows: AdjustmentProposalRow[]; total: number }> {
+  const where = and(isNull(adjustmentProposals.closed), payment ? eq(adjustmentProposals.paymentReference, payment) : undefined);
+  const [rows, counted] = await Promise.all([
+    db
+      .select()
+      .from(adjustmentProposals)
+      .where(where)
+      .orderBy(adjustmentProposals.proposedAt, adjustmentProposals.id)
+      .limit(limit),
+    db.select({ n: count() }).from(adjustmentProposals).where(where),
+  ]);
+  return { rows, total: counted[0]?.n ?? 0 };
+}
+
+/** One proposal, open or closed (undefined: no such id). */
+export async function adjustmentProposal(db: Db, id: string): Promise<AdjustmentProposalRow | undefined> {
+  const [row] = await db.select().from(adjustmentProposals).where(eq(adjustmentProposals.id, id));
+  return row;
 }

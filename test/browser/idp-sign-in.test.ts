@@ -12,7 +12,7 @@ import { TEST_DATABASE_URL } from '../helpers/env.js';
 import { demoPerson, IDP_AUDIENCE, IDP_ROLES, KEYCLOAK_ENABLED, KEYCLOAK_ISSUER, keycloakToken } from '../helpers/idp.js';
 import { ledgerRowsFor } from '../helpers/reconciliation.js';
 import { connectDevServer, uniqueTaskQueues } from '../helpers/temporal.js';
-import { deviceConsent, signInOnKeycloak } from './keycloak-page.js';
+import { deviceToken } from './keycloak-page.js';
 import { CHROMIUM } from './world.js';
 import { adjustmentProfile, reviewPayment } from '../helpers/adjustments.js';
 
@@ -39,45 +39,6 @@ describe.skipIf(!KEYCLOAK_ENABLED)('A27 two real people of the stack Keycloak (A
     await database?.close();
   });
 
-  /** The device flow: Keycloak's page in Chromium with the password and a TOTP code, then the token endpoint. */
-  async function deviceToken(username: string): Promise<string> {
-    const endpoint = `${KEYCLOAK_ISSUER}/protocol/openid-connect`;
-    const started = (await (
-      await fetch(`${endpoint}/auth/device`, {
-        method: 'POST',
-        body: new URLSearchParams({ client_id: 'apipay-cli', scope: 'openid' }),
-      })
-    ).json()) as {
-      device_code: string;
-      verification_uri_complete: string;
-    };
-    const context = await browser.newContext();
-    try {
-      const page = await context.newPage();
-      await page.goto(started.verification_uri_complete);
-      await signInOnKeycloak(page, username);
-      await deviceConsent(page); // the device grant asks for consent, then Keycloak says it succeeded
-    } finally {
-      await context.close();
-    }
-    for (let i = 0; i < 20; i++) {
-      const res = await fetch(`${endpoint}/token`, {
-        method: 'POST',
-        body: new URLSearchParams({
-          grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
-          client_id: 'apipay-cli',
-          device_code: started.device_code,
-        }),
-      });
-      const body = (await res.json()) as { access_token?: string; error?: string };
-      if (body.access_token) return body.access_token;
-      if (body.error !== 'authorization_pending' && body.error !== 'slow_down')
-        throw new Error(`device token: ${JSON.stringify(body)}`);
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-    }
-    throw new Error('device flow: no token');
-  }
-
   it('A27 otto proposes, fiona signs in on Keycloak with password + TOTP and approves; a direct-grant token steps up', async () => {
     const ref = await reviewPayment(database.db, provider, 'idp-web');
     const body = { provider, payment_reference: ref, amount_minor: '250000', currency: 'EUR', reason: 'bank statement line 4' };
@@ -88,7 +49,7 @@ describe.skipIf(!KEYCLOAK_ENABLED)('A27 two real people of the stack Keycloak (A
     // fiona's: Keycloak accepts each TOTP code once, and the browser sign-in below uses hers.)
     const direct = await callAs(app, await keycloakToken('adam'), 'POST', path);
     expect(direct.json.error.code).toBe('step_up_required');
-    const fiona = await deviceToken('fiona');
+    const fiona = await deviceToken(browser, 'fiona');
     const claims = JSON.parse(Buffer.from(fiona.split('.')[1]!, 'base64url').toString()) as {
       amr: string[];
       auth_time: number;

@@ -2,10 +2,12 @@
 // for the console's authorization code + PKCE sign-in. The test plays the browser at the authorization endpoint:
 // `authorize(url, person)` checks what the console asked for (S256 challenge, state, nonce, redirect URI) and
 // answers the code the IdP would have redirected back with. The token endpoint checks the client secret, the code,
-// the redirect URI and the PKCE verifier, and returns an ID token signed with jose.
+// the redirect URI and the PKCE verifier, and returns an ID token signed with jose. `mint` signs an access token for
+// the admin API (A26) with the same key, so one person may use both the console and the API.
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
+import { IDP_AUDIENCE } from './idp.js';
 
 export const OIDC_CLIENT = { id: 'apipay-console', secret: `console-secret-${randomUUID()}` };
 
@@ -84,6 +86,18 @@ export async function startOidcProvider() {
       callback.searchParams.set('code', code);
       callback.searchParams.set('state', params.get('state') ?? '');
       return { callback: `${callback.pathname}${callback.search}`, params };
+    },
+    /** An access token of the admin API's audience for `sub` (exp in 5 min; auth_time now, amr pwd+otp unless given). */
+    mint(sub: string, claims: JWTPayload = {}): Promise<string> {
+      const now = Math.floor(Date.now() / 1000);
+      return new SignJWT({ auth_time: now, amr: ['pwd', 'otp'], groups: ['operator'], ...claims })
+        .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+        .setIssuer(issuer)
+        .setAudience(IDP_AUDIENCE)
+        .setSubject(sub)
+        .setIssuedAt()
+        .setExpirationTime(now + 300)
+        .sign(privateKey);
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

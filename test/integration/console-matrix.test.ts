@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/client.js';
-import { reconciliations } from '../../src/db/schema/index.js';
-import { reconciliationWorkflowId } from '../../src/shared/ids.js';
+import { adjustmentProposals, reconciliations } from '../../src/db/schema/index.js';
+import { newId, reconciliationWorkflowId } from '../../src/shared/ids.js';
 import {
   MAY_SEE_SECRETS,
   PAGE_CALLERS,
@@ -55,7 +55,18 @@ async function objects(account: string): Promise<Objects> {
     state: 'manual_review',
     acknowledgedAt: new Date(),
   });
-  return { account, provider, endpointId: endpoint.id, eventId, deliveryId, reconciliationId, keyId: '' };
+  const adjustmentProposalId = newId('adp');
+  await database.db.insert(adjustmentProposals).values({
+    id: adjustmentProposalId,
+    provider,
+    paymentReference: 'pi_x',
+    amountMinor: 500_000n,
+    currency: 'EUR',
+    operator: 'matrix proposer',
+    reason: 'matrix',
+    proposedByKey: 'apk_matrix_proposer',
+  });
+  return { account, provider, endpointId: endpoint.id, eventId, deliveryId, reconciliationId, keyId: '', adjustmentProposalId };
 }
 
 async function signIn(surface: 'console' | 'portal', token: string): Promise<PageClient> {

@@ -28,6 +28,7 @@ const NAV: Record<Surface, [string, string][]> = {
     ['/event-types', 'Event types'],
     ['/backlog', 'Backlog'],
     ['/ledger', 'Ledger'],
+    ['/adjustments', 'Adjustments'],
   ],
   portal: [
     ['', 'Health'],

@@ -25,6 +25,7 @@ import { registerEventTypePages } from './event-types.js';
 import { STYLESHEET } from './html.js';
 import { liveCounter, registerLiveStreams, type LiveOptions } from './live.js';
 import { SCRIPT } from './script.js';
+import { registerAdjustmentPages } from './adjustments.js';
 import { registerBulkActions } from './bulk.js';
 import { registerReviewApproval } from './review-approval.js';
 import { registerReviewPages } from './reviews.js';
@@ -91,6 +92,7 @@ export function createConsoleApps(
       registerReviewApproval(app, services); // A5, A30
       registerBacklogPage(app, services);
       registerLedgerPage(app, services);
+      registerAdjustmentPages(app, services); // A5, A30: adjustments waiting for a second person
     }
     registerBulkActions(app, services); // before /deliveries/:id, whose pattern would take /deliveries.csv's place
     registerDeliveryPages(app, services);

@@ -21,6 +21,13 @@ import type { TraceLinks } from './trace-link.js';
 import type { IdpConfig } from '../../config/idp.js';
 import { reconciliationTraceId } from '../../inbound/trace-id.js';
 import { deliveryTraceId } from '../../outbound/trace-id.js';
+import { earlierApprovals } from '../../access/people.js';
+import {
+  adjustmentProposal,
+  approveAdjustment,
+  waitingAdjustmentProposals,
+  type AdjustmentProposalRow,
+} from '../../ledger/adjustment-proposals.js';
 
 export interface ConsoleServices {
   deliveries: DeliveryAdmin;
@@ -49,6 +56,13 @@ export interface ConsoleServices {
   /** A27, A30: the profile's IdP (who may approve, how fresh their second factor must be) and the clock. */
   idp: IdpConfig | undefined;
   now: () => Date;
+  /** A5, A30: the ledger adjustments waiting for a second person, and their approval (the admin API's service). */
+  adjustments: {
+    waiting: (limit: number, payment?: string) => Promise<{ rows: AdjustmentProposalRow[]; total: number }>;
+    get: (id: string) => Promise<AdjustmentProposalRow | undefined>;
+    approvals: (id: string) => Promise<string[]>;
+    approve: (id: string, principal: Principal) => ReturnType<typeof approveAdjustment>;
+  };
 }
 
 export function createConsoleServices(deps: ApiDeps, api: ApiServices, rules: AccessRules): ConsoleServices {
@@ -79,6 +93,13 @@ export function createConsoleServices(deps: ApiDeps, api: ApiServices, rules: Ac
     sendTest: (principal, endpointId) => sendTestEvent(deps, principal, endpointId),
     idp: deps.profile.idp,
     now,
+    adjustments: {
+      waiting: (limit, payment) => waitingAdjustmentProposals(deps.db, limit, payment),
+      get: (id) => adjustmentProposal(deps.db, id),
+      approvals: (id) => earlierApprovals(deps.db, id),
+      approve: (id, principal) =>
+        approveAdjustment(deps.db, id, { keyId: principal.keyId, name: principal.name, audit: actorOf(principal) }),
+    },
     traces: {
       ...(deps.env.APIPAY_TRACE_URL ? { url: deps.env.APIPAY_TRACE_URL.replace(/\/+$/, '') } : {}),
       reconciliation: (provider, providerEventId) => reconciliationTraceId(deps.db, provider, providerEventId),
