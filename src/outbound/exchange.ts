@@ -3,6 +3,7 @@
 // reset mid-body, 1xx, 3xx, garbage), the result is a value to record, never an exception.
 import { request as undiciRequest, type Dispatcher } from 'undici';
 import { readBody } from './body-reader.js';
+import { exchangeDeadline } from './deadline.js';
 import { excerptText, storableText } from './excerpt.js';
 import { honoursRetryAfter, parseRetryAfter } from './retry-policy.js';
 
@@ -72,9 +73,17 @@ export function classifyFetchError(error: unknown, timeoutMs: number, deadline: 
 }
 
 export async function exchange(request: ExchangeRequest, options: ExchangeOptions): Promise<ExchangeOutcome> {
+  const timer = exchangeDeadline(options.timeoutMs);
+  try {
+    return await exchangeWithin(request, options, timer.signal);
+  } finally {
+    timer.clear();
+  }
+}
+
+async function exchangeWithin(request: ExchangeRequest, options: ExchangeOptions, deadline: AbortSignal): Promise<ExchangeOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  const deadline = AbortSignal.timeout(options.timeoutMs);
   let response: Dispatcher.ResponseData;
   try {
     // P10: undici's request, not fetch: no web streams, Request/Response objects or fetch's retry rules per POST
