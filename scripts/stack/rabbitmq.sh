@@ -22,7 +22,9 @@ rabbitmq_vars() {
     RABBITMQ_NODE_PORT="$RABBITMQ_PORT" RABBITMQ_DIST_PORT="$RABBITMQ_DIST_PORT"
     RABBITMQ_MNESIA_BASE="$RABBITMQ_HOME_DIR/mnesia" RABBITMQ_LOG_BASE="$RABBITMQ_HOME_DIR/log"
     RABBITMQ_ENABLED_PLUGINS_FILE="$RABBITMQ_HOME_DIR/enabled_plugins" RABBITMQ_CONFIG_FILE="$RABBITMQ_HOME_DIR/rabbitmq"
-    RABBITMQ_ADVANCED_CONFIG_FILE="$RABBITMQ_HOME_DIR/advanced.config")
+    RABBITMQ_ADVANCED_CONFIG_FILE="$RABBITMQ_HOME_DIR/advanced.config"
+    # Loopback only, like every stack service: Erlang distribution and epmd too (they bind every interface otherwise).
+    RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="-kernel inet_dist_use_interface {127,0,0,1}" ERL_EPMD_ADDRESS=127.0.0.1)
 }
 rabbitmq_env() { rabbitmq_vars; env "${RABBITMQ_VARS[@]}" "$@"; }
 
@@ -56,7 +58,7 @@ start_rabbitmq() {
   mkdir -p "$RABBITMQ_HOME_DIR/mnesia" "$RABBITMQ_HOME_DIR/log"
   # No plugins (no management UI); the config only keeps the broker's default guest user on loopback.
   [ -f "$RABBITMQ_HOME_DIR/enabled_plugins" ] || echo '[].' >"$RABBITMQ_HOME_DIR/enabled_plugins"
-  printf 'loopback_users.guest = true\nlisteners.tcp.default = %s\n' "$RABBITMQ_PORT" >"$RABBITMQ_HOME_DIR/rabbitmq.conf"
+  printf 'loopback_users.guest = true\nlisteners.tcp.default = 127.0.0.1:%s\n' "$RABBITMQ_PORT" >"$RABBITMQ_HOME_DIR/rabbitmq.conf"
   [ -f "$RABBITMQ_HOME_DIR/advanced.config" ] || echo '[].' >"$RABBITMQ_HOME_DIR/advanced.config"
   # setsid: its own session, like the other services (C10). nohup, setsid and env each exec the next, so $! is the
   # rabbitmq-server script itself, the leader of the process group its Erlang VM runs in (the soak's kill -9 of the
@@ -80,4 +82,6 @@ stop_rabbitmq() {
   pid_alive rabbitmq || { rm -f "$PIDS/rabbitmq.pid"; return 0; }
   rabbitmq_env timeout 30 "$RABBITMQ_LIB/rabbitmqctl" -q -n "$RABBITMQ_NODENAME" stop >/dev/null 2>&1 || true
   stop_one rabbitmq
+  # The Erlang port mapper the node started outlives it; it refuses to die while another node (the soak's) uses it.
+  ERL_EPMD_ADDRESS=127.0.0.1 timeout 10 epmd -kill >/dev/null 2>&1 || true
 }
