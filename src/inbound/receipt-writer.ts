@@ -57,6 +57,8 @@ interface Pending {
   settled: boolean;
   /** Its batch failed on data: it is retried in a statement of its own (still within maxInFlight). */
   alone: boolean;
+  /** R17: its batch already met a lost connection once and was sent again on another (no second time). */
+  retried?: boolean;
   timer?: NodeJS.Timeout;
 }
 
@@ -98,6 +100,14 @@ export function createGroupCommitWriter(options: GroupCommitOptions): GroupCommi
     try {
       ids = await commitBatch(options.db, [...leaders.values()].map((p) => p.receipt));
     } catch (error) {
+      if (isTransientDbError(error) && batch.every((p) => !p.retried)) {
+        // R17: a connection PostgreSQL had closed (a terminated backend, a failover) fails the batch before anything
+        // is known to be committed; it goes again once, on another connection, within the same deadline. A commit
+        // that had landed answers the second time as a duplicate, and the receipt is stored either way.
+        for (const p of batch) p.retried = true;
+        queue.unshift(...batch);
+        return;
+      }
       if (batch.length > 1 && !isTransientDbError(error)) {
         // One bad receipt must not fail its neighbours: each goes back to the front to be committed alone, through
         // the same in-flight slots as every batch (R5), and only the bad one fails.

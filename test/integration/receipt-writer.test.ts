@@ -67,3 +67,27 @@ describe('I4 group commit', () => {
     for (const r of good) expect((await storedFor(database.db, provider, r.providerEventId)).receipts).toBe(1);
   });
 });
+
+describe('R17 a receipt batch on connections PostgreSQL has closed', () => {
+  it('R17 idle pool connections terminated by the server: the batch is committed on a fresh one, nothing refused', async () => {
+    // The R17 drill's last step (db-terminate-process): once the terminations stop, a webhook must be acknowledged,
+    // not answered 503 because a pooled connection had died (6 Dec 2026 fresh-clone run: 200, 503, 503, 200, 200; this
+    // test passed before the writer's retry too: postgres.js drops an idle socket the server closed).
+    const appName = `rw-r17-${randomUUID().slice(0, 8)}`;
+    const victim = createDatabase(`${TEST_DATABASE_URL}?application_name=${appName}`, { max: 2 });
+    try {
+      await Promise.all([victim.sql`select pg_sleep(0.05)`, victim.sql`select pg_sleep(0.05)`]); // two pooled, idle
+      const [terminated] = await database.sql<{ n: number }[]>`
+        select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where application_name = ${appName}`;
+      expect(terminated?.n, 'the idle connections were terminated').toBeGreaterThan(0);
+      await new Promise((r) => setTimeout(r, 200)); // the FATAL reaches the idle sockets
+      const writer = createGroupCommitWriter({ db: victim.db, maxInFlight: 2 });
+      const receipts = Array.from({ length: 5 }, () => receipt());
+      const outcomes = await Promise.allSettled(receipts.map((r) => writer.write(r)));
+      expect(outcomes.map((o) => o.status)).toEqual(Array(5).fill('fulfilled'));
+      for (const r of receipts) expect(await storedFor(database.db, provider, r.providerEventId)).toMatchObject({ registry: 1, receipts: 1 });
+    } finally {
+      await victim.close();
+    }
+  });
+});
