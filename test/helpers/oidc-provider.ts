@@ -7,7 +7,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
-import { IDP_AUDIENCE } from './idp.js';
+import { IDP_AUDIENCE, IDP_ROLES } from './idp.js';
 
 export const OIDC_CLIENT = { id: 'apipay-console', secret: `console-secret-${randomUUID()}` };
 
@@ -100,5 +100,15 @@ export async function startOidcProvider() {
         .sign(privateKey);
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The profile's idp block for a console signing in through `op` (the test client, step-up asks for acr mfa). */
+export function consoleIdp(op: { issuer: string }) {
+  return {
+    issuer: op.issuer,
+    audience: IDP_AUDIENCE,
+    roles: IDP_ROLES,
+    console: { client_id: OIDC_CLIENT.id, client_secret_ref: 'env:TEST_IDP_CONSOLE_SECRET', step_up_acr_values: 'mfa' },
   };
 }

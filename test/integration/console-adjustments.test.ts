@@ -12,8 +12,7 @@ import { callAs, createKey } from '../helpers/access.js';
 import { adjustmentProfile, reviewPayment } from '../helpers/adjustments.js';
 import { testApp } from '../helpers/app.js';
 import { TEST_ADMIN_TOKEN } from '../helpers/env.js';
-import { IDP_AUDIENCE, IDP_ROLES } from '../helpers/idp.js';
-import { OIDC_CLIENT, startOidcProvider } from '../helpers/oidc-provider.js';
+import { consoleIdp, OIDC_CLIENT, startOidcProvider } from '../helpers/oidc-provider.js';
 import { pageClient, type PageClient } from '../helpers/pages.js';
 import { ledgerRowsFor } from '../helpers/reconciliation.js';
 import { lazyTemporal, uniqueTaskQueues } from '../helpers/temporal.js';
@@ -34,12 +33,7 @@ beforeAll(async () => {
     taskQueues: uniqueTaskQueues('console-adj'),
     profile: adjustmentProfile(provider, {
       dualControlAbove: { EUR: 100_000 },
-      idp: {
-        issuer: op.issuer,
-        audience: IDP_AUDIENCE,
-        roles: IDP_ROLES,
-        console: { client_id: OIDC_CLIENT.id, client_secret_ref: 'env:TEST_IDP_CONSOLE_SECRET', step_up_acr_values: 'mfa' },
-      },
+      idp: consoleIdp(op),
     }),
   });
 });

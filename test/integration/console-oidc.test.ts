@@ -10,8 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleSessions } from '../../src/db/schema/index.js';
 import { createKey } from '../helpers/access.js';
 import { testApp } from '../helpers/app.js';
-import { IDP_AUDIENCE, IDP_ROLES } from '../helpers/idp.js';
-import { OIDC_CLIENT, startOidcProvider } from '../helpers/oidc-provider.js';
+import { consoleIdp, OIDC_CLIENT, startOidcProvider } from '../helpers/oidc-provider.js';
 import { pageClient, type PageClient } from '../helpers/pages.js';
 import { testProfile } from '../helpers/profile.js';
 import { lazyTemporal, uniqueTaskQueues } from '../helpers/temporal.js';
@@ -29,12 +28,7 @@ beforeAll(async () => {
     temporal: lazyTemporal(),
     taskQueues: uniqueTaskQueues('console-oidc'),
     profile: testProfile({
-      idp: {
-        issuer: op.issuer,
-        audience: IDP_AUDIENCE,
-        roles: IDP_ROLES,
-        console: { client_id: OIDC_CLIENT.id, client_secret_ref: 'env:TEST_IDP_CONSOLE_SECRET', step_up_acr_values: 'mfa' },
-      },
+      idp: consoleIdp(op),
     }),
   });
 });

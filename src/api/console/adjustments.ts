@@ -6,14 +6,13 @@
 // to this page. The posting and its audit row are the approver's, under their IdP subject.
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
-import { approverProblem } from '../../access/idp-approval.js';
-import { BOOTSTRAP_KEY_ID } from '../../access/roles.js';
 import type { AdjustmentProposalRow } from '../../ledger/adjustment-proposals.js';
 import { SelfApprovalError } from '../../ledger/adjustment-proposals.js';
 import { AdjustmentRefusedError } from '../../ledger/adjustments.js';
 import { mayDo, PageError, requireAccess, type ConsoleEnv } from './context.js';
 import { copyable } from './format.js';
 import { csrfField, layout, link, money, notice, status, time, type View } from './html.js';
+import { approverGate } from './approver-gate.js';
 import type { ConsoleServices } from './services.js';
 
 const LIST = 'GET /ledger/adjustments';
@@ -147,10 +146,8 @@ export function registerAdjustmentPages(app: Hono<ConsoleEnv>, s: ConsoleService
     const view = c.get('view');
     const id = c.req.param('id');
     const page = `${view.base}/adjustments/${encodeURIComponent(id)}`;
-    if (principal.keyId === BOOTSTRAP_KEY_ID) throw new PageError(403, 'the bootstrap token (ADMIN_TOKEN) approves nothing');
-    const problem = s.idp ? approverProblem(s.idp, principal, s.now().getTime()) : null;
-    if (problem?.kind === 'forbidden') throw new PageError(403, problem.message);
-    if (problem) return c.redirect(`${view.base}/login?step_up=1&return=${encodeURIComponent(`${page}?step_up=1`)}`, 303);
+    const stepUp = approverGate(c, s, principal, page);
+    if (stepUp) return stepUp;
     if (!ID.test(id)) throw new PageError(404, `adjustment proposal ${id} does not exist`);
     const approved = await s.adjustments.approve(id, principal).catch((error: unknown) => {
       if (error instanceof SelfApprovalError) throw new PageError(403, error.message);

@@ -3,10 +3,9 @@
 // factor is missing or older than idp.approval_max_age is sent back through the IdP for a fresh sign-in (step-up:
 // /console/login?step_up=1) and returns to the page to approve.
 import type { Hono } from 'hono';
-import { approverProblem } from '../../access/idp-approval.js';
-import { BOOTSTRAP_KEY_ID } from '../../access/roles.js';
 import { SelfApprovalError } from '../../inbound/reconciliation-admin.js';
 import { PageError, requireAccess, type ConsoleEnv } from './context.js';
+import { approverGate } from './approver-gate.js';
 import type { ConsoleServices } from './services.js';
 
 const APPROVE = 'POST /reconciliations/:id/resolution/approve';
@@ -17,10 +16,8 @@ export function registerReviewApproval(app: Hono<ConsoleEnv>, s: ConsoleServices
     const view = c.get('view');
     const id = c.req.param('id');
     const page = `${view.base}/reviews/${encodeURIComponent(id)}`;
-    if (principal.keyId === BOOTSTRAP_KEY_ID) throw new PageError(403, 'the bootstrap token (ADMIN_TOKEN) approves nothing');
-    const problem = s.idp ? approverProblem(s.idp, principal, s.now().getTime()) : null;
-    if (problem?.kind === 'forbidden') throw new PageError(403, problem.message);
-    if (problem) return c.redirect(`${view.base}/login?step_up=1&return=${encodeURIComponent(`${page}?step_up=1`)}`, 303);
+    const stepUp = approverGate(c, s, principal, page);
+    if (stepUp) return stepUp;
     const after = await s.reconciliations
       .approve(id, { principal, requestId: principal.requestId ?? c.get('requestId') })
       .catch((error: unknown) => {
