@@ -1,13 +1,13 @@
 // A delivery worker in its own process for bench:outbound --worker-process, so its resident memory is its own.
 // Same worker configuration as src/workers/worker.ts (createWorkers + workerTuning(env), WORKER_* from the environment).
 // argv: <taskQueue>; env: BENCH_DATABASE_URL (default apipay_bench, as the parent), BENCH_SECRETS_KEY (base64),
-// BENCH_WORKFLOW_BUNDLE. Prints "ready"; on a "mem" line on stdin prints one "mem {json}" line (process memory, main-thread heap).
+// BENCH_WORKFLOW_BUNDLE, BENCH_PROFILE_JSON (the parent's parsed profile, e.g. bench:outage's retry schedule). Prints "ready"; on a "mem" line on stdin prints one "mem {json}" line (process memory, main-thread heap).
 import { BENCH_DATABASE_URL } from './bench-db.js';
 import { getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../../src/activities/index.js';
 import { parseEnv } from '../../src/config/env.js';
-import { loadProfile } from '../../src/config/profile.js';
+import { loadProfile, type Profile } from '../../src/config/profile.js';
 import { createDatabase } from '../../src/db/client.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { createWorkers, runWorkers, workerTuning } from '../../src/temporal-workers/build.js';
@@ -17,7 +17,9 @@ quietTemporalRuntime();
 process.env.SANDBOX_STRIPE_WEBHOOK_SECRET ??= 'whsec_bench_unused';
 process.env.SANDBOX_HMAC_WEBHOOK_SECRET ??= 'bench-unused';
 const env = parseEnv({ ADMIN_TOKEN: 'bench-admin-token-unused', SECRETS_ENCRYPTION_KEY: process.env.BENCH_SECRETS_KEY, ...process.env });
-const profile = loadProfile(process.env.APIPAY_PROFILE ?? 'config/example.yaml');
+const profile: Profile = process.env.BENCH_PROFILE_JSON
+  ? (JSON.parse(process.env.BENCH_PROFILE_JSON) as Profile)
+  : loadProfile(process.env.APIPAY_PROFILE ?? 'config/example.yaml');
 profile.outbound.allow_insecure_urls = true;
 const database = createDatabase(BENCH_DATABASE_URL, { max: env.DATABASE_POOL_MAX });
 const connection = await NativeConnection.connect({ address: env.TEMPORAL_ADDRESS });

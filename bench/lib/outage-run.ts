@@ -8,11 +8,14 @@
 // drain rate and time to drain; the busiest second of POSTs each returning endpoint saw against the ramp's allowance
 // (src/outbound/recovery.ts); each process's CPU, event-loop delay and GC (./process-stats.ts). Ends with `RESULT {json}`.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { fork } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection } from '@temporalio/worker';
 import { BOOTSTRAP_PRINCIPAL } from '../../src/access/roles.js';
 import { createActivities } from '../../src/activities/index.js';
 import { loadProfile } from '../../src/config/profile.js';
@@ -24,12 +27,13 @@ import { createBatchConsumer, createKafkaAdmin } from '../../src/kafka/kafkajs.j
 import { createLogger } from '../../src/lib/logger.js';
 import { createEndpointService } from '../../src/outbound/endpoints.js';
 import { rampRate } from '../../src/outbound/recovery.js';
-import { createWorkers } from '../../src/temporal-workers/build.js';
+import { createWorkers, WORKFLOWS_PATH } from '../../src/temporal-workers/build.js';
 import { quietTemporalRuntime } from './baseline.js';
 import { ensureBenchDatabase } from './bench-db.js';
 import { recordProcessStats, type ProcessStats } from './process-stats.js';
 import { loadAverage, phaseLine, type Figure, type PhaseStats } from './runs.js';
 import { percentile } from './stats.js';
+import { stageTimer } from './stages.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -42,8 +46,16 @@ const { values: args } = parseArgs({
     during: { type: 'string', default: '40' },
     'recovery-max-seconds': { type: 'string', default: '150' },
     after: { type: 'string', default: '20' },
-    'no-ramp': { type: 'boolean', default: false }, // P12 off (no jitter, no ramp): the stampede it prevents
+    'no-ramp': { type: 'boolean', default: false },
+    // P13: the endpoint circuit, shortened like the schedule (the shipped one opens after 1 min and probes every minute).
+    'no-circuit': { type: 'boolean', default: false },
+    'circuit-open-after': { type: 'string', default: '5s' },
+    'probe-every': { type: 'string', default: '5s' }, // P12 off (no jitter, no ramp): the stampede it prevents
     schedule: { type: 'string', default: '5s,10s,20s,30s,30s,30s,30s,30s,30s,30s' },
+    // Where the delivery workers run: `process` (default) is a process of their own at a lower CPU priority (nice
+    // --worker-nice), as production runs them in their own deployment; `inline` is the dispatcher's process.
+    workers: { type: 'string', default: 'process' },
+    'worker-nice': { type: 'string', default: '10' },
     'run-index': { type: 'string' },
   },
 });
@@ -63,6 +75,12 @@ profile.outbound.delivery_mode = 'batched';
 // Shortened so that an outage of a minute shows its whole retry cycle within the run (the shipped one is 1m, 5m, 30m…).
 profile.outbound.retry_schedule = args.schedule.split(',').map(parseDuration);
 if (args['no-ramp']) profile.outbound.recovery = { ...profile.outbound.recovery, jitter: 0, ramp: false };
+profile.outbound.circuit = {
+  ...profile.outbound.circuit,
+  open_after_failures: args['no-circuit'] ? 0 : profile.outbound.circuit.open_after_failures,
+  open_after: parseDuration(args['circuit-open-after']),
+  probe_every: parseDuration(args['probe-every']),
+};
 const recovery = profile.outbound.recovery;
 const logger = createLogger('bench', 'warn');
 const database = createDatabase(await ensureBenchDatabase(), { max: 20 });
@@ -111,22 +129,26 @@ for (const [m, merchantAccount] of merchants.entries())
 // --- workers and the dispatcher -----------------------------------------------------------------------------------
 const native = await NativeConnection.connect({ address });
 const temporal = new Client({ connection: native });
-const activities = createActivities({ db: database.db, profile, logger, secretsKey });
-const workers = await createWorkers({
-  connection: native,
-  taskQueues: { delivery: taskQueue, reconciliation: taskQueue, smoke: taskQueue },
-  activities,
-  tuning: {
-    maxCachedWorkflows: 2000,
-    maxConcurrentWorkflowTaskExecutions: 64,
-    maxConcurrentLocalActivityExecutions: 64,
-    maxConcurrentActivityTaskExecutions: 64,
-  },
-});
+const workerChild = args.workers === 'process' ? await startWorkerProcess() : null;
+const workers = workerChild
+  ? []
+  : await createWorkers({
+      connection: native,
+      taskQueues: { delivery: taskQueue, reconciliation: taskQueue, smoke: taskQueue },
+      activities: createActivities({ db: database.db, profile, logger, secretsKey }),
+      tuning: {
+        maxCachedWorkflows: 2000,
+        maxConcurrentWorkflowTaskExecutions: 64,
+        maxConcurrentLocalActivityExecutions: 64,
+        maxConcurrentActivityTaskExecutions: 64,
+      },
+    });
 const running = Promise.all(workers.map((w) => w.run()));
 const kafkaAdmin = createKafkaAdmin({ brokers, clientId: 'bench-outage' });
 await kafkaAdmin.createTopic(topic, 4);
 const consumer = createBatchConsumer({ brokers, clientId: 'bench-outage-dispatcher', topic, groupId: `bench-outage-${run}` });
+let handled = 0; // events the dispatcher handled, for the per-stage figures
+const stages = stageTimer(); // where the dispatcher's time goes, per phase (fan_out, sign, reserve, post, record, handoff)
 const handler = createOutboundBatchHandler({
   db: database.db,
   temporal,
@@ -137,8 +159,59 @@ const handler = createOutboundBatchHandler({
   firstAttempt: 'local',
   startConcurrency: 32,
   secretsKey,
+  observe: (stage, ms, count) => {
+    if (stage === 'fan_out') handled += count;
+    stages.observe(stage, ms, count);
+  },
 });
 await runDispatcher(consumer, handler);
+
+/**
+ * The shipped worker (./delivery-worker.ts: createWorkers + workerTuning from WORKER_*) in a process of its own, at
+ * nice --worker-nice, with the bench's profile (retry schedule, recovery) passed through APIPAY_PROFILE_JSON.
+ */
+async function startWorkerProcess(): Promise<ChildProcess> {
+  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
+  const bundlePath = join(tmpdir(), `apipay-bench-outage-bundle-${run}.js`);
+  writeFileSync(bundlePath, code);
+  const child = spawn(
+    'nice',
+    [
+      '-n',
+      args['worker-nice'],
+      process.execPath,
+      '--import',
+      'tsx',
+      fileURLToPath(new URL('./delivery-worker.ts', import.meta.url)),
+      taskQueue,
+    ],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env: {
+        ...process.env,
+        BENCH_SECRETS_KEY: secretsKey.toString('base64'),
+        BENCH_WORKFLOW_BUNDLE: bundlePath,
+        BENCH_PROFILE_JSON: JSON.stringify(profile),
+      },
+    },
+  );
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
+    child.once('exit', (code) => reject(new Error(`delivery worker exited with ${code}`)));
+  });
+  return child;
+}
+
+/** CPU time (user + system) of a child process so far, from /proc (10 ms ticks); 0 without one. */
+function childCpuMs(child: ChildProcess | null): number {
+  if (!child?.pid) return 0;
+  try {
+    const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
 
 // --- sampling: the down merchant's deliveries and workflows, each second ----------------------------------------
 interface Sample {
@@ -183,12 +256,22 @@ const processStats = async (): Promise<ProcessStats[]> => {
 };
 async function phase(name: string, work: () => Promise<void>) {
   await processStats();
+  stages.reset();
+  const workerCpuFrom = childCpuMs(workerChild);
+  const handledAt = handled;
   const from = Date.now();
   await work();
   bounds.push({ name, from, to: Date.now() });
   const processes = await processStats();
   phases.push({ phase: name, processes });
   lines.push(phaseLine(name, processes));
+  if (workerChild)
+    lines.push(
+      `procs     ${name}: delivery worker process (nice ${args['worker-nice']}): CPU ${childCpuMs(workerChild) - workerCpuFrom} ms`,
+    );
+  lines.push(
+    `stages    ${name}: dispatcher time per stage (per 1,000 events handled): ${stages.report(Math.max(1, handled - handledAt))}`,
+  );
 }
 const sleep = (s: number) => new Promise<void>((r) => setTimeout(r, s * 1000));
 
@@ -307,6 +390,7 @@ try {
   sampling = false;
   await consumer.stop().catch(() => {});
   for (const w of workers) w.shutdown();
+  workerChild?.kill('SIGTERM');
   await running.catch(() => {});
   await temporal.workflowService
     .startBatchOperation({
@@ -322,7 +406,7 @@ try {
 
 console.log(
   `bench:outage (batched; ${RATE} events/s to ${MERCHANTS} merchants × ${ENDPOINTS} endpoints = ${RATE * ENDPOINTS} deliveries/s; merchant 0 holds ${Number(args.share) * 100} % and goes ${VARIANT === '503' ? 'answering 503' : 'silent past the request timeout'} for ${args.during} s; ` +
-    `retry schedule ${args.schedule}; recovery ${args['no-ramp'] ? 'jitter and ramp OFF' : `jitter ${recovery.jitter}, ramp after ${recovery.ramp_after / 1000} s`}; load average ${loadBefore} before, ${loadAverage()} after)`,
+    `retry schedule ${args.schedule}; circuit ${args['no-circuit'] ? 'OFF' : `opens after ${profile.outbound.circuit.open_after_failures} failures and ${args['circuit-open-after']}, probes every ${args['probe-every']}`}; workers ${args.workers === 'process' ? `in their own process (nice ${args['worker-nice']})` : 'in the app process'}; recovery ${args['no-ramp'] ? 'jitter and ramp OFF' : `jitter ${recovery.jitter}, ramp after ${recovery.ramp_after / 1000} s`}; load average ${loadBefore} before, ${loadAverage()} after)`,
 );
 for (const line of lines) console.log(`  ${line}`);
 loadProcess.disconnect();

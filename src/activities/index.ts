@@ -13,6 +13,7 @@ import { createReconciliationTrustActivities } from './reconciliation-trust.js';
 import { createDeliveryTrustActivities } from './delivery-trust.js';
 import { createResolutionActivities } from './resolution.js';
 import { createDeliveryActivities } from './delivery.js';
+import { createParkingActivities } from './parking.js';
 import { createLedgerPositionActivities } from './ledger-position.js';
 import { stepFault } from './step-fault.js';
 import { createStepJournal } from './step-journal.js';
@@ -45,6 +46,7 @@ export function createActivities(deps: ActivityDeps) {
         ...createResolutionActivities(deps),
         ...createDeliveryActivities(deps),
         ...createDeliveryTrustActivities(deps),
+        ...createParkingActivities(deps),
       }),
     ),
   );

@@ -80,6 +80,20 @@ export const profileSchema = z.strictObject({
       .refine((r) => r.ramp_start_per_second <= r.ramp_max_per_second, 'ramp_start_per_second must not exceed ramp_max_per_second')
       .prefault({}),
     /**
+     * P13: an endpoint's circuit opens when its last `open_after_failures` attempts failed and its streak is
+     * `open_after` old: new deliveries to it are parked (no workflow, no POST) and one probe workflow per endpoint
+     * tries the oldest every `probe_every`; after a 2xx it releases them at the recovery ramp's rate (P12), checking
+     * every `release_tick`. 0 failures: never open. Parked deliveries older than the retry schedule's total end FAILED.
+     */
+    circuit: z
+      .strictObject({
+        open_after_failures: z.number().int().min(0).default(10),
+        open_after: duration.prefault('1m'),
+        probe_every: duration.pipe(z.number().min(1000, 'probe_every must be at least 1s')).prefault('1m'),
+        release_tick: duration.pipe(z.number().min(100, 'release_tick must be at least 100ms')).prefault('1s'),
+      })
+      .prefault({}),
+    /**
      * P1: `per_delivery` starts one workflow per delivery (its first attempt a local activity); `batched` makes the
      * dispatcher send the first attempts of a Kafka batch itself and start a workflow only for those that need a
      * retry (docs/outbound.md, "Batched delivery mode").

@@ -1,7 +1,8 @@
 // One transaction of the dispatcher (O2–O4): quarantine rows for bad envelopes, then the events (deduplicated on
 // their evt_ id) and one PENDING delivery per subscribed endpoint. The handler calls it for a whole batch and, when
-// the database refuses the data, for parts of it (R1). R18: the event row keeps the trace of its message.
-import { and, eq, inArray, isNotNull, isNull, or } from 'drizzle-orm';
+// the database refuses the data, for parts of it (R1). R18: the event row keeps the trace of its message. P13: a
+// delivery to an endpoint whose circuit is open is parked (parked_since), not handed to a workflow.
+import { and, eq, inArray, isNotNull, isNull, or, sql } from 'drizzle-orm';
 import { CATALOG } from '../catalog/catalog.js';
 import { namesOtherVersion, subscribesTo } from '../catalog/subscriptions.js';
 import { versionSkips } from '../metrics/outbound.js';
@@ -13,6 +14,7 @@ import type { ValidEvent } from '../outbound/envelope.js';
 import type { DeliveryToStart, Handoff } from '../outbound/delivery-start.js';
 import { needsDeliveryWorkflow, type LaneSettings } from '../outbound/lanes.js';
 import { routingRateSql, type RecoverySettings } from '../outbound/recovery.js';
+import { circuitOpen, type CircuitSettings } from '../outbound/circuit.js';
 import { takeSequence } from '../outbound/sequencing.js';
 
 export interface Positioned<T> {
@@ -29,6 +31,9 @@ export interface FanOutOutcome {
   fresh: number;
   duplicates: number;
   created: number;
+  /** P13: endpoints this transaction parked deliveries for (their circuit is open); each needs its probe workflow. */
+  parkedEndpoints: string[];
+  parked: number;
 }
 
 /** O4, M8: `*`, a prefix wildcard (`payment.*`) or the type itself (src/catalog/subscriptions.ts). */
@@ -43,6 +48,8 @@ export interface FanOutOptions {
   lanes?: LaneSettings;
   /** P12: with lanes, an endpoint whose recovery ramp runs also needs its workflow (the ramp is a throttle). */
   recovery?: RecoverySettings;
+  /** P13: park the deliveries of an endpoint whose circuit is open (./circuit.ts) instead of attempting them. */
+  circuit?: CircuitSettings;
   /** R18: the traceparent the event row keeps and its deliveries start under; default the message's header. */
   traceparentOf?: (message: RawMessage) => string | null;
 }
@@ -68,7 +75,7 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
           .onConflictDoNothing({ target: [quarantinedMessages.topic, quarantinedMessages.partition, quarantinedMessages.offset] })
           .returning({ reason: quarantinedMessages.reason, offset: quarantinedMessages.offset })
       : [];
-    if (good.length === 0) return { quarantined, toStart: [] as DeliveryToStart[], fresh: 0, duplicates: 0, created: 0 };
+    if (good.length === 0) return { quarantined, toStart: [] as DeliveryToStart[], fresh: 0, duplicates: 0, created: 0, parkedEndpoints: [], parked: 0 };
 
     const candidates = good;
     // O3: the primary key on event_public_id decides; a row that already exists (or is being inserted by another
@@ -101,6 +108,7 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
     const referenceOf = new Map(candidates.map((c) => [c.value.eventPublicId, c.value.paymentReference])); // O20
     const traceOf = new Map(candidates.map((c) => [c.value.eventPublicId, traceparentOf(c.message)])); // R18
     const now = new Date();
+    const parkedEndpoints = new Set<string>(); // P13
     const sent = new Map<string, Handoff>(); // P1: by delivery id, what its first attempt sends (batched mode)
     if (fresh.length) {
       const pairs = [...new Map(fresh.map((e) => [`${e.merchantAccount}\u0000${e.livemode}`, e])).values()];
@@ -113,6 +121,9 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
           ordering: webhookEndpoints.ordering,
           rateLimitPerSecond: options.recovery ? routingRateSql(options.recovery) : webhookEndpoints.rateLimitPerSecond,
           consecutiveFailures: webhookEndpoints.consecutiveFailures,
+          failingSince: webhookEndpoints.failingSince,
+          // P13: deliveries parked for it still wait; a new one queues behind them (released oldest first, at the ramp).
+          hasParked: sql<boolean>`exists (select 1 from ${deliveries} where ${deliveries.endpointId} = ${webhookEndpoints.id} and ${deliveries.parkedSince} is not null)`,
           url: webhookEndpoints.url,
         })
         .from(webhookEndpoints)
@@ -133,6 +144,12 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
             continue;
           }
           const id = newId('whd');
+          if (options.circuit && (circuitOpen(endpoint, options.circuit, now.getTime()) || (endpoint.hasParked && endpoint.ordering !== 'per_endpoint'))) {
+            // P13: parked — no workflow, no POST, until the endpoint's probe releases it.
+            rows.push({ id, eventPublicId: event.eventPublicId, endpointId: endpoint.id, merchantAccount: event.merchantAccount, parkedSince: now });
+            parkedEndpoints.add(endpoint.id);
+            continue;
+          }
           const owned = options.handoff === true && !(options.lanes && needsDeliveryWorkflow(endpoint, options.lanes));
           rows.push({ id, eventPublicId: event.eventPublicId, endpointId: endpoint.id, merchantAccount: event.merchantAccount, ...(owned ? { handoffSince: now } : {}) });
           if (owned) {
@@ -143,7 +160,7 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
       await numberOrdered(tx, rows, new Set(endpoints.filter((e) => e.ordering === 'per_endpoint').map((e) => e.id)));
       if (rows.length) await tx.insert(deliveries).values(rows);
     }
-    const toStart: DeliveryToStart[] = rows.map((row) => ({
+    const toStart: DeliveryToStart[] = rows.filter((row) => !row.parkedSince).map((row) => ({
       deliveryId: row.id,
       endpointId: row.endpointId,
       merchantAccount: row.merchantAccount,
@@ -173,7 +190,7 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
         .from(deliveries)
         .innerJoin(events, eq(events.eventPublicId, deliveries.eventPublicId))
         .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, deliveries.endpointId))
-        .where(and(inArray(deliveries.eventPublicId, duplicateIds), or(eq(deliveries.status, 'PENDING'), isNotNull(deliveries.handoffSince))));
+        .where(and(inArray(deliveries.eventPublicId, duplicateIds), or(eq(deliveries.status, 'PENDING'), isNotNull(deliveries.handoffSince)), isNull(deliveries.parkedSince)));
       for (const row of existing) {
         if (row.status === 'DELIVERED') continue;
         const { id: deliveryId, endpointId, merchantAccount, type: eventType, traceparent } = row;
@@ -182,7 +199,7 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
         toStart.push({ deliveryId, endpointId, merchantAccount, eventType, traceparent, ...handoff });
       }
     }
-    return { quarantined, toStart, fresh: fresh.length, duplicates: duplicateIds.length, created: rows.length };
+    return { quarantined, toStart, fresh: fresh.length, duplicates: duplicateIds.length, created: rows.length, parkedEndpoints: [...parkedEndpoints], parked: rows.filter((row) => row.parkedSince).length };
   });
 }
 

@@ -1,6 +1,6 @@
 // The dispatcher's batch handler (O1–O5, R1): quarantine bad envelopes, dedupe on evt_ id, fan out event +
 // deliveries in one transaction, start one workflow per delivery (P1 batched mode: send the first attempts here and
-// start workflows only for retries, ./first-attempts.ts), and only then let the consumer commit the offsets. P2: in
+// start workflows only for retries, src/outbound/first-attempts.ts), and only then let the consumer commit the offsets. P2: in
 // batched mode with outbound.batched.pipeline_depth > 0, the first attempts of what the dispatcher owns run on behind
 // the offsets (./pipeline.ts): the fan-out commit already made the hand-off sweep responsible for them.
 // R1: when the database refuses the data of a batch, the batch is split until the refused message stands alone; it
@@ -8,6 +8,8 @@
 // timeout) fails the batch, which the consumer retries without committing its offsets. R18: every message gets a
 // consumer span, child of the `traceparent` in its headers; the event row keeps it and its deliveries start under it.
 // P9: the partition batches of one fetch are handled together (outbound.coalesce_batches, ./coalesce.ts).
+// P13: a delivery to an endpoint whose circuit is open is parked by the fan-out; its endpoint's probe workflow is
+// started (idempotently) before the offsets are committed (the hand-off sweep starts any a crash left out).
 // O21: a well-formed envelope whose data.object does not match its catalog schema (or whose type or version is not
 // in the catalog) is quarantined like a malformed one, with the schema path and message, and delivered to no one.
 import type { Client } from '@temporalio/client';
@@ -17,7 +19,7 @@ import { describeDbError, isDataError, safeError } from '../db/errors.js';
 import type { BatchHandler, MessageBatch, RawMessage } from '../kafka/types.js';
 import { contextFrom, openSpan, SpanKind, type OpenSpan } from '../tracing/context.js';
 import type { Logger } from '../lib/logger.js';
-import { deliveriesCreated, eventsDispatched, messagesQuarantined, schemaRefusals } from '../metrics/outbound.js';
+import { deliveriesCreated, deliveriesParked, eventsDispatched, messagesQuarantined, schemaRefusals } from '../metrics/outbound.js';
 import { CATALOG } from '../catalog/catalog.js';
 import { createEventValidator } from '../catalog/validate.js';
 import type { SecretKeys } from '../shared/keyring.js';
@@ -25,10 +27,11 @@ import type { PinnedAgents } from '../outbound/pinned-agents.js';
 import type { LookupAll } from '../outbound/url-safety.js';
 import { parseEnvelope, type ValidEvent } from '../outbound/envelope.js';
 import { fanOut, type FanOutOptions, type FanOutOutcome, type Positioned, type Refusal } from './fan-out.js';
-import { createFirstAttempts, type Owned, type Stage } from './first-attempts.js';
+import { createFirstAttempts, type Owned, type Stage } from '../outbound/first-attempts.js';
 import { coalesceBatches } from './coalesce.js';
 import { createPipeline } from './pipeline.js';
 import { handOff, type StartOptions } from '../outbound/delivery-start.js';
+import { createProbeStarter } from '../outbound/probe-start.js';
 
 export { subscribes } from './fan-out.js';
 
@@ -64,7 +67,9 @@ export function createOutboundBatchHandler(deps: OutboundHandlerDeps): OutboundB
   };
   if (batched && !deps.secretsKey) throw new Error('outbound.delivery_mode batched: the dispatcher needs the secrets key to sign');
   // P1 with M2/M3/M5: ordered, throttled and slow-lane endpoints always get their workflow from attempt 1.
-  const fanOutOptions: FanOutOptions = { handoff: batched, lanes: deps.profile.outbound.lanes, recovery: deps.profile.outbound.recovery };
+  const fanOutOptions: FanOutOptions = { handoff: batched, lanes: deps.profile.outbound.lanes, recovery: deps.profile.outbound.recovery, circuit: deps.profile.outbound.circuit };
+  // P13: the probe workflow of every endpoint a batch parked deliveries for, before the offsets are committed.
+  const probes = createProbeStarter(deps.temporal, deps.taskQueue, deps.profile);
   const firstAttempts = batched ? createFirstAttempts({ ...deps, secretsKey: deps.secretsKey!, start }) : null;
   const depth = deps.profile.outbound.batched.pipeline_depth;
   const pipeline =
@@ -153,6 +158,10 @@ export function createOutboundBatchHandler(deps: OutboundHandlerDeps): OutboundB
     const started = await dispatch(outcome.toStart).catch((error: unknown) => {
       throw safeError(error);
     });
+    if (outcome.parkedEndpoints.length) {
+      deliveriesParked.inc(outcome.parked);
+      await probes.ensure(outcome.parkedEndpoints);
+    }
     logger.debug(
       { topic: batch.topic, partitions: [...new Set(batch.messages.map((m) => m.partition))], messages: batch.messages.length, fresh: outcome.fresh, duplicates: outcome.duplicates, deliveries: outcome.created, started },
       'batch dispatched',
@@ -195,6 +204,8 @@ async function commitSplitting(
     const b = await commitSplitting(db, second[0], second[1], refused, options);
     return {
       quarantined: [...a.quarantined, ...b.quarantined],
+      parkedEndpoints: [...a.parkedEndpoints, ...b.parkedEndpoints],
+      parked: a.parked + b.parked,
       toStart: [...a.toStart, ...b.toStart],
       fresh: a.fresh + b.fresh,
       duplicates: a.duplicates + b.duplicates,

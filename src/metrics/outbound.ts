@@ -9,6 +9,13 @@ export const deliveriesFinished = new Counter({
   registers: [registry],
 });
 
+/** P13: deliveries the fan-out parked because their endpoint's circuit was open (src/outbound/circuit.ts). */
+export const deliveriesParked = new Counter({
+  name: 'apipay_outbound_deliveries_parked_total',
+  help: 'Deliveries parked at fan-out for an endpoint whose circuit is open (P13)',
+  registers: [registry],
+});
+
 export const deliveriesCreated = new Counter({
   name: 'apipay_outbound_deliveries_created_total',
   help: 'Delivery rows created by the dispatcher fan-out (O4)',

@@ -1,5 +1,5 @@
 // O7, O13, O18, P1: the one attempt path both delivery modes share — the per-delivery activity
-// (src/activities/delivery.ts) and the batched dispatcher's first attempts (src/dispatcher/first-attempts.ts). It
+// (src/activities/delivery.ts) and the batched dispatcher's first attempts (src/outbound/first-attempts.ts). It
 // builds the attempt store and the sender from the profile once, and counts and logs every recorded attempt and what
 // it led to (retry scheduled, finished, endpoint disabled by a 410 or by O13's streak, announced as a status change,
 // M4) the same way in both, so a merchant's answer costs the same rows, metrics and log lines whichever mode sent it.

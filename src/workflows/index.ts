@@ -2,3 +2,4 @@
 export { smokeWorkflow } from './smoke.js';
 export { deliveryWorkflow } from './delivery.js';
 export { reconciliationWorkflow } from './reconciliation/index.js';
+export { endpointProbeWorkflow } from './endpoint-probe.js';

@@ -5,7 +5,7 @@ import { eq } from 'drizzle-orm';
 import type { Profile } from '../../src/config/profile.js';
 import type { Db } from '../../src/db/client.js';
 import { deliveryAttempts } from '../../src/db/schema/index.js';
-import { createFirstAttempts } from '../../src/dispatcher/first-attempts.js';
+import { createFirstAttempts } from '../../src/outbound/first-attempts.js';
 import type { Logger } from '../../src/lib/logger.js';
 import { TEST_SECRETS_KEY } from './env.js';
 
@@ -31,7 +31,7 @@ export interface OwnedDelivery {
   url: string;
 }
 
-/** Attempt 1 of `delivery` through the batched dispatcher's first attempts (src/dispatcher/first-attempts.ts). */
+/** Attempt 1 of `delivery` through the batched dispatcher's first attempts (src/outbound/first-attempts.ts). */
 export function batchedFirstAttempt(deps: BatchedDeps, delivery: OwnedDelivery) {
   const { db, profile, logger } = deps;
   const start = { temporal: deps.temporal, taskQueue: deps.handOffQueue, profile };

@@ -144,6 +144,8 @@ export const deliveries = pgTable(
     orderSkippedAt: timestamp('order_skipped_at', { withTimezone: true }),
     /** P1: batched mode — set at fan-out, cleared once DELIVERED or the workflow started; the sweep reads it. */
     handoffSince: timestamp('handoff_since', { withTimezone: true }),
+    /** P13: fanned out while its endpoint's circuit was open; no workflow until the endpoint's probe releases it. */
+    parkedSince: timestamp('parked_since', { withTimezone: true }),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -153,6 +155,7 @@ export const deliveries = pgTable(
     index('deliveries_endpoint_idx').on(t.endpointId, t.id),
     index('deliveries_endpoint_sequence_idx').on(t.endpointId, t.sequence).where(sql`sequence is not null`),
     index('deliveries_handoff_idx').on(t.handoffSince).where(sql`handoff_since IS NOT NULL`),
+    index('deliveries_parked_idx').on(t.endpointId, t.createdAt).where(sql`parked_since IS NOT NULL`),
   ],
 );
 

@@ -4,19 +4,20 @@
 // statement, each failure through the attempt store's own transaction (O13 streak, RETRYING). Only the deliveries
 // that did not succeed get a deliveryWorkflow, continuing after attempt 1 with the durable timers; a delivered one
 // never costs a Temporal round trip. Guarantees and crash windows: docs/outbound.md, "Batched delivery mode".
+// P13: an endpoint probe's release of parked deliveries (src/activities/parking.ts) sends through the same steps.
 import type { Profile } from '../config/profile.js';
 import type { Db } from '../db/client.js';
 import type { Logger } from '../lib/logger.js';
-import type { AttemptOutcome } from '../outbound/attempt-record.js';
-import { createAttemptPath } from '../outbound/attempt-path.js';
-import { isBatchable } from '../outbound/batchable.js';
-import { createFirstAttemptStore, type Delivered, type Reserved } from '../outbound/first-attempt-store.js';
+import type { AttemptOutcome } from './attempt-record.js';
+import { createAttemptPath } from './attempt-path.js';
+import { isBatchable } from './batchable.js';
+import { createFirstAttemptStore, type Delivered, type Reserved } from './first-attempt-store.js';
 import type { SecretKeys } from '../shared/keyring.js';
-import type { PinnedAgents } from '../outbound/pinned-agents.js';
-import { firstRetryWait } from '../outbound/retry-policy.js';
-import type { LookupAll } from '../outbound/url-safety.js';
+import type { PinnedAgents } from './pinned-agents.js';
+import { firstRetryWait } from './retry-policy.js';
+import type { LookupAll } from './url-safety.js';
 import { contextFrom } from '../tracing/context.js';
-import { fromRow, handOff, type DeliveryToStart, type StartOptions } from '../outbound/delivery-start.js';
+import { fromRow, handOff, type DeliveryToStart, type StartOptions } from './delivery-start.js';
 
 export type Stage = 'sign' | 'reserve' | 'post' | 'record' | 'handoff';
 

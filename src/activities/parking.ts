@@ -1,0 +1,78 @@
+// P13: the steps of an endpoint's probe workflow (src/workflows/endpoint-probe.ts), read from and written to the rows:
+// the circuit's state and the parked count, the release of the oldest parked deliveries (one, as the probe, while the
+// circuit is open; the recovery ramp's allowance per tick once it is closed) by starting their delivery workflows
+// with the worker's own client, and the failing of parked deliveries the retry schedule has outlived. R20: the start
+// input is an endpoint id only, and a probe runs only under the workflow id that endpoint derives.
+import { Context } from '@temporalio/activity';
+import type { Db } from '../db/client.js';
+import type { Profile } from '../config/profile.js';
+import type { Logger } from '../lib/logger.js';
+import type { SecretKeys } from '../shared/keyring.js';
+import { circuitOpen, parkedDeadline, releaseAllowance } from '../outbound/circuit.js';
+import { createFirstAttempts } from '../outbound/first-attempts.js';
+import { createParkingStore } from '../outbound/parking-store.js';
+import { endpointProbeWorkflowId, type ParkedState } from '../shared/endpoint-probe.js';
+
+export function createParkingActivities(deps: { db: Db; profile: Profile; logger: Logger; secretsKey: SecretKeys }) {
+  const store = createParkingStore(deps.db);
+  const { circuit, recovery, retry_schedule: schedule } = deps.profile.outbound;
+  // One sender per task queue (its signer cache and connection pools live as long as the worker), with the worker's client.
+  const senders = new Map<string, ReturnType<typeof createFirstAttempts>>();
+  const senderFor = ({ client, info }: Context) => {
+    let sender = senders.get(info.taskQueue);
+    if (!sender)
+      senders.set(
+        info.taskQueue,
+        (sender = createFirstAttempts({
+          ...deps,
+          start: { temporal: client, taskQueue: info.taskQueue, profile: deps.profile },
+        })),
+      );
+    return sender;
+  };
+  const ownWorkflow = (endpointId: string) =>
+    Context.current().info.workflowExecution?.workflowId === endpointProbeWorkflowId(endpointId);
+  return {
+    /** The endpoint's circuit and parked count; an unknown endpoint or a foreign workflow id has nothing to probe. */
+    async parkedState(endpointId: string): Promise<ParkedState> {
+      const row = typeof endpointId === 'string' && ownWorkflow(endpointId) ? await store.probeRow(endpointId) : null;
+      if (!row) return { parked: 0, open: false, disabled: false };
+      const disabled = row.status !== 'enabled' || row.deleted;
+      return { parked: row.parked, open: circuitOpen(row, circuit, Date.now()), disabled };
+    },
+
+    /**
+     * Starts the workflows of the oldest parked deliveries: one when `as` is 'probe', else the allowance of one
+     * release tick at the endpoint's rate or recovery ramp. Resolves to how many were released.
+     */
+    async releaseParked(endpointId: string, as: 'probe' | 'release', tickMs: number): Promise<number> {
+      const row = ownWorkflow(endpointId) ? await store.probeRow(endpointId) : null;
+      if (!row || row.parked === 0) return 0;
+      const sinceRecoveryMs = row.recoveringSince ? Date.now() - row.recoveringSince.getTime() : null;
+      const limit =
+        as === 'probe' ? 1 : releaseAllowance(tickMs, recovery, { rateLimitPerSecond: row.rateLimitPerSecond, sinceRecoveryMs });
+      const taken = await store.take(endpointId, limit);
+      // P1's steps: sign, reserve attempt 1, POST, record; only a delivery that did not succeed gets its workflow.
+      const sender = senderFor(Context.current());
+      const { batchable, workflows } = sender.split(taken);
+      await sender.send(batchable, workflows);
+      return taken.length;
+    },
+
+    /** Fails the parked deliveries older than the retry schedule (all of them for a disabled endpoint); how many. */
+    async expireParked(endpointId: string, all: boolean): Promise<number> {
+      if (!ownWorkflow(endpointId)) return 0;
+      const failed = all
+        ? await store.fail(endpointId, null, 'endpoint disabled while its deliveries were parked (circuit open)')
+        : await store.fail(
+            endpointId,
+            new Date(parkedDeadline(schedule, Date.now())),
+            'parked for the whole retry schedule: the endpoint never answered 2xx (circuit open)',
+          );
+      if (failed) deps.logger.warn({ endpointId, failed }, 'parked deliveries failed');
+      return failed;
+    },
+  };
+}
+
+export type ParkingActivities = ReturnType<typeof createParkingActivities>;

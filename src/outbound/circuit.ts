@@ -1,0 +1,50 @@
+// P13: an endpoint's circuit. When its last `open_after_failures` attempts failed and its streak (O13 failing_since)
+// is `open_after` old, the circuit is open: new deliveries to it are parked at fan-out (deliveries.parked_since: no
+// workflow, no POST) instead of each starting a workflow that POSTs into the outage and sleeps in its own timers.
+// One probe workflow per endpoint (src/workflows/endpoint-probe.ts) tries the oldest parked delivery every
+// `probe_every`; a 2xx ends the streak (which closes the circuit: the rule reads the same columns), and the probe
+// releases the backlog at the recovery ramp's rate (P12). The rule is here once, in TypeScript for the fan-out's
+// rows and the probe's decisions; every value it reads is on the endpoint row, so every dispatcher agrees. While any
+// delivery is parked for an endpoint, its new ones are parked too (fan-out.ts): they queue behind the backlog.
+import type { Profile } from '../config/profile.js';
+import type { EndpointOrdering } from '../shared/outbound.js';
+import { rampRate, type RecoverySettings } from './recovery.js';
+
+export type CircuitSettings = Profile['outbound']['circuit'];
+
+export interface CircuitColumns {
+  consecutiveFailures: number;
+  failingSince: Date | null;
+  /** M3: an ordered endpoint keeps its sequence in its workflows; it is never parked. */
+  ordering: EndpointOrdering;
+}
+
+/** True when a delivery fanned out to this endpoint at `now` is parked rather than attempted. */
+export function circuitOpen(endpoint: CircuitColumns, c: CircuitSettings, now: number): boolean {
+  if (c.open_after_failures <= 0 || endpoint.ordering === 'per_endpoint') return false;
+  if (endpoint.consecutiveFailures < c.open_after_failures || endpoint.failingSince === null) return false;
+  return now - endpoint.failingSince.getTime() >= c.open_after;
+}
+
+/** Deliveries released per tick at most (one activity's sends; the next tick takes the rest). */
+export const MAX_RELEASE_PER_TICK = 500;
+
+/**
+ * How many parked deliveries the probe releases in one tick of `tickMs`: the recovery ramp's rate while it runs
+ * (P12, `sinceRecoveryMs` after the return), else the endpoint's own rate (M5), else MAX_RELEASE_PER_TICK; at least one.
+ */
+export function releaseAllowance(
+  tickMs: number,
+  r: RecoverySettings,
+  endpoint: { rateLimitPerSecond: number | null; sinceRecoveryMs: number | null },
+): number {
+  const ramp =
+    r.ramp && endpoint.sinceRecoveryMs !== null ? rampRate(endpoint.sinceRecoveryMs, r, endpoint.rateLimitPerSecond) : null;
+  const perSecond = ramp ?? endpoint.rateLimitPerSecond;
+  if (perSecond === null) return MAX_RELEASE_PER_TICK;
+  return Math.min(MAX_RELEASE_PER_TICK, Math.max(1, Math.floor((perSecond * tickMs) / 1000)));
+}
+
+/** A parked delivery older than the whole retry schedule has had the time its retries would have had: FAILED. */
+export const parkedDeadline = (retryScheduleMs: number[], now: number): number =>
+  now - retryScheduleMs.reduce((a, b) => a + b, 0);

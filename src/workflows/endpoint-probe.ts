@@ -1,0 +1,48 @@
+// P13: one endpoint's probe while its circuit is open, and the release of its parked deliveries once it is closed.
+// Open: fail what the retry schedule has outlived, release the oldest parked delivery (its own workflow makes the
+// attempt: the probe), sleep probe_every in a durable timer. Closed (a 2xx ended the streak): release the recovery
+// ramp's allowance each release_tick. Done when nothing is parked; a disabled endpoint's parked deliveries are failed.
+// Deterministic and thin: every decision is an activity's reading of the rows (src/activities/parking.ts).
+import { continueAsNew, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import type { ParkingActivities } from '../activities/parking.js';
+import type { EndpointProbeInput } from '../shared/endpoint-probe.js';
+import { NON_RETRYABLE_ERROR_TYPES } from '../shared/failures.js';
+
+const steps = proxyActivities<ParkingActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    nonRetryableErrorTypes: [...NON_RETRYABLE_ERROR_TYPES],
+  },
+});
+
+export async function endpointProbeWorkflow(input: EndpointProbeInput): Promise<{ released: number; failed: number }> {
+  let released = 0;
+  let failed = 0;
+  let emptyOnce = false;
+  for (;;) {
+    const state = await steps.parkedState(input.endpointId);
+    if (state.disabled) {
+      failed += await steps.expireParked(input.endpointId, true);
+      return { released, failed };
+    }
+    // Empty twice a tick apart: a fan-out that saw the last parked row may still be committing one behind it.
+    if (state.parked === 0 && emptyOnce) return { released, failed };
+    emptyOnce = state.parked === 0;
+    if (emptyOnce) {
+      await sleep(input.releaseTickMs);
+      continue;
+    }
+    if (state.open) {
+      failed += await steps.expireParked(input.endpointId, false);
+      released += await steps.releaseParked(input.endpointId, 'probe', input.probeEveryMs);
+      await sleep(input.probeEveryMs);
+    } else {
+      released += await steps.releaseParked(input.endpointId, 'release', input.releaseTickMs);
+      await sleep(input.releaseTickMs);
+    }
+    if (workflowInfo().continueAsNewSuggested) return continueAsNew<typeof endpointProbeWorkflow>(input);
+  }
+}
