@@ -205,11 +205,11 @@ describe('C17 finer ranges and bands', () => {
         labels: ['a', 'b', 'c'],
         series: [{ name: 'delivered', color: '#2e9e5b', values: [1, 0, 5] }],
         overlay: [{ name: 'ramp allowance', color: '#138a8a', values: [null, 4, 8] }],
-        bands: [{ kind: 'outage', from: 0, to: 2, color: '#d12c2c', label: 'outage a–c: every attempt failed (4)' }],
+        bands: [{ kind: 'outage', from: 0, to: 2, color: '#f7d4d4', label: 'outage a–c: every attempt failed (4)' }],
       }),
     );
     expect(out).toMatch(
-      /<rect\s+data-band="outage"[^>]*fill-opacity="0.12"[^>]*><title>outage a–c: every attempt failed \(4\)<\/title>/,
+      /<rect\s+data-band="outage"[^>]*fill="#f7d4d4"[^>]*><title>outage a–c: every attempt failed \(4\)<\/title>/,
     );
     expect(out).toContain('<desc id="x-desc">delivered 6, outage a–c: every attempt failed (4)</desc>');
     expect(out).toContain('data-legend-band="outage"');

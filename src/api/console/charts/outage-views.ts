@@ -20,7 +20,7 @@ export function outageBands(d: OutageData): Band[] {
     kind: 'outage',
     from: s.from,
     to: s.to,
-    color: PALETTE.serverError,
+    color: PALETTE.outageBand,
     label: `outage ${label(s.from)}–${s.ongoing ? 'now' : label(s.to)}: every attempt failed (${s.failed})`,
   }));
   if (d.ramp) {
@@ -31,7 +31,7 @@ export function outageBands(d: OutageData): Band[] {
         kind: 'ramp',
         from,
         to: last + 1,
-        color: PALETTE.teal,
+        color: PALETTE.rampBand,
         label: `recovery ramp ${d.ramp.start.toISOString().slice(11, 19)}–${d.ramp.end.toISOString().slice(11, 19)} UTC`,
       });
   }

@@ -36,7 +36,6 @@ export function bandMarks(bands: readonly Band[] | undefined, n: number) {
       width="${px((to - from) * step)}"
       height="${PH}"
       fill="${colorOf(b.color)}"
-      fill-opacity="0.12"
       ><title>${b.label}</title></rect
     >`;
   });
