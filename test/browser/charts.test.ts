@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { eq, inArray, sql } from 'drizzle-orm';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backlogSamples, deliveries } from '../../src/db/schema/index.js';
+import { backlogSamples, deliveries, webhookEndpoints } from '../../src/db/schema/index.js';
 import { sampleBacklog } from '../../src/inbound/backlog-history.js';
 import { DELIVERY_WORKFLOW } from '../../src/shared/outbound.js';
 import { TEST_ADMIN_TOKEN } from '../helpers/env.js';
@@ -135,6 +135,14 @@ describe('C12 charts in Chromium', () => {
     const panel = page.locator('section[data-outage="ongoing"]');
     await expect(panel.locator('[data-outage-failed]').textContent()).resolves.toBe('6');
     await expect(panel.locator('[data-outage-ended]').textContent()).resolves.toContain('ongoing');
+    const [row] = await world.database.db
+      .select({ since: webhookEndpoints.failingSince })
+      .from(webhookEndpoints)
+      .where(eq(webhookEndpoints.id, failing.id));
+    // An ongoing outage started when the endpoint's O13 streak did.
+    await expect(panel.locator('[data-outage-started] span[data-at]').getAttribute('data-at')).resolves.toBe(
+      row!.since!.toISOString(),
+    );
     expect(await page.locator('figure[data-chart="endpoint-backlog"] svg.chart rect[data-band="outage"]').count()).toBe(1);
     const backlog = await figures(page, 'endpoint-backlog');
     expect(backlog.head).toEqual(['Time', 'waiting', 'Marked']);

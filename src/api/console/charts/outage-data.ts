@@ -13,6 +13,8 @@ import type { ChartRange, ChartWindow } from '../../../shared/chart-window.js';
 import type { MinuteCache } from './cache.js';
 
 export interface LatestOutage extends OutageSpan, OutageBounds {
+  /** It spans the range's first bucket: it may have begun before the range (`started` is the first failure in it). */
+  startsBeforeRange: boolean;
   /** The highest backlog from the outage's start until it drained (or the window's end). */
   peak: number;
   /** When the backlog was next seen empty after the outage ended (a bucket's end); null: not yet, or ongoing. */
@@ -56,6 +58,9 @@ export async function loadOutage(d: OutageDeps, e: Endpoint, range: ChartRange):
     latest = {
       ...last,
       ...bounds,
+      // O13: an ongoing outage's streak start is on the endpoint row, exact even when it began before the range.
+      ...(last.ongoing && e.failingSince ? { started: e.failingSince } : {}),
+      startsBeforeRange: last.from === 0 && !(last.ongoing && e.failingSince),
       peak: Math.max(0, ...backlog.waiting.slice(last.from, end)),
       drainedAt: drained < 0 ? null : backlogPoints(w, d.now())[drained]!,
     };

@@ -49,7 +49,9 @@ export function outageSummary(d: OutageData): Html | '' {
     ${more}
     <dl>
       <dt>Started</dt>
-      <dd data-outage-started>${at(o.started, '—')}</dd>
+      <dd data-outage-started>
+        ${at(o.started, '—')}${o.startsBeforeRange ? html` <span class="muted">(or before this range: widen it)</span>` : ''}
+      </dd>
       <dt>Ended</dt>
       <dd data-outage-ended>
         ${o.ongoing ? html`<strong>ongoing</strong>: no attempt has succeeded since` : html`${at(o.ended, '—')}${lasted}`}
