@@ -1,8 +1,11 @@
-// C12: the time windows the console's charts read: a range the page offers (last hour, 24 h, 7 days, 30 days), cut
+// C12, C17: the time windows the console's charts read: a range the page offers (last 15 min, hour, 6 h, 24 h, 7 days,
+// 30 days; the 15-minute and 6-hour ones so a 30-minute outage and a seconds-long recovery ramp are more than a bar), cut
 // into fixed buckets aligned to the epoch, ending at the next bucket boundary after `now`, so every query of one
 // minute asks the same question (and the per-minute cache answers it). Pure: `now` is passed in.
 export const CHART_RANGES = {
+  '15m': { label: 'last 15 min', seconds: 900, bucketSeconds: 15 },
   '1h': { label: 'last hour', seconds: 3600, bucketSeconds: 60 },
+  '6h': { label: 'last 6 h', seconds: 6 * 3600, bucketSeconds: 300 },
   '24h': { label: 'last 24 h', seconds: 86_400, bucketSeconds: 900 },
   '7d': { label: 'last 7 days', seconds: 7 * 86_400, bucketSeconds: 7200 },
   '30d': { label: 'last 30 days', seconds: 30 * 86_400, bucketSeconds: 86_400 },
@@ -47,10 +50,11 @@ export function bucketIndex(w: ChartWindow, at: Date): number {
   return i >= 0 && i < w.buckets.length ? i : -1;
 }
 
-/** A bucket's label on the x axis: HH:MM (UTC) within a day, "MM-DD HH:MM" within a week, "MM-DD" beyond. */
+/** A bucket's label on the x axis: HH:MM:SS for buckets under a minute, HH:MM (UTC) within a day, "MM-DD HH:MM" within a week, "MM-DD" beyond. */
 export function bucketLabel(w: ChartWindow, at: Date): string {
   const iso = at.toISOString();
   if (w.bucketSeconds >= 86_400) return iso.slice(5, 10);
+  if (w.bucketSeconds < 60) return iso.slice(11, 19);
   if (w.range === '7d') return `${iso.slice(5, 10)} ${iso.slice(11, 16)}`;
   return iso.slice(11, 16);
 }

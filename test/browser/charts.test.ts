@@ -2,13 +2,15 @@
 // demo's /always-503) shows at a glance as a red series on its console page and a red sparkline on its merchant's
 // portal home, which also lists its failures grouped by answer and the deliveries waiting to retry; the backlog chart
 // shows retries draining; the review-queue and ledger charts render; the range links switch the window; no chart
-// breaks the CSP; another merchant's portal shows none of it. With CONSOLE_SCREENSHOTS=<dir> the pages are saved.
+// breaks the CSP; another merchant's portal shows none of it. C17: the failing endpoint's page shades its ongoing
+// outage and says so in its Outage panel, with the delivery waiting to retry as its backlog. With
+// CONSOLE_SCREENSHOTS=<dir> the pages are saved.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { eq, inArray, sql } from 'drizzle-orm';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backlogSamples, deliveries } from '../../src/db/schema/index.js';
+import { backlogSamples, deliveries, webhookEndpoints } from '../../src/db/schema/index.js';
 import { sampleBacklog } from '../../src/inbound/backlog-history.js';
 import { DELIVERY_WORKFLOW } from '../../src/shared/outbound.js';
 import { TEST_ADMIN_TOKEN } from '../helpers/env.js';
@@ -120,11 +122,34 @@ describe('C12 charts in Chromium', () => {
     expect(await chart.locator(`svg.chart rect[fill="${RED}"] title`).first().textContent()).toMatch(/5xx: \d+/);
     expect(await chart.locator('svg.chart rect[fill="#2e9e5b"]').count()).toBe(0); // no success at all
     const { head, rows } = await figures(page, 'attempts');
-    expect(head).toEqual(['Time', '2xx', '4xx', '5xx', 'timeout', 'no answer']);
+    expect(head).toEqual(['Time', '2xx', '4xx', '5xx', 'timeout', 'no answer', 'Marked']);
     expect(rows).toHaveLength(60);
     expect(rows.reduce((a, r) => a + Number(r[3]), 0)).toBe(6); // two deliveries × three 503s
+    // C17: no attempt has succeeded, so the outage is ongoing: a shaded band from the first 503 to now, on every
+    // chart of the page, and the panel in words; the delivery waiting to retry is the backlog now.
+    const band = chart.locator('svg.chart rect[data-band="outage"]');
+    expect(await band.count()).toBe(1);
+    expect((await band.boundingBox())!.width).toBeGreaterThan(5);
+    expect(await band.locator('title').textContent()).toMatch(/^outage \d\d:\d\d–now: every attempt failed \(6\)$/);
+    expect(rows.filter((r) => r[6] === 'outage').length).toBeGreaterThan(0);
+    const panel = page.locator('section[data-outage="ongoing"]');
+    await expect(panel.locator('[data-outage-failed]').textContent()).resolves.toBe('6');
+    await expect(panel.locator('[data-outage-ended]').textContent()).resolves.toContain('ongoing');
+    const [row] = await world.database.db
+      .select({ since: webhookEndpoints.failingSince })
+      .from(webhookEndpoints)
+      .where(eq(webhookEndpoints.id, failing.id));
+    // An ongoing outage started when the endpoint's O13 streak did.
+    await expect(panel.locator('[data-outage-started] span[data-at]').getAttribute('data-at')).resolves.toBe(
+      row!.since!.toISOString(),
+    );
+    expect(await page.locator('figure[data-chart="endpoint-backlog"] svg.chart rect[data-band="outage"]').count()).toBe(1);
+    const backlog = await figures(page, 'endpoint-backlog');
+    expect(backlog.head).toEqual(['Time', 'waiting', 'Marked']);
+    expect(backlog.rows.at(-1)![1]).toBe('1');
+    expect(backlog.rows.at(-1)![2]).toBe('outage');
     const latency = await figures(page, 'latency');
-    expect(latency.head).toEqual(['Time', 'p50', 'p99']);
+    expect(latency.head).toEqual(['Time', 'p50', 'p99', 'Marked']); // C17: the outage's buckets are marked
     expect(latency.rows.some((r) => /\d+ ms/.test(r[1]!))).toBe(true);
     await shoot(page, 'charts-endpoint');
 

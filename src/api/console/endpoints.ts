@@ -1,6 +1,7 @@
 // Endpoints with their health (C1: success rate and p95 latency over 1 h and 24 h, failure streak, last error,
-// disabled reason), the recover-since form (O13) and, for admins and the merchant itself, secret rotation (O9, C2);
-// the signature scheme and the ed25519 public key that verifies v1a (O16, O17).
+// disabled reason; C12, C17: its charts, an outage and its recovery), the recover-since form (O13) and, for admins
+// and the merchant itself, secret rotation (O9, C2); the signature scheme and the ed25519 public key that verifies
+// v1a (O16, O17).
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
 import type { Endpoint } from '../../outbound/endpoints.js';
@@ -15,7 +16,10 @@ import { health, p95 } from './endpoint-health.js';
 import { UPDATE } from './endpoint-edit.js';
 import type { ConsoleServices } from './services.js';
 import { parseRange } from '../../shared/chart-window.js';
-import { attemptCharts, rangeNav } from './charts/views.js';
+import { rangeNav } from './charts/views.js';
+import { endpointCharts } from './charts/outage-views.js';
+
+const RANGES = ['15m', '1h', '6h', '24h', '7d'] as const; // C12, C17
 
 const RECOVER = 'POST /webhook-endpoints/:id/recover';
 const ROTATE = 'POST /webhook-endpoints/:id/secret/rotate';
@@ -40,8 +44,8 @@ async function detailPage(
   const h = (await s.endpointStats([e.id])).get(e.id);
   const { streak, lastError } = health(e, h, Date.now());
   const recent = await s.deliveries.list(principal, { endpointId: e.id, order: 'desc', limit: 20 });
-  const range = parseRange(c.req.query('range'), ['1h', '24h', '7d'] as const, '1h'); // C12
-  const chart = await s.charts.attempts(e.id, range);
+  const range = parseRange(c.req.query('range'), RANGES, '1h');
+  const outage = await s.charts.outage(e, range);
   return layout(
     view,
     `Endpoint ${e.id}`,
@@ -85,7 +89,7 @@ async function detailPage(
         <dd>${lastError}</dd>
       </dl>
       <h2>Attempts</h2>
-      ${rangeNav(view, `/endpoints/${e.id}`, range, ['1h', '24h', '7d'])} ${attemptCharts(chart.window, chart.buckets)}
+      ${rangeNav(view, `/endpoints/${e.id}`, range, RANGES)} ${endpointCharts(outage)}
       ${mayDo(c, s.rules, UPDATE) ? html`<p><a id="edit-endpoint" href="${view.base}/endpoints/${e.id}/edit">Edit settings</a></p>` : ''}
       ${
         mayDo(c, s.rules, RECOVER)

@@ -82,7 +82,7 @@ export function createConsoleServices(deps: ApiDeps, api: ApiServices, rules: Ac
     }),
     endpointStats: (ids) => endpointStats(deps.db, ids, now()),
     backlog: async () => ({ inbound: await inboundBacklog(deps.db), outbound: await outboundBacklog(deps.db) }),
-    charts: createChartServices(deps.db, now),
+    charts: createChartServices(deps.db, now, deps.profile.outbound.recovery),
     keys: createApiKeyService({ db: deps.db, ...(deps.now ? { now: deps.now } : {}) }),
     names: (principal, rows) => deliveryNames(deps.db, rows, { paymentReferences: seesRawBodies(principal) }),
     rules,

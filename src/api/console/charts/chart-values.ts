@@ -14,6 +14,9 @@ export const PALETTE = {
   teal: '#138a8a',
   grey: '#8a93a5',
   pink: '#c2185b',
+  /** C17: the bands behind the series, light so the bars stay readable and never taken for a 5xx series. */
+  outageBand: '#f7d4d4',
+  rampBand: '#cdebe6',
 } as const;
 const COLORS = new Set<string>(Object.values(PALETTE));
 /** A colour of the palette, or grey for anything else (a colour never comes from input unchecked). */

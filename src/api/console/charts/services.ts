@@ -1,4 +1,4 @@
-// C12, C13: the chart queries as the console and portal pages call them, behind the per-minute cache keyed by
+// C12, C13, C17: the chart queries as the console and portal pages call them, behind the per-minute cache keyed by
 // (query, range, scope). Pages pass only endpoint ids they already found for the signed-in principal, or the
 // merchant account of a portal session, so the scope of a cached answer is what its caller may read.
 import type { Db } from '../../../db/client.js';
@@ -15,7 +15,10 @@ import {
   type WaitingDelivery,
 } from '../../../outbound/charts.js';
 import { chartWindow, subWindow, type ChartRange, type ChartWindow } from '../../../shared/chart-window.js';
+import type { Endpoint } from '../../../outbound/endpoints.js';
+import type { RecoverySettings } from '../../../outbound/recovery.js';
 import { createMinuteCache, type MinuteCache } from './cache.js';
+import { loadOutage, type OutageData } from './outage-data.js';
 
 export interface ChartServices {
   window: (range: ChartRange) => ChartWindow;
@@ -29,22 +32,26 @@ export interface ChartServices {
   backlog: (range: ChartRange) => Promise<{ window: ChartWindow; samples: (BacklogSample | null)[] }>;
   lag: (range: ChartRange) => Promise<{ window: ChartWindow; buckets: LagBucket[] }>;
   postings: (range: ChartRange) => Promise<{ window: ChartWindow; series: Map<string, number[]> }>;
+  /** C17: the endpoint's outage, backlog and recovery ramp (the endpoint found for the signed-in principal). */
+  outage: (endpoint: Endpoint, range: ChartRange) => Promise<OutageData>;
   cache: MinuteCache;
 }
 
-export function createChartServices(db: Db, now: () => Date = () => new Date()): ChartServices {
+export function createChartServices(db: Db, now: () => Date = () => new Date(), recovery?: RecoverySettings): ChartServices {
   const cache = createMinuteCache(now);
   const window = (range: ChartRange) => chartWindow(range, now());
   const ids = (list: string[]) => [...new Set(list)].sort().join(',');
   const closedDays = new Map<number, Map<string, number>>();
+  const attempts = (endpointId: string, range: ChartRange) =>
+    cache.get(`attempts|${range}|${endpointId}`, async () => {
+      const w = window(range);
+      return { window: w, buckets: await attemptSeries(db, endpointId, w) };
+    });
   return {
     window,
     cache,
-    attempts: (endpointId, range) =>
-      cache.get(`attempts|${range}|${endpointId}`, async () => {
-        const w = window(range);
-        return { window: w, buckets: await attemptSeries(db, endpointId, w) };
-      }),
+    attempts,
+    outage: (endpoint, range) => loadOutage({ db, cache, now, recovery, attempts }, endpoint, range),
     sparklines: (endpointIds, range) =>
       cache.get(`sparklines|${range}|${ids(endpointIds)}`, async () => {
         const w = chartWindow(range, now(), range === '24h' ? 3600 : undefined); // one column an hour

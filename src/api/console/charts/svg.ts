@@ -1,14 +1,17 @@
-// C12, C13: the console's and portal's charts as server-rendered SVG: stacked bars, lines (or areas) and sparklines
-// with axes, a legend, a <title> on every mark and, under each chart, the same figures as a <table> for screen
-// readers and tests. Pure (no I/O, no clock): series in, markup out. Built with hono/html's `html`, which escapes
-// every interpolated string, and only presentation attributes (no style attribute, no script), so the pages' strict
-// CSP (style-src 'self', no script) holds. Non-finite values are drawn as gaps, never as NaN in a coordinate.
+// C12, C13, C17: the console's and portal's charts as server-rendered SVG: stacked bars, lines (or areas) and
+// sparklines, with shaded bands and dashed overlay lines (svg-marks.ts), axes, a legend, a <title> on every mark and,
+// under each chart, the same figures as a <table> for screen readers and tests. Pure (no I/O, no clock): series in,
+// markup out. Built with hono/html's `html`, which escapes every interpolated string, and only presentation
+// attributes (no style attribute, no script), so the pages' strict CSP (style-src 'self', no script) holds.
+// Non-finite values are drawn as gaps, never as NaN in a coordinate.
 import { html } from 'hono/html';
 import type { Html } from '../html.js';
 import { clean, colorOf, formatValue, niceMax, px } from './chart-values.js';
+import { bandMarks, bandsAt, H, M, overlayLines, PH, PW, W, type Band } from './svg-marks.js';
 
 export { formatValue, niceMax, PALETTE } from './chart-values.js';
 export { CHART_STYLESHEET, rateColor, sparkline } from './sparkline.js';
+export type { Band } from './svg-marks.js';
 
 export interface Series {
   name: string;
@@ -30,13 +33,11 @@ export interface ChartSpec {
   unit?: string;
   /** Shown when every value is a gap or zero-length data. */
   empty?: string;
+  /** C17: spans of buckets shaded behind the series (an outage, a recovery ramp), named in the figures table. */
+  bands?: Band[];
+  /** C17: dashed lines drawn over a bar chart (a limit beside the counts), on the same axis. */
+  overlay?: Series[];
 }
-
-const W = 720;
-const H = 220;
-const M = { left: 56, right: 12, top: 12, bottom: 30 };
-const PW = W - M.left - M.right;
-const PH = H - M.top - M.bottom;
 
 const safeId = (id: string) =>
   id
@@ -53,6 +54,7 @@ function scaleMax(spec: ChartSpec): number {
       max = Math.max(max, sum);
     }
   } else for (const s of spec.series) for (const v of s.values) max = Math.max(max, clean(v) ?? 0);
+  for (const s of spec.overlay ?? []) for (const v of s.values.slice(0, spec.labels.length)) max = Math.max(max, clean(v) ?? 0);
   return niceMax(max);
 }
 
@@ -152,16 +154,18 @@ const swatch = (color: string) =>
 export function renderChart(spec: ChartSpec): Html {
   const id = safeId(spec.id);
   const labels = spec.labels;
-  const hasData = labels.length > 0 && spec.series.some((s) => s.values.slice(0, labels.length).some((v) => clean(v) !== null));
+  const all = [...spec.series, ...(spec.overlay ?? [])];
+  const hasData = labels.length > 0 && all.some((s) => s.values.slice(0, labels.length).some((v) => clean(v) !== null));
   const top = scaleMax(spec);
   const total = (s: Series) => s.values.slice(0, labels.length).reduce<number>((a, v) => a + (clean(v) ?? 0), 0);
-  const summary = spec.series
-    .map((s) =>
+  const summary = [
+    ...spec.series.map((s) =>
       spec.kind === 'bars'
         ? `${s.name} ${formatValue(total(s), spec.unit)}`
         : `${s.name} latest ${formatValue(clean([...s.values.slice(0, labels.length)].reverse().find((v) => clean(v) !== null) ?? null), spec.unit)}`,
-    )
-    .join(', ');
+    ),
+    ...(spec.bands ?? []).map((b) => b.label),
+  ].join(', ');
   const svg = hasData
     ? html`<svg
         class="chart"
@@ -173,14 +177,16 @@ export function renderChart(spec: ChartSpec): Html {
       >
         <title id="${id}-title">${spec.title}</title>
         <desc id="${id}-desc">${summary}</desc>
-        ${axes(spec, top)} ${spec.kind === 'bars' ? bars(spec, top) : lines(spec, top)}
+        ${bandMarks(spec.bands, labels.length)} ${axes(spec, top)} ${spec.kind === 'bars' ? bars(spec, top) : lines(spec, top)}
+        ${overlayLines(spec.overlay, labels, top, spec.unit)}
       </svg>`
     : html`<p class="muted chart-empty">${spec.empty ?? 'No data in this range.'}</p>`;
   return html`<figure class="chart" data-chart="${id}">
     <figcaption>${spec.title}</figcaption>
     ${svg}
     <ul class="legend">
-      ${spec.series.map((s) => html`<li data-legend="${s.name}">${swatch(s.color)} ${s.name}</li>`)}
+      ${all.map((s) => html`<li data-legend="${s.name}">${swatch(s.color)} ${s.name}</li>`)}
+      ${(spec.bands ?? []).map((b) => html`<li data-legend-band="${b.kind}">${swatch(b.color)} ${b.label}</li>`)}
     </ul>
     <details>
       <summary>Figures</summary>
@@ -188,7 +194,7 @@ export function renderChart(spec: ChartSpec): Html {
         <thead>
           <tr>
             <th>Time</th>
-            ${spec.series.map((s) => html`<th class="num">${s.name}</th>`)}
+            ${all.map((s) => html`<th class="num">${s.name}</th>`)} ${spec.bands?.length ? html`<th>Marked</th>` : ''}
           </tr>
         </thead>
         <tbody>
@@ -196,7 +202,8 @@ export function renderChart(spec: ChartSpec): Html {
             (label, i) =>
               html`<tr>
                 <td>${label}</td>
-                ${spec.series.map((s) => html`<td class="num">${formatValue(clean(s.values[i]), spec.unit)}</td>`)}
+                ${all.map((s) => html`<td class="num">${formatValue(clean(s.values[i]), spec.unit)}</td>`)}
+                ${spec.bands?.length ? html`<td>${bandsAt(spec.bands, i)}</td>` : ''}
               </tr>`,
           )}
         </tbody>

@@ -7,11 +7,17 @@ import type { LagBucket } from '../../../inbound/charts.js';
 import type { AttemptBucket } from '../../../outbound/charts.js';
 import { bucketLabel, CHART_RANGES, type ChartRange, type ChartWindow } from '../../../shared/chart-window.js';
 import type { Html, View } from '../html.js';
-import { PALETTE, renderChart, type Series } from './svg.js';
+import { PALETTE, renderChart, type Band, type Series } from './svg.js';
 
 const labels = (w: ChartWindow) => w.buckets.map((b) => bucketLabel(w, b));
 const per = (w: ChartWindow) =>
-  w.bucketSeconds >= 86_400 ? 'day' : w.bucketSeconds >= 3600 ? `${w.bucketSeconds / 3600} h` : `${w.bucketSeconds / 60} min`;
+  w.bucketSeconds >= 86_400
+    ? 'day'
+    : w.bucketSeconds >= 3600
+      ? `${w.bucketSeconds / 3600} h`
+      : w.bucketSeconds >= 60
+        ? `${w.bucketSeconds / 60} min`
+        : `${w.bucketSeconds} s`;
 
 /** Links to the same page with ?range=…; the current one is marked for screen readers and the stylesheet. */
 export function rangeNav(view: View, path: string, current: ChartRange, allowed: readonly ChartRange[]): Html {
@@ -25,7 +31,8 @@ export function rangeNav(view: View, path: string, current: ChartRange, allowed:
   </nav>`;
 }
 
-export function attemptCharts(w: ChartWindow, buckets: AttemptBucket[]): Html {
+/** C17: `bands` shade the outage and the recovery ramp (outage-views.ts). */
+export function attemptCharts(w: ChartWindow, buckets: AttemptBucket[], bands: Band[] = []): Html {
   const pick = (f: (b: AttemptBucket) => number | null) => buckets.map(f);
   const outcomes: Series[] = [
     { name: '2xx', color: PALETTE.ok, values: pick((b) => b.ok) },
@@ -41,6 +48,7 @@ export function attemptCharts(w: ChartWindow, buckets: AttemptBucket[]): Html {
       kind: 'bars',
       labels: labels(w),
       series: outcomes,
+      bands,
       empty: `No attempts ${CHART_RANGES[w.range].label}.`,
     })}
     ${renderChart({
@@ -53,6 +61,7 @@ export function attemptCharts(w: ChartWindow, buckets: AttemptBucket[]): Html {
         { name: 'p50', color: PALETTE.blue, values: pick((b) => b.p50Ms) },
         { name: 'p99', color: PALETTE.orange, values: pick((b) => b.p99Ms) },
       ],
+      bands,
       empty: `No attempts ${CHART_RANGES[w.range].label}.`,
     })}
   </div>`;
