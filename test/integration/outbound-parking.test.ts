@@ -1,0 +1,156 @@
+// P13 on PostgreSQL and the Temporal dev server: deliveries to an endpoint whose circuit is open are parked at fan-out
+// (no workflow, no POST), its probe workflow tries the oldest while it is down and releases every parked delivery once
+// it answers 2xx (each POSTed with 2xx exactly once, nothing left parked, the probe done); a disabled endpoint's parked
+// deliveries end FAILED; and a probe started under a workflow id its endpoint does not derive releases nothing (R20).
+import { eq, sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { deliveries, webhookEndpoints } from '../../src/db/schema/index.js';
+import { createOutboundBatchHandler } from '../../src/dispatcher/outbound-handler.js';
+import { ENDPOINT_PROBE_WORKFLOW, endpointProbeWorkflowId, type EndpointProbeInput } from '../../src/shared/endpoint-probe.js';
+import { deliveryWorkflowId } from '../../src/shared/ids.js';
+import { TEST_SECRETS_KEY } from '../helpers/env.js';
+import { envelope, insertEndpoint, startReceiver, uniqueMerchant, waitFor } from '../helpers/outbound.js';
+import { testProfile } from '../helpers/profile.js';
+import { testLogger } from '../helpers/temporal.js';
+import { useWorld } from '../helpers/world.js';
+
+const profile = testProfile({
+  outbound: {
+    delivery_mode: 'batched',
+    retry_schedule: ['1s', '1s', '1s', '1s', '1s', '1s', '1s', '1s', '1s', '1s'],
+    request_timeout: '2s',
+    batched: { handoff_grace: '3s', sweep_interval: '1s' },
+    circuit: { open_after_failures: 3, open_after: '1s', probe_every: '1s', release_tick: '200ms' },
+    recovery: { ramp: true, ramp_after: '1s', ramp_start_per_second: 10, ramp_interval: '1s', ramp_max_per_second: 40 },
+  },
+});
+const world = useWorld({ label: 'parking', workers: { profile } });
+let down = true;
+const answered: { path: string; id: string; status: number }[] = [];
+const receiver = await startReceiver((request) => {
+  const status = down ? 503 : 200;
+  answered.push({ path: request.path, id: (JSON.parse(request.body.toString()) as { id: string }).id, status });
+  return { status };
+});
+
+async function downEndpoint(label: string) {
+  const merchantAccount = uniqueMerchant(label);
+  const endpoint = await insertEndpoint(world.db, { merchantAccount, url: `${receiver.url}/${label}/${merchantAccount}` });
+  // An outage under way: the attempt store's streak columns as five failures over the last ten seconds leave them.
+  await world.db
+    .update(webhookEndpoints)
+    .set({ consecutiveFailures: 5, failingSince: sql`clock_timestamp() - interval '10 seconds'` })
+    .where(eq(webhookEndpoints.id, endpoint.id));
+  return { merchantAccount, endpointId: endpoint.id };
+}
+
+async function fanOut(merchantAccount: string, count: number) {
+  const topic = `apipay.test.parking.${merchantAccount}`;
+  const handler = createOutboundBatchHandler({
+    db: world.db,
+    temporal: world.temporal.client,
+    taskQueue: world.taskQueues.delivery,
+    profile,
+    logger: testLogger,
+    secretsKey: TEST_SECRETS_KEY,
+  });
+  const events = Array.from({ length: count }, () => envelope({ merchantAccount }));
+  const messages = events.map((e, i) => ({
+    topic,
+    partition: 0,
+    offset: String(i),
+    key: null,
+    value: Buffer.from(JSON.stringify(e)),
+    timestamp: '0',
+    headers: {},
+  }));
+  await handler({ topic, partition: 0, lag: 0, messages });
+  await handler.drain();
+  return events.map((e) => e.id);
+}
+
+const rowsOf = (endpointId: string) =>
+  world.db
+    .select({
+      id: deliveries.id,
+      status: deliveries.status,
+      parkedSince: deliveries.parkedSince,
+      failureReason: deliveries.failureReason,
+    })
+    .from(deliveries)
+    .where(eq(deliveries.endpointId, endpointId));
+const running = async (workflowId: string) =>
+  world.temporal.client.workflow
+    .getHandle(workflowId)
+    .describe()
+    .then((d) => d.status.name === 'RUNNING')
+    .catch(() => false);
+
+describe('P13 parked deliveries', () => {
+  it('P13 a down endpoint’s new deliveries park with no workflow; its probe releases every one, each POSTed with 2xx once, after it comes back', async () => {
+    down = true;
+    const { merchantAccount, endpointId } = await downEndpoint('park');
+    const ids = await fanOut(merchantAccount, 12);
+    const parked = await rowsOf(endpointId);
+    expect(parked).toHaveLength(12);
+    // At fan-out every one is parked, PENDING, with no workflow of its own (the probe may have taken the oldest since).
+    expect(parked.filter((r) => r.parkedSince !== null).length).toBeGreaterThanOrEqual(11);
+    const started = await Promise.all(parked.filter((r) => r.parkedSince !== null).map((r) => running(deliveryWorkflowId(r.id))));
+    expect(started.every((s) => !s)).toBe(true);
+    expect(await running(endpointProbeWorkflowId(endpointId))).toBe(true);
+
+    // Down for three probes: each is one POST of the oldest parked delivery, nothing more.
+    await new Promise((r) => setTimeout(r, 3500));
+    const during = receiver.received.filter((r) => r.path.includes(merchantAccount)).length;
+    expect(during).toBeGreaterThanOrEqual(1);
+    expect(during).toBeLessThanOrEqual(12); // the probes and their deliveries' own retries, never the 12 at once each
+
+    down = false;
+    await waitFor(
+      async () => (await rowsOf(endpointId)).every((r) => r.status === 'DELIVERED'),
+      60_000,
+      'every parked delivery delivered after the endpoint answered 2xx',
+    );
+    const delivered = answered.filter((r) => r.path.includes(merchantAccount) && r.status === 200).map((r) => r.id);
+    expect(delivered.sort()).toEqual([...ids].sort()); // each event's 2xx POST exactly once
+    expect((await rowsOf(endpointId)).filter((r) => r.parkedSince !== null)).toEqual([]);
+    await waitFor(
+      async () => !(await running(endpointProbeWorkflowId(endpointId))),
+      20_000,
+      'the probe done once nothing is parked',
+    );
+  });
+
+  it('P13 a disabled endpoint’s parked deliveries end FAILED with the reason, and its probe ends', async () => {
+    down = true;
+    const { merchantAccount, endpointId } = await downEndpoint('disabled');
+    await fanOut(merchantAccount, 4);
+    await world.db.update(webhookEndpoints).set({ status: 'disabled' }).where(eq(webhookEndpoints.id, endpointId));
+    await waitFor(async () => (await rowsOf(endpointId)).every((r) => r.parkedSince === null), 20_000, 'parked rows failed');
+    const rows = await rowsOf(endpointId);
+    expect(rows.filter((r) => r.status === 'FAILED' && /disabled/.test(r.failureReason ?? '')).length).toBeGreaterThanOrEqual(3);
+    await waitFor(async () => !(await running(endpointProbeWorkflowId(endpointId))), 20_000, 'the probe ended');
+  });
+
+  it('R20/P13 a probe started under a workflow id its endpoint does not derive releases nothing', async () => {
+    down = true;
+    const { merchantAccount, endpointId } = await downEndpoint('forged');
+    await fanOut(merchantAccount, 4);
+    await world.temporal.client.workflow
+      .getHandle(endpointProbeWorkflowId(endpointId))
+      .terminate('test: only the forged probe runs');
+    const before = (await rowsOf(endpointId)).filter((r) => r.parkedSince !== null).length;
+    const input: EndpointProbeInput = { endpointId, probeEveryMs: 1000, releaseTickMs: 200 };
+    down = false; // a release would deliver them now
+    const handle = await world.temporal.client.workflow.start(ENDPOINT_PROBE_WORKFLOW, {
+      taskQueue: world.taskQueues.delivery,
+      workflowId: `forged-${endpointId}`,
+      args: [input],
+    });
+    expect(await handle.result()).toEqual({ released: 0, failed: 0 });
+    expect((await rowsOf(endpointId)).filter((r) => r.parkedSince !== null)).toHaveLength(before);
+    expect(before).toBeGreaterThanOrEqual(3);
+    // Not left parked for other files' hand-off sweeps to find.
+    await world.db.update(deliveries).set({ status: 'FAILED', parkedSince: null }).where(eq(deliveries.endpointId, endpointId));
+  });
+});

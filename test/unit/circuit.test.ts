@@ -1,0 +1,85 @@
+// P13: the endpoint circuit's rule and the probe's release allowance (src/outbound/circuit.ts), by property: the circuit
+// is open exactly when the streak is long and old enough (never for an ordered endpoint, never with the feature off),
+// and a release tick never lets more out than the recovery ramp (P12) or the endpoint's own rate allows.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  circuitOpen,
+  MAX_RELEASE_PER_TICK,
+  parkedDeadline,
+  releaseAllowance,
+  type CircuitSettings,
+} from '../../src/outbound/circuit.js';
+import { rampRate, type RecoverySettings } from '../../src/outbound/recovery.js';
+
+const recovery: RecoverySettings = {
+  jitter: 0,
+  ramp: true,
+  ramp_after: 30_000,
+  ramp_start_per_second: 5,
+  ramp_interval: 10_000,
+  ramp_max_per_second: 100,
+};
+const settings = (open_after_failures: number, open_after: number): CircuitSettings => ({
+  open_after_failures,
+  open_after,
+  probe_every: 60_000,
+  release_tick: 1000,
+});
+
+describe('P13 circuit', () => {
+  it('P13 property: open exactly when the last N attempts failed and the streak is open_after old; never for an ordered endpoint or with N = 0', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 20 }),
+        fc.integer({ min: 0, max: 120_000 }),
+        fc.integer({ min: 0, max: 40 }),
+        fc.option(fc.integer({ min: 0, max: 300_000 }), { nil: null }),
+        fc.constantFrom('none' as const, 'per_endpoint' as const),
+        (n, openAfter, failures, streakAgeMs, ordering) => {
+          const now = 1_800_000_000_000;
+          const open = circuitOpen(
+            { consecutiveFailures: failures, failingSince: streakAgeMs === null ? null : new Date(now - streakAgeMs), ordering },
+            settings(n, openAfter),
+            now,
+          );
+          const expected = n > 0 && ordering === 'none' && failures >= n && streakAgeMs !== null && streakAgeMs >= openAfter;
+          expect(open).toBe(expected);
+        },
+      ),
+    );
+  });
+
+  it('P13 property: a release tick lets out at least one and never more than the ramp’s (or the endpoint’s) rate over the tick', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 100, max: 10_000 }),
+        fc.option(fc.integer({ min: 1, max: 1000 }), { nil: null }),
+        fc.option(fc.integer({ min: 0, max: 200_000 }), { nil: null }),
+        fc.boolean(),
+        (tickMs, rateLimitPerSecond, sinceRecoveryMs, ramp) => {
+          const r = { ...recovery, ramp };
+          const n = releaseAllowance(tickMs, r, { rateLimitPerSecond, sinceRecoveryMs });
+          expect(n).toBeGreaterThanOrEqual(1);
+          expect(n).toBeLessThanOrEqual(MAX_RELEASE_PER_TICK);
+          const rampNow = ramp && sinceRecoveryMs !== null ? rampRate(sinceRecoveryMs, r, rateLimitPerSecond) : null;
+          const perSecond = rampNow ?? rateLimitPerSecond;
+          if (perSecond !== null) expect(n).toBeLessThanOrEqual(Math.max(1, Math.floor((perSecond * tickMs) / 1000)));
+        },
+      ),
+    );
+  });
+
+  it('P13 a ramp that has just begun releases its start rate per second; an unthrottled endpoint past its ramp the per-tick maximum', () => {
+    expect(releaseAllowance(1000, recovery, { rateLimitPerSecond: null, sinceRecoveryMs: 0 })).toBe(5);
+    expect(releaseAllowance(1000, recovery, { rateLimitPerSecond: null, sinceRecoveryMs: 25_000 })).toBe(20);
+    expect(releaseAllowance(1000, recovery, { rateLimitPerSecond: null, sinceRecoveryMs: 10 * 60_000 })).toBe(
+      MAX_RELEASE_PER_TICK,
+    );
+    expect(releaseAllowance(1000, recovery, { rateLimitPerSecond: 7, sinceRecoveryMs: null })).toBe(7);
+  });
+
+  it('P13 a parked delivery has had its whole retry schedule when it is older than the schedule’s sum', () => {
+    expect(parkedDeadline([60_000, 300_000, 1_800_000], 10_000_000)).toBe(10_000_000 - 2_160_000);
+  });
+});
