@@ -36,19 +36,22 @@ export function createParkingActivities(deps: { db: Db; profile: Profile; logger
     /** The endpoint's circuit and parked count; an unknown endpoint or a foreign workflow id has nothing to probe. */
     async parkedState(endpointId: string): Promise<ParkedState> {
       const row = typeof endpointId === 'string' && ownWorkflow(endpointId) ? await store.probeRow(endpointId) : null;
-      if (!row) return { parked: 0, open: false, disabled: false };
+      const at = Date.now();
+      if (!row) return { parked: 0, open: false, disabled: false, at };
       const disabled = row.status !== 'enabled' || row.deleted;
-      return { parked: row.parked, open: circuitOpen(row, circuit, Date.now()), disabled };
+      return { parked: row.parked, open: circuitOpen(row, circuit, at), disabled, at };
     },
 
     /**
-     * Starts the workflows of the oldest parked deliveries: one when `as` is 'probe', else the allowance of one
-     * release tick at the endpoint's rate or recovery ramp. Resolves to how many were released.
+     * Sends the oldest parked deliveries: one when `as` is 'probe', else the allowance of one release tick at the
+     * recovery ramp (from the endpoint's recovering_since, or from `closedAt`, when the probe first found the circuit
+     * closed: an endpoint that was down long enough to open it always ramps) or its own rate. Resolves to how many.
      */
-    async releaseParked(endpointId: string, as: 'probe' | 'release', tickMs: number): Promise<number> {
+    async releaseParked(endpointId: string, as: 'probe' | 'release', tickMs: number, closedAt?: number): Promise<number> {
       const row = ownWorkflow(endpointId) ? await store.probeRow(endpointId) : null;
       if (!row || row.parked === 0) return 0;
-      const sinceRecoveryMs = row.recoveringSince ? Date.now() - row.recoveringSince.getTime() : null;
+      const since = Math.max(row.recoveringSince?.getTime() ?? -Infinity, closedAt ?? -Infinity);
+      const sinceRecoveryMs = Number.isFinite(since) ? Date.now() - since : null;
       const limit =
         as === 'probe' ? 1 : releaseAllowance(tickMs, recovery, { rateLimitPerSecond: row.rateLimitPerSecond, sinceRecoveryMs });
       const taken = await store.take(endpointId, limit);

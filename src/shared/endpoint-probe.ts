@@ -18,4 +18,6 @@ export interface ParkedState {
   open: boolean;
   /** O13: a disabled endpoint's parked deliveries are failed, not released. */
   disabled: boolean;
+  /** When the activity read the rows (ms): the probe keeps the first reading that found the circuit closed. */
+  at: number;
 }

@@ -22,6 +22,7 @@ export async function endpointProbeWorkflow(input: EndpointProbeInput): Promise<
   let released = 0;
   let failed = 0;
   let emptyOnce = false;
+  let closedAt: number | undefined; // the first reading that found the circuit closed: the release ramps from it
   for (;;) {
     const state = await steps.parkedState(input.endpointId);
     if (state.disabled) {
@@ -35,12 +36,13 @@ export async function endpointProbeWorkflow(input: EndpointProbeInput): Promise<
       await sleep(input.releaseTickMs);
       continue;
     }
+    closedAt = state.open ? undefined : (closedAt ?? state.at);
     if (state.open) {
       failed += await steps.expireParked(input.endpointId, false);
       released += await steps.releaseParked(input.endpointId, 'probe', input.probeEveryMs);
       await sleep(input.probeEveryMs);
     } else {
-      released += await steps.releaseParked(input.endpointId, 'release', input.releaseTickMs);
+      released += await steps.releaseParked(input.endpointId, 'release', input.releaseTickMs, closedAt);
       await sleep(input.releaseTickMs);
     }
     if (workflowInfo().continueAsNewSuggested) return continueAsNew<typeof endpointProbeWorkflow>(input);
