@@ -9,6 +9,7 @@ import type { Profile } from '../config/profile.js';
 import type { Logger } from '../lib/logger.js';
 import type { SecretKeys } from '../shared/keyring.js';
 import { circuitOpen, parkedDeadline, releaseAllowance } from '../outbound/circuit.js';
+import { rampRate } from '../outbound/recovery.js';
 import { createFirstAttempts } from '../outbound/first-attempts.js';
 import { createParkingStore } from '../outbound/parking-store.js';
 import { endpointProbeWorkflowId, type ParkedState } from '../shared/endpoint-probe.js';
@@ -37,9 +38,14 @@ export function createParkingActivities(deps: { db: Db; profile: Profile; logger
     async parkedState(endpointId: string): Promise<ParkedState> {
       const row = typeof endpointId === 'string' && ownWorkflow(endpointId) ? await store.probeRow(endpointId) : null;
       const at = Date.now();
-      if (!row) return { parked: 0, open: false, disabled: false, at };
+      if (!row) return { parked: 0, open: false, disabled: false, ramping: false, at };
       const disabled = row.status !== 'enabled' || row.deleted;
-      return { parked: row.parked, open: circuitOpen(row, circuit, at), disabled, at };
+      const ramping =
+        recovery.ramp &&
+        row.recoveringSince !== null &&
+        row.rateLimitPerSecond === null &&
+        rampRate(at - row.recoveringSince.getTime(), recovery, null) !== null;
+      return { parked: row.parked, open: circuitOpen(row, circuit, at), disabled, ramping, at };
     },
 
     /**

@@ -79,12 +79,7 @@ export const profileSchema = z.strictObject({
       })
       .refine((r) => r.ramp_start_per_second <= r.ramp_max_per_second, 'ramp_start_per_second must not exceed ramp_max_per_second')
       .prefault({}),
-    /**
-     * P13: an endpoint's circuit opens when its last `open_after_failures` attempts failed and its streak is
-     * `open_after` old: new deliveries to it are parked (no workflow, no POST) and one probe workflow per endpoint
-     * tries the oldest every `probe_every`; after a 2xx it releases them at the recovery ramp's rate (P12), checking
-     * every `release_tick`. 0 failures: never open. Parked deliveries older than the retry schedule's total end FAILED.
-     */
+    /** P13: the endpoint circuit and parked deliveries (docs/outbound.md, "The endpoint circuit"); 0 failures: off. */
     circuit: z
       .strictObject({
         open_after_failures: z.number().int().min(0).default(10),
@@ -136,6 +131,11 @@ export const profileSchema = z.strictObject({
          * reaches it within this; the replaced secret verifies for the rotation's grace meanwhile). 0: a lookup per send.
          */
         signer_ttl: duration.prefault('1s'),
+        /**
+         * P13: how long a chunk of first attempts waits for its POSTs (with pipeline_depth > 0); those still running are
+         * recorded when they end, off the chunk, and their endpoint's next deliveries go to their workflows meanwhile.
+         */
+        patience: duration.prefault('1s'),
         /** How often the dispatcher looks for deliveries it fanned out but never handed off (a kill -9). */
         sweep_interval: duration.prefault('15s'),
         /** A hand-off this old (and no attempt in flight younger than it) is taken over by the sweep; > request_timeout. */

@@ -14,7 +14,7 @@ import type { ValidEvent } from '../outbound/envelope.js';
 import type { DeliveryToStart, Handoff } from '../outbound/delivery-start.js';
 import { needsDeliveryWorkflow, type LaneSettings } from '../outbound/lanes.js';
 import { routingRateSql, type RecoverySettings } from '../outbound/recovery.js';
-import { circuitOpen, type CircuitSettings } from '../outbound/circuit.js';
+import { parks, type CircuitSettings } from '../outbound/circuit.js';
 import { takeSequence } from '../outbound/sequencing.js';
 
 export interface Positioned<T> {
@@ -120,6 +120,7 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
           eventTypes: webhookEndpoints.eventTypes,
           ordering: webhookEndpoints.ordering,
           rateLimitPerSecond: options.recovery ? routingRateSql(options.recovery) : webhookEndpoints.rateLimitPerSecond,
+          ownRate: webhookEndpoints.rateLimitPerSecond,
           consecutiveFailures: webhookEndpoints.consecutiveFailures,
           failingSince: webhookEndpoints.failingSince,
           // P13: deliveries parked for it still wait; a new one queues behind them (released oldest first, at the ramp).
@@ -144,7 +145,7 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
             continue;
           }
           const id = newId('whd');
-          if (options.circuit && (circuitOpen(endpoint, options.circuit, now.getTime()) || (endpoint.hasParked && endpoint.ordering !== 'per_endpoint'))) {
+          if (options.circuit && parks(endpoint, options.circuit, now.getTime())) {
             // P13: parked — no workflow, no POST, until the endpoint's probe releases it.
             rows.push({ id, eventPublicId: event.eventPublicId, endpointId: endpoint.id, merchantAccount: event.merchantAccount, parkedSince: now });
             parkedEndpoints.add(endpoint.id);

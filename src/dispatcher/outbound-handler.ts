@@ -167,7 +167,7 @@ export function createOutboundBatchHandler(deps: OutboundHandlerDeps): OutboundB
       'batch dispatched',
     );
   };
-  return Object.assign(handler, { drain: () => pipeline?.drain() ?? Promise.resolve() });
+  return Object.assign(handler, { drain: async () => (await pipeline?.drain(), await firstAttempts?.drain()) });
 }
 
 /**

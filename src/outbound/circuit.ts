@@ -26,6 +26,22 @@ export function circuitOpen(endpoint: CircuitColumns, c: CircuitSettings, now: n
   return now - endpoint.failingSince.getTime() >= c.open_after;
 }
 
+/**
+ * P13 at fan-out: a new delivery is parked when the endpoint's circuit is open, when deliveries parked for it still
+ * wait (it queues behind them), and while its recovery ramp runs (P12; `rateLimitPerSecond` is the routing rate, the
+ * ramp's when `ownRate` is null): the probe then sends it at the ramp's rate with the batched steps, where a throttled
+ * workflow per delivery would cost a start and a slot timer each. An ordered endpoint (M3) is never parked.
+ */
+export function parks(
+  endpoint: CircuitColumns & { hasParked: boolean; rateLimitPerSecond: number | null; ownRate: number | null },
+  c: CircuitSettings,
+  now: number,
+): boolean {
+  if (c.open_after_failures <= 0 || endpoint.ordering === 'per_endpoint') return false;
+  const ramping = endpoint.rateLimitPerSecond !== null && endpoint.ownRate === null;
+  return endpoint.hasParked || ramping || circuitOpen(endpoint, c, now);
+}
+
 /** Deliveries released per tick at most (one activity's sends; the next tick takes the rest). */
 export const MAX_RELEASE_PER_TICK = 500;
 

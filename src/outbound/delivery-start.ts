@@ -32,6 +32,9 @@ export interface DeliveryToStart {
   traceparent?: string | null;
 }
 
+/** P1: a delivery the batched dispatcher (or P13's release) owns and may send itself: its row and what it sends. */
+export type Owned = DeliveryToStart & { handoff: Handoff };
+
 /** What the batched dispatcher knows of a delivery it owns: its row, and what its first attempt would send. */
 export interface Handoff {
   status: DeliveryStatus;

@@ -11,13 +11,15 @@ import type { Logger } from '../lib/logger.js';
 import type { AttemptOutcome } from './attempt-record.js';
 import { createAttemptPath } from './attempt-path.js';
 import { isBatchable } from './batchable.js';
-import { createFirstAttemptStore, type Delivered, type Reserved } from './first-attempt-store.js';
+import { createFirstAttemptStore, type Reserved } from './first-attempt-store.js';
 import type { SecretKeys } from '../shared/keyring.js';
 import type { PinnedAgents } from './pinned-agents.js';
 import { firstRetryWait } from './retry-policy.js';
 import type { LookupAll } from './url-safety.js';
 import { contextFrom } from '../tracing/context.js';
-import { fromRow, handOff, type DeliveryToStart, type StartOptions } from './delivery-start.js';
+import { PENDING, settleWithin } from '../lib/settle.js';
+import { createRecorder } from './first-attempt-record.js';
+import { fromRow, handOff, type DeliveryToStart, type Owned, type StartOptions } from './delivery-start.js';
 
 export type Stage = 'sign' | 'reserve' | 'post' | 'record' | 'handoff';
 
@@ -39,13 +41,22 @@ export interface FirstAttemptResult {
   handedOff: number;
 }
 
-export type Owned = DeliveryToStart & { handoff: NonNullable<DeliveryToStart['handoff']> };
+export type { Owned } from './delivery-start.js';
 
 export function createFirstAttempts(deps: FirstAttemptDeps) {
   const { db, profile, logger } = deps;
   const { attempts, sender, counted, observed } = createAttemptPath(deps);
   const store = createFirstAttemptStore(db, profile.outbound.recovery);
-  const firstRetryMs = firstRetryWait(profile.outbound.retry_schedule)!;
+  const record = createRecorder({
+    path: { attempts, counted, observed },
+    store,
+    logger,
+    firstRetryMs: firstRetryWait(profile.outbound.retry_schedule)!,
+  });
+  // P2: with pipeline_depth 0 the offsets wait for every first attempt, so the chunk does too.
+  const patienceMs = profile.outbound.batched.pipeline_depth > 0 ? profile.outbound.batched.patience : Infinity;
+  const lateTasks = new Set<Promise<unknown>>(); // P13: POSTs past the patience, recorded when they end
+  const slow = new Map<string, number>(); // P13/M2: per endpoint, its POSTs past the patience still running here
   const timed = async <T>(stage: Stage, count: number, work: () => Promise<T>): Promise<T> => {
     const started = performance.now();
     try {
@@ -122,88 +133,57 @@ export function createFirstAttempts(deps: FirstAttemptDeps) {
     }
     const mine = signable.filter((d) => attemptIds.has(d.deliveryId));
 
-    const outcomes = await timed('post', mine.length, () =>
-      Promise.all(
-        mine.map((d) =>
-          // R18: the POST joins the trace of the Kafka message its event came in (contextFrom the kept traceparent).
-          sender
-            .send(
-              { endpointId: d.endpointId, url: d.handoff.url },
-              d.handoff.body,
-              signers.get(d.endpointId)!(d.handoff.body),
-              contextFrom(d.traceparent),
-            )
-            .catch((error: Error) => {
-              // Not an answer (the activity would throw and be retried): the workflow records this attempt `interrupted`.
-              logger.warn({ deliveryId: d.deliveryId, error: error.name }, 'batched first attempt threw; handed to its workflow');
-              return null;
-            }),
-        ),
-      ),
+    // R18: each POST joins the trace of the Kafka message its event came in (contextFrom the kept traceparent).
+    const posts = mine.map((d) =>
+      sender
+        .send(
+          { endpointId: d.endpointId, url: d.handoff.url },
+          d.handoff.body,
+          signers.get(d.endpointId)!(d.handoff.body),
+          contextFrom(d.traceparent),
+        )
+        .catch((error: Error) => {
+          // Not an answer (the activity would throw and be retried): the workflow records this attempt `interrupted`.
+          logger.warn({ deliveryId: d.deliveryId, error: error.name }, 'batched first attempt threw; handed to its workflow');
+          return null;
+        }),
     );
-
-    return timed('record', mine.length, async () => {
-      const succeeded: Delivered[] = [];
-      const failed: [Owned, AttemptOutcome][] = [];
-      mine.forEach((d, i) => {
-        const outcome = outcomes[i];
-        if (outcome === null || outcome === undefined) workflows.push(fromRow(d, d.handoff));
-        else if (outcome.succeeded)
-          succeeded.push({
-            deliveryId: d.deliveryId,
-            attemptId: attemptIds.get(d.deliveryId)!,
-            endpointId: d.endpointId,
-            outcome,
-          });
-        else failed.push([d, outcome]);
-      });
-      const marked = await store.markDelivered(succeeded, new Date()).catch(async (error: unknown) => {
-        // R3: one refused row must not lose the others; the per-row path records each, without details if it must.
-        logger.warn({ error: (error as Error).name }, 'batched DELIVERED statement failed; recording one by one');
-        const one = new Set<string>();
-        for (const s of succeeded) {
-          const applied = await attempts.record(input(s.deliveryId, at), s.attemptId, s.endpointId, s.outcome);
-          if (applied.status === 'DELIVERED') one.add(s.deliveryId);
-        }
-        return one;
-      });
-      for (const s of succeeded) {
-        if (marked.has(s.deliveryId))
-          observed(input(s.deliveryId, at), s.endpointId, { recorded: s.outcome, status: 'DELIVERED', disabledNow: false });
-        else {
-          counted(s.outcome); // not marked here: its workflow records it from the row
-          workflows.push(
-            fromRow(
-              chunk.find((d) => d.deliveryId === s.deliveryId)!,
-              { status: 'PENDING', attemptCount: 0, nextAttemptAt: null },
-            ),
-          );
-        }
-      }
-      for (const [d, outcome] of failed) {
-        const attempt = input(d.deliveryId, at);
-        const applied = await attempts.record(attempt, attemptIds.get(d.deliveryId)!, d.endpointId, outcome);
-        observed(attempt, d.endpointId, applied);
-        if (applied.status === 'DELIVERED') continue; // an earlier execution's 2xx, re-applied: nothing left to do
-        workflows.push(
-          // O18: a Retry-After longer than the first wait moves the workflow's first timer too.
-          fromRow(d, {
-            status: applied.status,
-            attemptCount: 1,
-            nextAttemptAt: new Date(at.getTime() + (applied.retryInMs ?? firstRetryMs)),
-          }),
-        );
-      }
-      return { delivered: marked.size, workflows };
+    const settled = await timed('post', mine.length, () => settleWithin(posts, patienceMs));
+    const ready = mine.filter((_, i) => settled[i] !== PENDING);
+    if (ready.length < mine.length) {
+      const late = mine.map((d, i) => [d, posts[i]!] as const).filter((_, i) => settled[i] === PENDING);
+      for (const [d] of late) slow.set(d.endpointId, (slow.get(d.endpointId) ?? 0) + 1);
+      const task = Promise.all(late.map(([, p]) => p))
+        .then((outcomes) =>
+          record(
+            late.map(([d]) => d),
+            attemptIds,
+            outcomes,
+            at,
+          ),
+        )
+        .then(({ workflows }) => handOff(db, deps.start, workflows))
+        .catch((error: Error) =>
+          logger.warn(
+            { error: error.name, deliveries: late.length },
+            'late first attempts not recorded; the hand-off sweep takes them over',
+          ),
+        )
+        .finally(() => {
+          lateTasks.delete(task);
+          for (const [d] of late) {
+            const left = slow.get(d.endpointId)! - 1;
+            if (left > 0) slow.set(d.endpointId, left);
+            else slow.delete(d.endpointId);
+          }
+        });
+      lateTasks.add(task);
+    }
+    return timed('record', ready.length, async () => {
+      const result = await record(ready, attemptIds, settled.filter((o) => o !== PENDING) as (AttemptOutcome | null)[], at);
+      return { delivered: result.delivered, workflows: [...workflows, ...result.workflows] };
     });
   }
-
-  const input = (deliveryId: string, at: Date) => ({
-    deliveryId,
-    attemptNumber: 1,
-    scheduledAt: at.getTime(),
-    retryInMs: firstRetryMs,
-  });
 
   /** The deliveries it may send itself, and the others as the workflows they need (from where their row stands). */
   function split(deliveries: DeliveryToStart[]): { batchable: Owned[]; workflows: DeliveryToStart[] } {
@@ -214,7 +194,8 @@ export function createFirstAttempts(deps: FirstAttemptDeps) {
       if (
         owned &&
         owned.status === 'PENDING' &&
-        isBatchable({ id: d.endpointId, url: owned.url, status: owned.endpointStatus })
+        isBatchable({ id: d.endpointId, url: owned.url, status: owned.endpointStatus }) &&
+        !slow.has(d.endpointId) // M2: an endpoint hanging right now goes to its workflows (the slow lane)
       ) {
         batchable.push(d as Owned);
       } else {
@@ -241,6 +222,10 @@ export function createFirstAttempts(deps: FirstAttemptDeps) {
   return {
     split,
     send,
+    /** Resolves once no POST past the patience is still running (shutdown, tests). */
+    drain: async () => {
+      while (lateTasks.size) await Promise.all([...lateTasks]);
+    },
     /** Sends what it owns and may batch, starts a workflow for everything else; resolves once all are handed off. */
     async run(deliveries: DeliveryToStart[]): Promise<FirstAttemptResult> {
       const { batchable, workflows } = split(deliveries);

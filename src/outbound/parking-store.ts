@@ -4,7 +4,7 @@
 // outlived, and the endpoints whose parked deliveries have waited long enough that their probe may be missing.
 import type { Sql } from 'postgres';
 import type { Db } from '../db/client.js';
-import type { Owned } from './first-attempts.js';
+import type { Owned } from './delivery-start.js';
 import type { EndpointOrdering, EndpointStatus } from '../shared/outbound.js';
 
 export interface ProbeRow {

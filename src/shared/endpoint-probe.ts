@@ -18,6 +18,8 @@ export interface ParkedState {
   open: boolean;
   /** O13: a disabled endpoint's parked deliveries are failed, not released. */
   disabled: boolean;
+  /** P12: the endpoint's recovery ramp still runs (new deliveries are parked meanwhile): the probe stays. */
+  ramping: boolean;
   /** When the activity read the rows (ms): the probe keeps the first reading that found the circuit closed. */
   at: number;
 }

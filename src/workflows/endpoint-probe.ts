@@ -1,7 +1,8 @@
 // P13: one endpoint's probe while its circuit is open, and the release of its parked deliveries once it is closed.
-// Open: fail what the retry schedule has outlived, release the oldest parked delivery (its own workflow makes the
-// attempt: the probe), sleep probe_every in a durable timer. Closed (a 2xx ended the streak): release the recovery
-// ramp's allowance each release_tick. Done when nothing is parked; a disabled endpoint's parked deliveries are failed.
+// Open: fail what the retry schedule has outlived, send the oldest parked delivery (the probe: attempt 1 by the
+// batched steps, a failure going on in its own workflow), sleep probe_every in a durable timer. Closed (a 2xx ended the streak): release the recovery
+// ramp's allowance each release_tick. Done when nothing is parked and no ramp runs; a disabled endpoint's parked
+// deliveries are failed.
 // Deterministic and thin: every decision is an activity's reading of the rows (src/activities/parking.ts).
 import { continueAsNew, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { ParkingActivities } from '../activities/parking.js';
@@ -29,8 +30,9 @@ export async function endpointProbeWorkflow(input: EndpointProbeInput): Promise<
       failed += await steps.expireParked(input.endpointId, true);
       return { released, failed };
     }
-    // Empty twice a tick apart: a fan-out that saw the last parked row may still be committing one behind it.
-    if (state.parked === 0 && emptyOnce) return { released, failed };
+    // Empty twice a tick apart (a fan-out that saw the last parked row may still be committing one behind it), and no
+    // ramp running (the fan-out parks while it does).
+    if (state.parked === 0 && emptyOnce && !state.ramping) return { released, failed };
     emptyOnce = state.parked === 0;
     if (emptyOnce) {
       await sleep(input.releaseTickMs);

@@ -205,6 +205,41 @@ describe('batched delivery mode (P1)', () => {
     slow.delete(event.id);
   });
 
+  it('P13 a POST past outbound.batched.patience holds no chunk: the fast delivery of the same batch is DELIVERED first, the slow one when it answers, each POSTed once', async () => {
+    const merchantAccount = uniqueMerchant('p13patience');
+    await insertEndpoint(database.db, { merchantAccount, url: `${receiver.url}/p13patience/${merchantAccount}` });
+    const handler = batchedHandler(
+      testProfile({ outbound: { delivery_mode: 'batched', batched: { patience: '200ms', pipeline_sends: 1 } } }),
+    );
+    const [hanging, fast, next] = [envelope({ merchantAccount }), envelope({ merchantAccount }), envelope({ merchantAccount })];
+    slow.add(hanging.id);
+    const message = (event: typeof fast, offset: number) => ({
+      topic: 't',
+      partition: 0,
+      offset: String(offset),
+      key: null,
+      value: Buffer.from(JSON.stringify(event)),
+      timestamp: '0',
+      headers: {},
+    });
+    const statusOf = async (id: string) =>
+      (await database.db.select().from(deliveries).where(eq(deliveries.eventPublicId, id)))[0];
+    await handler({ topic: 't', partition: 0, lag: 0, messages: [message(hanging, 0), message(fast, 1)] });
+    // The only send slot is free again long before the hanging POST (1.5 s) answers: the next batch goes out at once.
+    await handler({ topic: 't', partition: 0, lag: 0, messages: [message(next, 2)] });
+    await waitFor(
+      async () => (await statusOf(next.id))?.status === 'DELIVERED',
+      SLOW_MS - 300,
+      'the next batch delivered while the slow POST hangs',
+    );
+    expect((await statusOf(fast.id))?.status).toBe('DELIVERED');
+    expect((await statusOf(hanging.id))?.status).toBe('PENDING'); // in flight, still the dispatcher's (hand-off marker)
+    await handler.drain();
+    expect((await statusOf(hanging.id))?.status).toBe('DELIVERED');
+    expect(posts(`/p13patience/${merchantAccount}`)).toHaveLength(3);
+    slow.delete(hanging.id);
+  });
+
   it('the sweep hands off what a killed dispatcher left: attempt 1 in flight is recorded interrupted and never re-sent', async () => {
     const merchantAccount = uniqueMerchant('p1sweep');
     const endpoint = await insertEndpoint(database.db, { merchantAccount, url: `${receiver.url}/p1sweep/${merchantAccount}` });

@@ -7,6 +7,7 @@ import {
   circuitOpen,
   MAX_RELEASE_PER_TICK,
   parkedDeadline,
+  parks,
   releaseAllowance,
   type CircuitSettings,
 } from '../../src/outbound/circuit.js';
@@ -45,6 +46,34 @@ describe('P13 circuit', () => {
           );
           const expected = n > 0 && ordering === 'none' && failures >= n && streakAgeMs !== null && streakAgeMs >= openAfter;
           expect(open).toBe(expected);
+        },
+      ),
+    );
+  });
+
+  it('P13 property: a delivery parks when the circuit is open, when others wait parked, or while an unthrottled endpoint ramps; never ordered, never with the circuit off', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 20 }),
+        fc.integer({ min: 0, max: 40 }),
+        fc.boolean(),
+        fc.option(fc.integer({ min: 1, max: 100 }), { nil: null }),
+        fc.option(fc.integer({ min: 1, max: 100 }), { nil: null }),
+        fc.constantFrom('none' as const, 'per_endpoint' as const),
+        (n, failures, hasParked, routingRate, ownRate, ordering) => {
+          const now = 1_800_000_000_000;
+          const endpoint = {
+            consecutiveFailures: failures,
+            failingSince: new Date(now - 120_000),
+            ordering,
+            hasParked,
+            rateLimitPerSecond: routingRate,
+            ownRate,
+          };
+          const c = settings(n, 60_000);
+          const expected =
+            n > 0 && ordering === 'none' && (hasParked || (routingRate !== null && ownRate === null) || failures >= n);
+          expect(parks(endpoint, c, now)).toBe(expected);
         },
       ),
     );

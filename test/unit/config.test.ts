@@ -98,7 +98,7 @@ describe('profile', () => {
   it('P1 delivery_mode defaults to per_delivery; batched settings have defaults; a hand-off grace under request_timeout is refused', () => {
     const profile = loadProfile('config/example.yaml');
     expect(profile.outbound.delivery_mode).toBe('per_delivery');
-    expect(profile.outbound.batched).toEqual({ concurrency: 128, sweep_interval: 15_000, handoff_grace: 60_000, pipeline_depth: 512, pipeline_sends: 4, signer_ttl: 1_000 });
+    expect(profile.outbound.batched).toEqual({ concurrency: 128, sweep_interval: 15_000, handoff_grace: 60_000, pipeline_depth: 512, pipeline_sends: 4, signer_ttl: 1_000, patience: 1_000 });
     expect(profile.outbound.coalesce_batches).toBe(512);
     const document = example();
     document.outbound.delivery_mode = 'batched';

@@ -1,0 +1,274 @@
+// Issue 33 item 2 (P13): the cost of a sleeping delivery, and of the parked alternative, side by side in one run.
+// Retrying: --count deliveries whose attempt 1 failed (RETRYING rows with their failed attempt, as the batched
+// dispatcher leaves them) each get their deliveryWorkflow, resumed into one durable timer due at the same instant
+// T. Measured: the start rate; the bytes per delivery in Temporal's store (the dev server's SQLite, per table) and in
+// PostgreSQL; the worker's RSS with them all asleep; and at T (the merchant answering 200 from then on) the time until
+// every timer fired and its attempt was recorded DELIVERED. Parked: as many deliveries parked at fan-out (P13) for a
+// second endpoint: the bytes per delivery (PostgreSQL only; one probe workflow for all) and the time the probe takes to
+// release them all with the ramp off (its allowance per release_tick the only limit). Ends with `RESULT {json}`.
+import { spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { writeFileSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Client } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection } from '@temporalio/worker';
+import { BOOTSTRAP_PRINCIPAL } from '../../src/access/roles.js';
+import { loadProfile } from '../../src/config/profile.js';
+import { createDatabase } from '../../src/db/client.js';
+import { createEndpointService } from '../../src/outbound/endpoints.js';
+import { startDeliveryWorkflows, type DeliveryToStart } from '../../src/outbound/delivery-start.js';
+import { createProbeStarter } from '../../src/outbound/probe-start.js';
+import { newId } from '../../src/shared/ids.js';
+import { WORKFLOWS_PATH } from '../../src/temporal-workers/build.js';
+import { quietTemporalRuntime } from './baseline.js';
+import { ensureBenchDatabase } from './bench-db.js';
+import { loadAverage, type Figure } from './runs.js';
+import { growth, temporalStoreBytes } from './temporal-store.js';
+
+const { values: args } = parseArgs({
+  options: {
+    count: { type: 'string', default: '10000' },
+    'start-concurrency': { type: 'string', default: '32' },
+    'run-index': { type: 'string' },
+  },
+});
+const N = Number(args.count);
+const loadBefore = loadAverage();
+quietTemporalRuntime();
+const profile = loadProfile(process.env.APIPAY_PROFILE ?? 'config/example.yaml');
+profile.outbound.allow_insecure_urls = true;
+profile.outbound.delivery_mode = 'batched';
+profile.outbound.retry_schedule = [60_000, 3_600_000, 3_600_000];
+// The parked side's release unthrottled but for the per-tick maximum: how fast a backlog can leave, not how fast P12 lets it.
+profile.outbound.recovery = { ...profile.outbound.recovery, ramp: false, jitter: 0 };
+profile.outbound.circuit = { ...profile.outbound.circuit, release_tick: 100 };
+const database = createDatabase(await ensureBenchDatabase(), { max: 10 });
+const { sql } = database;
+const run = randomUUID().slice(0, 8);
+const taskQueue = `bench-sleeping-${run}`;
+const secretsKey = randomBytes(32);
+
+// --- the merchant: 503 until `up`, then 200 ---------------------------------------------------------------------
+let up = false;
+let posts = 0;
+const server = createServer((req, res) => {
+  req.resume().on('end', () => {
+    posts++;
+    res.writeHead(up ? 200 : 503).end();
+  });
+});
+await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const endpoints = createEndpointService({ db: database.db, secretsKey });
+const merchant = `acct_sleep_${run}`;
+const retrying = (
+  await endpoints.create(BOOTSTRAP_PRINCIPAL, {
+    merchantAccount: merchant,
+    url: `${url}/retrying`,
+    eventTypes: ['*'],
+    livemode: false,
+  })
+).endpoint.id;
+const parked = (
+  await endpoints.create(BOOTSTRAP_PRINCIPAL, {
+    merchantAccount: merchant,
+    url: `${url}/parked`,
+    eventTypes: ['*'],
+    livemode: false,
+  })
+).endpoint.id;
+
+const pgBytes = async () => {
+  const [row] = await sql<{ bytes: string }[]>`
+    select sum(pg_total_relation_size(c))::text as bytes from unnest(array['events', 'deliveries', 'delivery_attempts']::regclass[]) as c`;
+  return Number(row!.bytes);
+};
+const body = (id: string) =>
+  Buffer.from(
+    JSON.stringify({
+      id,
+      object: 'event',
+      type: 'payment.failed',
+      created: 1_796_000_000,
+      livemode: false,
+      data: {
+        object: {
+          id: `pay_${id.slice(4)}`,
+          object: 'payment',
+          amount: 12_345,
+          currency: 'EUR',
+          status: 'failed',
+          reference: `ORD-${id.slice(-10)}`,
+          failure_code: 'card_declined',
+          metadata: { order: id.slice(-8) },
+        },
+      },
+    }),
+  );
+
+/** N events and their deliveries to `endpointId` (as the fan-out writes them), in statements of 5,000. */
+async function insertDeliveries(endpointId: string, kind: 'retrying' | 'parked', dueAt: Date): Promise<DeliveryToStart[]> {
+  const out: DeliveryToStart[] = [];
+  for (let from = 0; from < N; from += 5000) {
+    const n = Math.min(5000, N - from);
+    const evts = Array.from({ length: n }, () => `evt_${randomUUID().replaceAll('-', '')}`);
+    const ids = evts.map(() => newId('whd'));
+    await sql`insert into events (event_public_id, merchant_account, type, livemode, created_unix, body)
+              select e, ${merchant}, 'payment.failed', false, 1796000000, convert_to(b, 'UTF8') from unnest(${evts}::text[], ${evts.map((e) => body(e).toString())}::text[]) as t(e, b)`;
+    if (kind === 'parked')
+      await sql`insert into deliveries (id, event_public_id, endpoint_id, merchant_account, parked_since)
+                select d, e, ${endpointId}, ${merchant}, clock_timestamp() from unnest(${ids}::text[], ${evts}::text[]) as t(d, e)`;
+    else {
+      await sql`insert into deliveries (id, event_public_id, endpoint_id, merchant_account, status, attempt_count, next_attempt_at)
+                select d, e, ${endpointId}, ${merchant}, 'RETRYING', 1, ${dueAt.toISOString()}::timestamptz from unnest(${ids}::text[], ${evts}::text[]) as t(d, e)`;
+      await sql`insert into delivery_attempts (delivery_id, attempt_number, started_at, response_status, latency_ms, succeeded, error_kind, error_message, response_excerpt, endpoint_id)
+                select d, 1, clock_timestamp(), 503, 3, false, 'http_status', 'HTTP 503', 'Service Unavailable', ${endpointId} from unnest(${ids}::text[]) as t(d)`;
+    }
+    ids.forEach((deliveryId) =>
+      out.push({
+        deliveryId,
+        endpointId,
+        merchantAccount: merchant,
+        eventType: 'payment.failed',
+        priorAttempts: 1,
+        resume: { status: 'RETRYING', nextAttemptAt: dueAt.getTime() },
+      }),
+    );
+  }
+  return out;
+}
+const countWhere = async (endpointId: string, status: string) =>
+  Number(
+    (
+      await sql<
+        { n: string }[]
+      >`select count(*)::text as n from deliveries where endpoint_id = ${endpointId} and status = ${status}::delivery_status`
+    )[0]!.n,
+  );
+const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
+const cpuMs = (pid: number) => {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10;
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// --- the shipped worker in its own process ------------------------------------------------------------------------
+const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
+const bundlePath = join(tmpdir(), `apipay-bench-sleeping-bundle-${run}.js`);
+writeFileSync(bundlePath, code);
+const worker = spawn(
+  process.execPath,
+  ['--import', 'tsx', fileURLToPath(new URL('./delivery-worker.ts', import.meta.url)), taskQueue],
+  {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: {
+      ...process.env,
+      BENCH_SECRETS_KEY: secretsKey.toString('base64'),
+      BENCH_WORKFLOW_BUNDLE: bundlePath,
+      BENCH_PROFILE_JSON: JSON.stringify(profile),
+    },
+  },
+);
+await new Promise<void>((resolve, reject) => {
+  worker.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
+  worker.once('exit', (c) => reject(new Error(`delivery worker exited with ${c}`)));
+});
+const native = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233' });
+const temporal = new Client({ connection: native });
+const figures: Figure[] = [];
+const lines: string[] = [];
+const fig = (name: string, value: number, unit: string) => figures.push({ name, value: Math.round(value * 10) / 10, unit });
+
+try {
+  // --- retrying: one workflow and one timer each ------------------------------------------------------------------
+  const rssIdle = rssMb(worker.pid!);
+  const store0 = temporalStoreBytes();
+  const pg0 = await pgBytes();
+  // Due together after the starts: the estimate is generous (30 starts/s) and reported against the real rate.
+  const due = new Date(Date.now() + Math.max(60_000, (N / 30) * 1000));
+  const toStart = await insertDeliveries(retrying, 'retrying', due);
+  const pg1 = await pgBytes();
+  const startedAt = Date.now();
+  await startDeliveryWorkflows({ temporal, taskQueue, profile, concurrency: Number(args['start-concurrency']) }, toStart);
+  const startS = (Date.now() - startedAt) / 1000;
+  await sleep(5000); // the first workflow tasks: each sets its timer
+  const store1 = temporalStoreBytes();
+  const rssAsleep = rssMb(worker.pid!);
+  const leftS = (due.getTime() - Date.now()) / 1000;
+  fig('retrying: workflow starts/s', N / startS, '/s');
+  fig('retrying: PostgreSQL bytes per delivery (event, delivery, attempt 1)', (pg1 - pg0) / N, 'B');
+  if (store0 && store1) {
+    fig('retrying: Temporal store payload bytes per delivery', (store1.totalPayload - store0.totalPayload) / N, 'B');
+    fig('retrying: Temporal store page bytes per delivery', (store1.totalPages - store0.totalPages) / N, 'B');
+    lines.push(
+      `store     per retrying delivery, by table: ${growth(store0, store1)
+        .slice(0, 10)
+        .map(([t, b]) => `${t} ${Math.round(b / N)} B`)
+        .join(', ')}`,
+    );
+  }
+  fig('retrying: worker RSS idle', rssIdle, 'MB');
+  fig('retrying: worker RSS with all asleep', rssAsleep, 'MB');
+  lines.push(
+    `retrying  ${N} started in ${startS.toFixed(1)} s (${(N / startS).toFixed(0)}/s); all due at once ${leftS.toFixed(0)} s after the starts ended${leftS < 0 ? ' — NOT all asleep before T: the fire figure below is mixed with starting' : ''}`,
+  );
+
+  // At T the merchant answers 200: the timers fire together; time until every one is DELIVERED.
+  await sleep(Math.max(0, due.getTime() - Date.now() - 1000));
+  up = true;
+  const cpu0 = cpuMs(worker.pid!);
+  let peakRss = 0;
+  while ((await countWhere(retrying, 'DELIVERED')) < N && Date.now() < due.getTime() + 30 * 60_000) {
+    peakRss = Math.max(peakRss, rssMb(worker.pid!));
+    await sleep(500);
+  }
+  const fireS = (Date.now() - due.getTime()) / 1000;
+  fig('retrying: all fired and DELIVERED after T', fireS, 's');
+  fig('retrying: timers handled/s', N / fireS, '/s');
+  fig('retrying: worker CPU per delivery when due', (cpuMs(worker.pid!) - cpu0) / N, 'ms');
+  fig('retrying: worker RSS peak when due', peakRss, 'MB');
+
+  // --- parked: a row each, one probe workflow ---------------------------------------------------------------------
+  up = false;
+  const store2 = temporalStoreBytes();
+  const pg2 = await pgBytes();
+  await insertDeliveries(parked, 'parked', new Date());
+  const pg3 = await pgBytes();
+  fig('parked: PostgreSQL bytes per delivery (event, delivery)', (pg3 - pg2) / N, 'B');
+  up = true;
+  const releasedFrom = Date.now();
+  const cpu1 = cpuMs(worker.pid!);
+  await createProbeStarter(temporal, taskQueue, profile, 0).ensure([parked]);
+  while ((await countWhere(parked, 'DELIVERED')) < N && Date.now() < releasedFrom + 30 * 60_000) await sleep(500);
+  const releaseS = (Date.now() - releasedFrom) / 1000;
+  const store3 = temporalStoreBytes();
+  if (store2 && store3)
+    fig(
+      'parked: Temporal store payload bytes per delivery (one probe for all)',
+      (store3.totalPayload - store2.totalPayload) / N,
+      'B',
+    );
+  fig('parked: all released and DELIVERED after', releaseS, 's');
+  fig('parked: released/s', N / releaseS, '/s');
+  fig('parked: worker CPU per delivery released', (cpuMs(worker.pid!) - cpu1) / N, 'ms');
+  lines.push(
+    `parked    ${N} parked; released and delivered in ${releaseS.toFixed(1)} s (${(N / releaseS).toFixed(0)}/s) by one probe workflow; merchant saw ${posts} POSTs in all`,
+  );
+} finally {
+  worker.kill('SIGTERM');
+  server.close();
+}
+console.log(
+  `bench:sleeping (${N} retrying deliveries in one timer each, and ${N} parked; load average ${loadBefore} before, ${loadAverage()} after)`,
+);
+for (const f of figures) console.log(`  ${f.name}: ${f.value} ${f.unit}`);
+for (const line of lines) console.log(`  ${line}`);
+console.log(`RESULT ${JSON.stringify({ figures, phases: [], loadBefore, loadAfter: loadAverage() })}`);
+await native.close().catch(() => {});
+await database.close();
+process.exit(0);
