@@ -152,7 +152,9 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
             continue;
           }
           const owned = options.handoff === true && !(options.lanes && needsDeliveryWorkflow(endpoint, options.lanes));
-          rows.push({ id, eventPublicId: event.eventPublicId, endpointId: endpoint.id, merchantAccount: event.merchantAccount, ...(owned ? { handoffSince: now } : {}) });
+          // P1/P13: in batched mode every new delivery carries the hand-off marker, the ones that need their workflow
+          // from attempt 1 too: their starts then run behind the offsets, and the sweep covers a crash meanwhile.
+          rows.push({ id, eventPublicId: event.eventPublicId, endpointId: endpoint.id, merchantAccount: event.merchantAccount, ...(options.handoff === true ? { handoffSince: now } : {}) });
           if (owned) {
             sent.set(id, { status: 'PENDING', attemptCount: 0, nextAttemptAt: null, body: event.body, url: endpoint.url, endpointStatus: 'enabled' });
           }
@@ -167,7 +169,7 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
       merchantAccount: row.merchantAccount,
       eventType: typeOf.get(row.eventPublicId)!,
       ...(referenceOf.get(row.eventPublicId) ? { paymentReference: referenceOf.get(row.eventPublicId)! } : {}),
-      ...(sent.has(row.id!) ? { handoff: sent.get(row.id!)! } : {}),
+      ...(sent.has(row.id!) ? { handoff: sent.get(row.id!)! } : row.handoffSince ? { priorAttempts: 0 } : {}),
       traceparent: traceOf.get(row.eventPublicId) ?? null,
     }));
     if (duplicateIds.length) {

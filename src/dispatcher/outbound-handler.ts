@@ -32,6 +32,7 @@ import { coalesceBatches } from './coalesce.js';
 import { createPipeline } from './pipeline.js';
 import { handOff, type StartOptions } from '../outbound/delivery-start.js';
 import { createProbeStarter } from '../outbound/probe-start.js';
+import { createBackgroundStarts } from './background-starts.js';
 
 export { subscribes } from './fan-out.js';
 
@@ -77,6 +78,8 @@ export function createOutboundBatchHandler(deps: OutboundHandlerDeps): OutboundB
       ? createPipeline({ depth, maxSends: deps.profile.outbound.batched.pipeline_sends, logger, send: (owned: Owned[]) => firstAttempts.send(owned) })
       : null;
 
+  const starts = pipeline ? createBackgroundStarts((ds) => handOff(db, start, ds), logger, depth) : null;
+
   // O21: compiled once, here, per type and version; `validate: false` skips it (to measure its cost only).
   const { validate, unknown_types: unknownTypes } = deps.profile.outbound.catalog;
   const validator = validate ? createEventValidator(CATALOG) : null;
@@ -93,7 +96,10 @@ export function createOutboundBatchHandler(deps: OutboundHandlerDeps): OutboundB
     if (!firstAttempts) return handOff(db, start, toStart);
     if (!pipeline) return (await firstAttempts.run(toStart)).handedOff;
     const { batchable, workflows } = firstAttempts.split(toStart);
-    const started = await handOff(db, start, workflows);
+    // P13: the starts of deliveries that carry the hand-off marker run behind the offsets (./background-starts.ts).
+    const marked = workflows.filter((d) => d.priorAttempts !== undefined);
+    const started = await handOff(db, start, workflows.filter((d) => d.priorAttempts === undefined));
+    await starts!.submit(marked);
     if (batchable.length) await pipeline.submit(batchable);
     return started;
   }
@@ -167,7 +173,7 @@ export function createOutboundBatchHandler(deps: OutboundHandlerDeps): OutboundB
       'batch dispatched',
     );
   };
-  return Object.assign(handler, { drain: async () => (await pipeline?.drain(), await firstAttempts?.drain()) });
+  return Object.assign(handler, { drain: async () => (await pipeline?.drain(), await starts?.drain(), await firstAttempts?.drain()) });
 }
 
 /**

@@ -47,7 +47,8 @@ export const MAX_RELEASE_PER_TICK = 500;
 
 /**
  * How many parked deliveries the probe releases in one tick of `tickMs`: the recovery ramp's rate while it runs
- * (P12, `sinceRecoveryMs` after the return), else the endpoint's own rate (M5), else MAX_RELEASE_PER_TICK; at least one.
+ * (P12, `sinceRecoveryMs` after the return), else the endpoint's own rate (M5), else after a ramp its top rate, else
+ * MAX_RELEASE_PER_TICK; at least one.
  */
 export function releaseAllowance(
   tickMs: number,
@@ -56,7 +57,9 @@ export function releaseAllowance(
 ): number {
   const ramp =
     r.ramp && endpoint.sinceRecoveryMs !== null ? rampRate(endpoint.sinceRecoveryMs, r, endpoint.rateLimitPerSecond) : null;
-  const perSecond = ramp ?? endpoint.rateLimitPerSecond;
+  // Past the ramp's end the backlog leaves at the ramp's top rate, never in one burst of the per-tick maximum.
+  const after = r.ramp && endpoint.sinceRecoveryMs !== null ? r.ramp_max_per_second : null;
+  const perSecond = ramp ?? endpoint.rateLimitPerSecond ?? after;
   if (perSecond === null) return MAX_RELEASE_PER_TICK;
   return Math.min(MAX_RELEASE_PER_TICK, Math.max(1, Math.floor((perSecond * tickMs) / 1000)));
 }

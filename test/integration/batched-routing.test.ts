@@ -53,6 +53,9 @@ describe('P1 batched routing', () => {
       .select({ endpointId: deliveries.endpointId, handoffSince: deliveries.handoffSince })
       .from(deliveries)
       .where(inArray(deliveries.endpointId, [plain.id, ordered.id, throttled.id, failing.id]));
-    expect(rows.filter((r) => r.handoffSince !== null).map((r) => r.endpointId)).toEqual([plain.id]);
+    // P13: every one carries the hand-off marker (the workflow starts run behind the offsets; the sweep covers a
+    // crash), and the ones that need their workflow from attempt 1 are marked as owed one (priorAttempts 0).
+    expect(rows.every((r) => r.handoffSince !== null)).toBe(true);
+    expect(outcome.toStart.filter((d) => d.handoff === undefined).map((d) => d.priorAttempts)).toEqual([0, 0, 0]);
   });
 });

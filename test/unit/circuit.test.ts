@@ -92,19 +92,18 @@ describe('P13 circuit', () => {
           expect(n).toBeGreaterThanOrEqual(1);
           expect(n).toBeLessThanOrEqual(MAX_RELEASE_PER_TICK);
           const rampNow = ramp && sinceRecoveryMs !== null ? rampRate(sinceRecoveryMs, r, rateLimitPerSecond) : null;
-          const perSecond = rampNow ?? rateLimitPerSecond;
+          const perSecond = rampNow ?? rateLimitPerSecond ?? (ramp && sinceRecoveryMs !== null ? r.ramp_max_per_second : null);
           if (perSecond !== null) expect(n).toBeLessThanOrEqual(Math.max(1, Math.floor((perSecond * tickMs) / 1000)));
         },
       ),
     );
   });
 
-  it('P13 a ramp that has just begun releases its start rate per second; an unthrottled endpoint past its ramp the per-tick maximum', () => {
+  it('P13 a ramp that has just begun releases its start rate per second; an endpoint past its ramp the ramp’s top rate, one that never ramped the per-tick maximum', () => {
     expect(releaseAllowance(1000, recovery, { rateLimitPerSecond: null, sinceRecoveryMs: 0 })).toBe(5);
     expect(releaseAllowance(1000, recovery, { rateLimitPerSecond: null, sinceRecoveryMs: 25_000 })).toBe(20);
-    expect(releaseAllowance(1000, recovery, { rateLimitPerSecond: null, sinceRecoveryMs: 10 * 60_000 })).toBe(
-      MAX_RELEASE_PER_TICK,
-    );
+    expect(releaseAllowance(1000, recovery, { rateLimitPerSecond: null, sinceRecoveryMs: 10 * 60_000 })).toBe(100);
+    expect(releaseAllowance(1000, recovery, { rateLimitPerSecond: null, sinceRecoveryMs: null })).toBe(MAX_RELEASE_PER_TICK);
     expect(releaseAllowance(1000, recovery, { rateLimitPerSecond: 7, sinceRecoveryMs: null })).toBe(7);
   });
 
