@@ -9,7 +9,7 @@
 // (src/outbound/recovery.ts); each process's CPU, event-loop delay and GC (./process-stats.ts). Ends with `RESULT {json}`.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -202,6 +202,46 @@ async function startWorkerProcess(): Promise<ChildProcess> {
   return child;
 }
 
+/**
+ * CPU time so far of the stack's services this box shares with the app (the pids scripts/stack.sh keeps): the
+ * Temporal server, Kafka, and PostgreSQL (the postmaster, its live backends and the ones that ended, cutime).
+ */
+function stackCpuMs(): Record<string, number> {
+  const ticks = (pid: string, children = false) => {
+    try {
+      const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return (Number(f[11]) + Number(f[12]) + (children ? Number(f[13]) + Number(f[14]) : 0)) * 10;
+    } catch {
+      return 0;
+    }
+  };
+  const pidOf = (name: string) => {
+    try {
+      return readFileSync(`.data/pids/${name}.pid`, 'utf8').trim();
+    } catch {
+      return null;
+    }
+  };
+  const out: Record<string, number> = {};
+  for (const name of ['temporal', 'kafka']) {
+    const pid = pidOf(name);
+    if (pid) out[name] = ticks(pid);
+  }
+  const pg = pidOf('postgresql');
+  if (pg) {
+    let ms = ticks(pg, true);
+    for (const dir of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      try {
+        if (readFileSync(`/proc/${dir}/stat`, 'utf8').split(') ')[1]!.split(' ')[1] === pg) ms += ticks(dir);
+      } catch {
+        // gone meanwhile
+      }
+    }
+    out.postgresql = ms;
+  }
+  return out;
+}
+
 /** CPU time (user + system) of a child process so far, from /proc (10 ms ticks); 0 without one. */
 function childCpuMs(child: ChildProcess | null): number {
   if (!child?.pid) return 0;
@@ -217,6 +257,8 @@ function childCpuMs(child: ChildProcess | null): number {
 interface Sample {
   at: number;
   retrying: number;
+  /** P13: the down merchant's deliveries parked (circuit open, or queued behind the backlog). */
+  parked: number;
   open: number;
   missed: number;
 }
@@ -224,15 +266,15 @@ const samples: Sample[] = [];
 let upAt = Infinity;
 const sampleOnce = async () => {
   const at = Date.now();
-  const [row] = await database.sql<{ retrying: number; missed: number }[]>`
-    select count(*) filter (where status = 'RETRYING')::int as retrying,
+  const [row] = await database.sql<{ retrying: number; parked: number; missed: number }[]>`
+    select count(*) filter (where status = 'RETRYING')::int as retrying, count(*) filter (where parked_since is not null)::int as parked,
            count(*) filter (where status <> 'DELIVERED' and created_at < ${new Date(Math.min(upAt, at)).toISOString()}::timestamptz)::int as missed
       from deliveries where merchant_account = ${down}`;
   const open = await temporal.workflow.count(`TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`).then(
     (c) => c.count,
     () => NaN,
   );
-  samples.push({ at, retrying: row!.retrying, open, missed: row!.missed });
+  samples.push({ at, retrying: row!.retrying, parked: row!.parked, open, missed: row!.missed });
 };
 let sampling = true;
 const sampler = (async () => {
@@ -258,6 +300,7 @@ async function phase(name: string, work: () => Promise<void>) {
   await processStats();
   stages.reset();
   const workerCpuFrom = childCpuMs(workerChild);
+  const stackFrom = stackCpuMs();
   const handledAt = handled;
   const from = Date.now();
   await work();
@@ -265,6 +308,11 @@ async function phase(name: string, work: () => Promise<void>) {
   const processes = await processStats();
   phases.push({ phase: name, processes });
   lines.push(phaseLine(name, processes));
+  const stackTo = stackCpuMs();
+  const seconds = (Date.now() - from) / 1000;
+  const busy = Object.entries(stackTo).map(([k, v]) => `${k} ${((v - (stackFrom[k] ?? 0)) / 1000 / seconds).toFixed(2)}`);
+  if (workerChild) busy.push(`delivery worker ${((childCpuMs(workerChild) - workerCpuFrom) / 1000 / seconds).toFixed(2)}`);
+  lines.push(`procs     ${name}: cores busy in the stack's processes: ${busy.join(', ')}`);
   if (workerChild)
     lines.push(
       `procs     ${name}: delivery worker process (nice ${args['worker-nice']}): CPU ${childCpuMs(workerChild) - workerCpuFrom} ms`,
@@ -321,6 +369,7 @@ try {
     const ss = samples.filter((s) => s.at >= b.from && s.at < b.to);
     const maxRetrying = Math.max(0, ...ss.map((s) => s.retrying));
     const maxOpen = Math.max(0, ...ss.map((s) => s.open).filter((n) => !Number.isNaN(n)));
+    const maxParked = Math.max(0, ...ss.map((s) => s.parked));
     const downGot = downPosts.filter(([, at, status]) => at >= b.from && at < b.to && status === 200).length;
     figures.push({ name: `${b.name}: healthy p50`, value: p50, unit: 'ms' });
     figures.push({
@@ -338,12 +387,32 @@ try {
     figures.push({ name: `${b.name}: healthy deliveries/s`, value: Math.round(perS), unit: '/s' });
     figures.push({ name: `${b.name}: down merchant RETRYING (max)`, value: maxRetrying, unit: '' });
     figures.push({ name: `${b.name}: open workflows (max)`, value: maxOpen, unit: '' });
+    figures.push({ name: `${b.name}: down merchant parked (max)`, value: maxParked, unit: '' });
     lines.push(
       `phase     ${b.name} (${((b.to - b.from) / 1000).toFixed(0)} s): healthy p50 ${p50} ms, p99 ${p99} ms over ${lat.length} deliveries, ${perS.toFixed(0)} healthy deliveries/s; ` +
-        `down merchant: ${downGot} delivered, RETRYING up to ${maxRetrying}, open workflows up to ${maxOpen} (each waits in one durable timer)`,
+        `down merchant: ${downGot} delivered, RETRYING up to ${maxRetrying}, parked up to ${maxParked}, open workflows up to ${maxOpen}`,
     );
   }
   const rec = of('recovery');
+  // P13: the outage before and after the down merchant's circuit opened (its first parked delivery), apart.
+  const during = of('during');
+  const openAt = samples.find((x) => x.at >= during.from && x.parked > 0)?.at ?? null; // the first sample seeing any parked
+  if (openAt !== null) {
+    const lat = (from: number, to: number) => healthy.filter(([p]) => p >= from && p < to).map(([p, r]) => r - p);
+    const early = lat(during.from, openAt);
+    const open = lat(openAt, during.to);
+    figures.push({ name: 'during: circuit opened after', value: Math.round((openAt - during.from) / 100) / 10, unit: 's' });
+    figures.push({ name: 'during, before the circuit opened: healthy p99', value: percentile(early, 0.99), unit: 'ms' });
+    figures.push({ name: 'during, circuit open: healthy p99', value: percentile(open, 0.99), unit: 'ms' });
+    figures.push({
+      name: 'during, circuit open: healthy p99 ÷ before',
+      value: Math.round((percentile(open, 0.99) / beforeP99) * 100) / 100,
+      unit: '×',
+    });
+    lines.push(
+      `circuit   opened ${((openAt - during.from) / 1000).toFixed(1)} s into the outage; healthy p99 ${percentile(early, 0.99)} ms before it opened (${early.length} deliveries), ${percentile(open, 0.99)} ms once open (${open.length})`,
+    );
+  }
   const missedAtUp = samples.find((s) => s.at >= upAt)?.missed ?? NaN;
   const drainS = drainedAt === null ? NaN : ((drainedAt as number) - upAt) / 1000;
   figures.push({ name: 'recovery: backlog at return', value: missedAtUp, unit: 'deliveries' });

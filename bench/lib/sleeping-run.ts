@@ -40,6 +40,8 @@ const { values: args } = parseArgs({
 const N = Number(args.count);
 const loadBefore = loadAverage();
 quietTemporalRuntime();
+process.env.SANDBOX_STRIPE_WEBHOOK_SECRET ??= 'whsec_bench_unused';
+process.env.SANDBOX_HMAC_WEBHOOK_SECRET ??= 'bench-unused';
 const profile = loadProfile(process.env.APIPAY_PROFILE ?? 'config/example.yaml');
 profile.outbound.allow_insecure_urls = true;
 profile.outbound.delivery_mode = 'batched';

@@ -82,7 +82,7 @@ export const profileSchema = z.strictObject({
     /** P13: the endpoint circuit and parked deliveries (docs/outbound.md, "The endpoint circuit"); 0 failures: off. */
     circuit: z
       .strictObject({
-        open_after_failures: z.number().int().min(0).default(10),
+        open_after_failures: z.number().int().min(0).default(3),
         open_after: duration.prefault('1m'),
         probe_every: duration.pipe(z.number().min(1000, 'probe_every must be at least 1s')).prefault('1m'),
         release_tick: duration.pipe(z.number().min(100, 'release_tick must be at least 100ms')).prefault('1s'),

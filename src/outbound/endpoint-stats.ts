@@ -1,5 +1,5 @@
 // C1: an endpoint's health as the console shows it: success rate and p95 latency of its attempts over the last hour
-// and day, and its last failed attempt (within 30 days). The caller passes endpoint ids it already found for its principal (the
+// and day, its last failed attempt (within 30 days), and (P13) how many of its deliveries are parked. The caller passes endpoint ids it already found for its principal (the
 // endpoint service scopes them), so this never widens what a merchant key sees.
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
@@ -15,13 +15,15 @@ export interface EndpointStats {
   lastHour: WindowStats;
   lastDay: WindowStats;
   lastError: { at: Date; kind: string | null; status: number | null; message: string | null } | null;
+  /** P13: deliveries parked for it (its circuit open, or queued behind a backlog the probe is releasing). */
+  parked: number;
 }
 
 const empty = (): WindowStats => ({ attempts: 0, succeeded: 0, p95LatencyMs: null });
 
 export async function endpointStats(db: Db, endpointIds: string[], now: Date = new Date()): Promise<Map<string, EndpointStats>> {
   const result = new Map<string, EndpointStats>(
-    endpointIds.map((id) => [id, { lastHour: empty(), lastDay: empty(), lastError: null }]),
+    endpointIds.map((id) => [id, { lastHour: empty(), lastDay: empty(), lastError: null, parked: 0 }]),
   );
   if (endpointIds.length === 0) return result;
   const ids = sql.join(
@@ -76,6 +78,10 @@ export async function endpointStats(db: Db, endpointIds: string[], now: Date = n
         message: row.error_message,
       };
   }
+  const parked = await db.execute<{ endpoint_id: string; parked: number }>(sql`
+    select endpoint_id, count(*)::int as parked from deliveries
+     where endpoint_id in (${ids}) and parked_since is not null group by endpoint_id`);
+  for (const row of parked) result.get(row.endpoint_id)!.parked = row.parked;
   return result;
 }
 

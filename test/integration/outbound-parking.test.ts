@@ -5,7 +5,9 @@
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { deliveries, webhookEndpoints } from '../../src/db/schema/index.js';
+import { health } from '../../src/api/console/endpoint-health.js';
 import { createOutboundBatchHandler } from '../../src/dispatcher/outbound-handler.js';
+import { endpointStats } from '../../src/outbound/endpoint-stats.js';
 import { ENDPOINT_PROBE_WORKFLOW, endpointProbeWorkflowId, type EndpointProbeInput } from '../../src/shared/endpoint-probe.js';
 import { deliveryWorkflowId } from '../../src/shared/ids.js';
 import { TEST_SECRETS_KEY } from '../helpers/env.js';
@@ -98,6 +100,11 @@ describe('P13 parked deliveries', () => {
     const started = await Promise.all(parked.filter((r) => r.parkedSince !== null).map((r) => running(deliveryWorkflowId(r.id))));
     expect(started.every((s) => !s)).toBe(true);
     expect(await running(endpointProbeWorkflowId(endpointId))).toBe(true);
+    // The console's and portal's health cell counts them (src/api/console/endpoint-health.ts).
+    const stats = (await endpointStats(world.db, [endpointId])).get(endpointId)!;
+    expect(stats.parked).toBeGreaterThanOrEqual(11);
+    const endpointRow = (await world.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpointId)))[0]!;
+    expect(String(health(endpointRow as never, stats, Date.now()).streak)).toMatch(/1[12] deliveries parked/);
 
     await new Promise((r) => setTimeout(r, 3500));
     // Down for 3.5 s: only the probes' deliveries were POSTed (one per probe_every, each then retrying in its own
