@@ -173,7 +173,7 @@ export function createOutboundBatchHandler(deps: OutboundHandlerDeps): OutboundB
       'batch dispatched',
     );
   };
-  return Object.assign(handler, { drain: async () => (await pipeline?.drain(), await starts?.drain(), await firstAttempts?.drain()) });
+  return Object.assign(handler, { drain: async () => void (await pipeline?.drain(), await starts?.drain(), await firstAttempts?.drain()) });
 }
 
 /**

@@ -56,6 +56,7 @@ export function createFirstAttempts(deps: FirstAttemptDeps) {
   // P2: with pipeline_depth 0 the offsets wait for every first attempt, so the chunk does too.
   const patienceMs = profile.outbound.batched.pipeline_depth > 0 ? profile.outbound.batched.patience : Infinity;
   const lateTasks = new Set<Promise<unknown>>(); // P13: POSTs past the patience, recorded when they end
+  const lateDone = { delivered: 0, handedOff: 0 }; // what the late recordings did since the last drain()
   const slow = new Map<string, number>(); // P13/M2: per endpoint, its POSTs past the patience still running here
   const timed = async <T>(stage: Stage, count: number, work: () => Promise<T>): Promise<T> => {
     const started = performance.now();
@@ -162,7 +163,11 @@ export function createFirstAttempts(deps: FirstAttemptDeps) {
             at,
           ),
         )
-        .then(({ workflows }) => handOff(db, deps.start, workflows))
+        .then(({ delivered, workflows }) => {
+          lateDone.delivered += delivered;
+          lateDone.handedOff += workflows.length;
+          return handOff(db, deps.start, workflows);
+        })
         .catch((error: Error) =>
           logger.warn(
             { error: error.name, deliveries: late.length },
@@ -222,9 +227,12 @@ export function createFirstAttempts(deps: FirstAttemptDeps) {
   return {
     split,
     send,
-    /** Resolves once no POST past the patience is still running (shutdown, tests). */
-    drain: async () => {
+    /** Resolves once no POST past the patience is still running (shutdown, tests): to what those did meanwhile. */
+    drain: async (): Promise<FirstAttemptResult> => {
       while (lateTasks.size) await Promise.all([...lateTasks]);
+      const done = { ...lateDone };
+      lateDone.delivered = lateDone.handedOff = 0;
+      return done;
     },
     /** Sends what it owns and may batch, starts a workflow for everything else; resolves once all are handed off. */
     async run(deliveries: DeliveryToStart[]): Promise<FirstAttemptResult> {

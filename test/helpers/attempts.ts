@@ -31,8 +31,11 @@ export interface OwnedDelivery {
   url: string;
 }
 
-/** Attempt 1 of `delivery` through the batched dispatcher's first attempts (src/outbound/first-attempts.ts). */
-export function batchedFirstAttempt(deps: BatchedDeps, delivery: OwnedDelivery) {
+/**
+ * Attempt 1 of `delivery` through the batched dispatcher's first attempts (src/outbound/first-attempts.ts), resolved
+ * once it is recorded: a POST past outbound.batched.patience (P13) is recorded after run() returns, so this drains.
+ */
+export async function batchedFirstAttempt(deps: BatchedDeps, delivery: OwnedDelivery) {
   const { db, profile, logger } = deps;
   const start = { temporal: deps.temporal, taskQueue: deps.handOffQueue, profile };
   const { deliveryId, endpointId, merchantAccount, body, url } = delivery;
@@ -44,7 +47,10 @@ export function batchedFirstAttempt(deps: BatchedDeps, delivery: OwnedDelivery) 
     url,
     endpointStatus: 'enabled' as const,
   };
-  return createFirstAttempts({ db, profile, logger, secretsKey: TEST_SECRETS_KEY, start }).run([
+  const sender = createFirstAttempts({ db, profile, logger, secretsKey: TEST_SECRETS_KEY, start });
+  const result = await sender.run([
     { deliveryId, endpointId, merchantAccount, eventType: 'payment.succeeded', traceparent: null, handoff },
   ]);
+  const later = await sender.drain();
+  return { delivered: result.delivered + later.delivered, handedOff: result.handedOff + later.handedOff };
 }

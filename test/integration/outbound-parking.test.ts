@@ -92,26 +92,26 @@ describe('P13 parked deliveries', () => {
   it('P13 a down endpoint’s new deliveries park with no workflow; its probe releases every one, each POSTed with 2xx once, after it comes back', async () => {
     down = true;
     const { merchantAccount, endpointId } = await downEndpoint('park');
-    const ids = await fanOut(merchantAccount, 12);
+    const ids = await fanOut(merchantAccount, 30);
     const parked = await rowsOf(endpointId);
-    expect(parked).toHaveLength(12);
+    expect(parked).toHaveLength(30);
     // At fan-out every one is parked, PENDING, with no workflow of its own (the probe may have taken the oldest since).
-    expect(parked.filter((r) => r.parkedSince !== null).length).toBeGreaterThanOrEqual(11);
+    expect(parked.filter((r) => r.parkedSince !== null).length).toBeGreaterThanOrEqual(29);
     const started = await Promise.all(parked.filter((r) => r.parkedSince !== null).map((r) => running(deliveryWorkflowId(r.id))));
     expect(started.every((s) => !s)).toBe(true);
     expect(await running(endpointProbeWorkflowId(endpointId))).toBe(true);
     // The console's and portal's health cell counts them (src/api/console/endpoint-health.ts).
     const stats = (await endpointStats(world.db, [endpointId])).get(endpointId)!;
-    expect(stats.parked).toBeGreaterThanOrEqual(11);
+    expect(stats.parked).toBeGreaterThanOrEqual(29);
     const endpointRow = (await world.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpointId)))[0]!;
-    expect(String(health(endpointRow as never, stats, Date.now()).streak)).toMatch(/1[12] deliveries parked/);
+    expect(String(health(endpointRow as never, stats, Date.now()).streak)).toMatch(/(29|30) deliveries parked/);
 
     await new Promise((r) => setTimeout(r, 3500));
     // Down for 3.5 s: only the probes' deliveries were POSTed (one per probe_every, each then retrying in its own
-    // workflow), not the parked ones.
+    // workflow; other files' hand-off sweeps may start a probe with their own profile too), not the 30 parked ones.
     const probed = new Set(answered.filter((r) => r.path.includes(merchantAccount)).map((r) => r.id));
     expect(probed.size).toBeGreaterThanOrEqual(1);
-    expect(probed.size).toBeLessThanOrEqual(5);
+    expect(probed.size).toBeLessThanOrEqual(10);
     down = false;
     await waitFor(
       async () => (await rowsOf(endpointId)).every((r) => r.status === 'DELIVERED'),
