@@ -6,12 +6,10 @@
 //  - Node POSTs per second to a local merchant in a process of its own (bench/lib/budget-merchant.ts), with fetch over
 //    an undici Agent at 128 in flight, as the batched sender does (src/outbound/exchange.ts), and with undici.request.
 // Usage: npm run bench:budget -- [--runs 3] [--seconds 5] [--connections 1,8,32] [--group 128]
-import { fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
-import { Agent, request } from 'undici';
 import { BENCH_DATABASE_URL, ensureBenchDatabase } from './lib/bench-db.js';
+import { measurePosts, startBudgetMerchant } from './lib/post-budget.js';
 import { recordProcessStats } from './lib/process-stats.js';
 import { loadAverage, phaseLine, report, type Figure, type PhaseStats, type RunResult } from './lib/runs.js';
 
@@ -50,48 +48,9 @@ async function commits(connections: number, rows: number) {
   return { commitsPerSecond: n / (MS / 1000), rowsPerSecond: (n * rows) / (MS / 1000) };
 }
 
-const merchant = fork(fileURLToPath(new URL('./lib/budget-merchant.ts', import.meta.url)), [], {
-  execArgv: ['--import', 'tsx'],
-  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-});
-const port = await new Promise<number>((resolve) => merchant.once('message', (m: { port: number }) => resolve(m.port)));
-const ask = <T>(op: string) =>
-  new Promise<T>((resolve) => {
-    merchant.once('message', (m: T) => resolve(m));
-    merchant.send({ op });
-  });
-
-/** `concurrency` POSTs in flight with fetch + undici Agent (keep-alive) for `MS`: POSTs/s. */
-async function posts(concurrency: number, client: 'fetch' | 'request' = 'fetch') {
-  const dispatcher = new Agent({ connections: concurrency });
-  const body = JSON.stringify({
-    id: 'evt_budget',
-    object: 'event',
-    type: 'payment.succeeded',
-    data: { object: { amount: 1000, currency: 'eur' } },
-  });
-  const end = performance.now() + MS;
-  let n = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < end) {
-        const url = `http://127.0.0.1:${port}/hook`;
-        const headers = { 'content-type': 'application/json' };
-        if (client === 'request') {
-          const res = await request(url, { method: 'POST', body, headers, dispatcher });
-          await res.body.arrayBuffer();
-          if (res.statusCode === 200) n += 1;
-        } else {
-          const res = await fetch(url, { method: 'POST', body, headers, dispatcher } as RequestInit);
-          await res.arrayBuffer();
-          if (res.status === 200) n += 1;
-        }
-      }
-    }),
-  );
-  await dispatcher.close();
-  return n / (MS / 1000);
-}
+const merchant = await startBudgetMerchant();
+const posts = (concurrency: number, client: 'fetch' | 'request' = 'fetch') =>
+  measurePosts(merchant.port, MS, concurrency, client);
 
 const runs: RunResult[] = [];
 for (let i = 1; i <= RUNS; i++) {
@@ -114,10 +73,9 @@ for (let i = 1; i <= RUNS; i++) {
     );
   }
   stats.reset();
-  await ask('reset');
+  await merchant.stats();
   const perSecond = await posts(Number(args['post-concurrency']));
-  const merchantStats = await ask<Parameters<typeof phaseLine>[1][number]>('stats');
-  phases.push({ phase: 'POSTs', processes: [stats.snapshot(), merchantStats] });
+  phases.push({ phase: 'POSTs', processes: [stats.snapshot(), await merchant.stats()] });
   console.log(phaseLine('POSTs', phases.at(-1)!.processes));
   console.log(`  POSTs to a local merchant (fetch + undici, ${args['post-concurrency']} in flight): ${perSecond.toFixed(0)}/s`);
   figures.push({
@@ -126,12 +84,8 @@ for (let i = 1; i <= RUNS; i++) {
     unit: '/s',
   });
   stats.reset();
-  await ask('reset');
   const withRequest = await posts(Number(args['post-concurrency']), 'request');
-  phases.push({
-    phase: 'POSTs (undici.request)',
-    processes: [stats.snapshot(), await ask<Parameters<typeof phaseLine>[1][number]>('stats')],
-  });
+  phases.push({ phase: 'POSTs (undici.request)', processes: [stats.snapshot(), await merchant.stats()] });
   console.log(`  the same with undici.request instead of fetch: ${withRequest.toFixed(0)}/s`);
   figures.push({
     name: `POSTs/s with undici.request, ${args['post-concurrency']} in flight`,
@@ -143,6 +97,6 @@ for (let i = 1; i <= RUNS; i++) {
 }
 await sql`drop table bench_budget`;
 await sql.end();
-merchant.disconnect();
+merchant.stop();
 console.log(report(`bench:budget ${process.argv.slice(2).join(' ')}`, runs));
 process.exit(0);

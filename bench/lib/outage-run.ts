@@ -8,14 +8,10 @@
 // drain rate and time to drain; the busiest second of POSTs each returning endpoint saw against the ramp's allowance
 // (src/outbound/recovery.ts); each process's CPU, event-loop delay and GC (./process-stats.ts). Ends with `RESULT {json}`.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { Client } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import { BOOTSTRAP_PRINCIPAL } from '../../src/access/roles.js';
 import { createActivities } from '../../src/activities/index.js';
 import { loadProfile } from '../../src/config/profile.js';
@@ -27,13 +23,16 @@ import { createBatchConsumer, createKafkaAdmin } from '../../src/kafka/kafkajs.j
 import { createLogger } from '../../src/lib/logger.js';
 import { createEndpointService } from '../../src/outbound/endpoints.js';
 import { rampRate } from '../../src/outbound/recovery.js';
-import { createWorkers, WORKFLOWS_PATH } from '../../src/temporal-workers/build.js';
+import { createWorkers } from '../../src/temporal-workers/build.js';
 import { quietTemporalRuntime } from './baseline.js';
 import { ensureBenchDatabase } from './bench-db.js';
 import { recordProcessStats, type ProcessStats } from './process-stats.js';
 import { loadAverage, phaseLine, type Figure, type PhaseStats } from './runs.js';
 import { percentile } from './stats.js';
+import { forkRpcChild } from './rpc-child.js';
 import { stageTimer } from './stages.js';
+import { pidCpuMs, stackCpuMs } from './stack-cpu.js';
+import { startWorkerProcess } from './worker-process.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -93,24 +92,9 @@ const down = merchants[0]!;
 
 // --- the load generator and the merchants ----------------------------------------------------------------------
 const appStats = recordProcessStats('app (dispatcher + workers)');
-const loadProcess = fork(fileURLToPath(new URL('./outage-load.ts', import.meta.url)), [], {
-  execArgv: ['--import', 'tsx'],
-  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-});
-let rpcId = 0;
-const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-loadProcess.on('message', (m: { id: number; result?: unknown; error?: string }) => {
-  const w = waiting.get(m.id);
-  waiting.delete(m.id);
-  if (m.error !== undefined) w?.reject(new Error(`load generator: ${m.error}`));
-  else w?.resolve(m.result);
-});
-const load = <T>(op: string, body: Record<string, unknown> = {}) =>
-  new Promise<T>((resolve, reject) => {
-    const id = ++rpcId;
-    waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
-    loadProcess.send({ id, op, ...body });
-  });
+const loadGenerator = forkRpcChild(new URL('./outage-load.ts', import.meta.url), 'load generator');
+const loadProcess = loadGenerator.process;
+const load = loadGenerator.call;
 const { url } = await load<{ url: string }>('setup', { run, merchants, share: Number(args.share), brokers, topic });
 
 const endpointService = createEndpointService({ db: database.db, secretsKey });
@@ -129,7 +113,10 @@ for (const [m, merchantAccount] of merchants.entries())
 // --- workers and the dispatcher -----------------------------------------------------------------------------------
 const native = await NativeConnection.connect({ address });
 const temporal = new Client({ connection: native });
-const workerChild = args.workers === 'process' ? await startWorkerProcess() : null;
+const workerChild =
+  args.workers === 'process'
+    ? await startWorkerProcess({ run, taskQueue, secretsKey, profile, nice: Number(args['worker-nice']) })
+    : null;
 const workers = workerChild
   ? []
   : await createWorkers({
@@ -166,92 +153,8 @@ const handler = createOutboundBatchHandler({
 });
 await runDispatcher(consumer, handler);
 
-/**
- * The shipped worker (./delivery-worker.ts: createWorkers + workerTuning from WORKER_*) in a process of its own, at
- * nice --worker-nice, with the bench's profile (retry schedule, recovery) passed through APIPAY_PROFILE_JSON.
- */
-async function startWorkerProcess(): Promise<ChildProcess> {
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
-  const bundlePath = join(tmpdir(), `apipay-bench-outage-bundle-${run}.js`);
-  writeFileSync(bundlePath, code);
-  const child = spawn(
-    'nice',
-    [
-      '-n',
-      args['worker-nice'],
-      process.execPath,
-      '--import',
-      'tsx',
-      fileURLToPath(new URL('./delivery-worker.ts', import.meta.url)),
-      taskQueue,
-    ],
-    {
-      stdio: ['pipe', 'pipe', 'inherit'],
-      env: {
-        ...process.env,
-        BENCH_SECRETS_KEY: secretsKey.toString('base64'),
-        BENCH_WORKFLOW_BUNDLE: bundlePath,
-        BENCH_PROFILE_JSON: JSON.stringify(profile),
-      },
-    },
-  );
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
-    child.once('exit', (code) => reject(new Error(`delivery worker exited with ${code}`)));
-  });
-  return child;
-}
-
-/**
- * CPU time so far of the stack's services this box shares with the app (the pids scripts/stack.sh keeps): the
- * Temporal server, Kafka, and PostgreSQL (the postmaster, its live backends and the ones that ended, cutime).
- */
-function stackCpuMs(): Record<string, number> {
-  const ticks = (pid: string, children = false) => {
-    try {
-      const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      return (Number(f[11]) + Number(f[12]) + (children ? Number(f[13]) + Number(f[14]) : 0)) * 10;
-    } catch {
-      return 0;
-    }
-  };
-  const pidOf = (name: string) => {
-    try {
-      return readFileSync(`.data/pids/${name}.pid`, 'utf8').trim();
-    } catch {
-      return null;
-    }
-  };
-  const out: Record<string, number> = {};
-  for (const name of ['temporal', 'kafka']) {
-    const pid = pidOf(name);
-    if (pid) out[name] = ticks(pid);
-  }
-  const pg = pidOf('postgresql');
-  if (pg) {
-    let ms = ticks(pg, true);
-    for (const dir of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-      try {
-        if (readFileSync(`/proc/${dir}/stat`, 'utf8').split(') ')[1]!.split(' ')[1] === pg) ms += ticks(dir);
-      } catch {
-        // gone meanwhile
-      }
-    }
-    out.postgresql = ms;
-  }
-  return out;
-}
-
-/** CPU time (user + system) of a child process so far, from /proc (10 ms ticks); 0 without one. */
-function childCpuMs(child: ChildProcess | null): number {
-  if (!child?.pid) return 0;
-  try {
-    const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return 0;
-  }
-}
+/** The CPU time so far of the delivery worker process (0 when the workers run inline). */
+const childCpuMs = (child: ChildProcess | null) => pidCpuMs(child?.pid);
 
 // --- sampling: the down merchant's deliveries and workflows, each second ----------------------------------------
 interface Sample {

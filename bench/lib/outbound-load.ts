@@ -2,7 +2,8 @@
 // bench/lib/outbound-run.ts): the Kafka producer of the merchant's events (a burst as fast as Kafka takes them, or
 // a steady rate on a clock, each event stamped with its scheduled time so a late sender counts as latency) and the
 // merchant, which answers 200 (500 on /parked, after --merchant-delay-ms) and notes when each event first arrived.
-// Neither shares the event loop of the dispatcher under test. Messages: {id, op, ...} in, {id, ...answer} out.
+// Neither shares the event loop of the dispatcher under test. bench:curves (./curves-run.ts) also spreads a burst over
+// many merchants and counts deliveries per endpoint path. Messages: {id, op, ...} in, {id, ...answer} out.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createProducer } from '../../src/kafka/kafkajs.js';
@@ -20,6 +21,8 @@ type Request =
   | { op: 'burst'; count: number }
   | { op: 'steady'; rate: number; seconds: number }
   | { op: 'produce'; account: string; count: number; from?: number }
+  | { op: 'spread'; accounts: string[]; count: number }
+  | { op: 'deliveries' }
   | { op: 'count' }
   | { op: 'collect' }
   | { op: 'reset' }
@@ -30,6 +33,9 @@ const receivedAt = new Map<string, number>();
 const latencies: number[] = [];
 /** When each event of the merchant was due (burst: when produced), by its sequence number. */
 const producedAt = new Map<number, number>();
+/** bench:curves: every distinct (endpoint path, event) received, so a fan-out to K endpoints counts K, and the last. */
+const deliveries = new Set<string>();
+let lastDeliveryAt = 0;
 let setup: Setup;
 let next = 0;
 let producer: Awaited<ReturnType<typeof createProducer>>;
@@ -41,6 +47,8 @@ const server = createServer((req, res) => {
     if (req.url === '/parked') return void res.writeHead(500).end('parked');
     const now = Date.now();
     const event = JSON.parse(Buffer.concat(chunks).toString()) as { id: string; data: { object: { produced_at_ms: number } } };
+    deliveries.add(`${req.url} ${event.id}`);
+    lastDeliveryAt = now;
     if (!receivedAt.has(event.id)) {
       receivedAt.set(event.id, now);
       latencies.push(now - event.data.object.produced_at_ms);
@@ -67,6 +75,17 @@ function envelope(account: string, i: number, at: number) {
     merchant_account: account,
     data: { object: { id: `pay_${i}`, object: 'payment', amount: 1000, currency: 'eur', produced_at_ms: at } },
   });
+}
+
+/** bench:curves: `count` events as fast as Kafka takes them, round-robin over `accounts`, 500 per request. */
+async function spread(accounts: string[], count: number) {
+  for (let sent = 0; sent < count; sent += 500) {
+    const batch = Array.from({ length: Math.min(500, count - sent) }, (_, j) => {
+      const i = next++;
+      return { key: String(i), value: envelope(accounts[(sent + j) % accounts.length]!, i, Date.now()) };
+    });
+    await producer.send(setup.topic, batch);
+  }
 }
 
 async function produce(account: string, count: number, from?: number) {
@@ -138,6 +157,11 @@ async function answer(request: Request): Promise<unknown> {
     case 'produce':
       await produce(request.account, request.count, request.from);
       return {};
+    case 'spread':
+      await spread(request.accounts, request.count);
+      return {};
+    case 'deliveries':
+      return { count: deliveries.size, lastAt: lastDeliveryAt };
     case 'count':
       return { count: receivedAt.size };
     case 'collect':
@@ -147,6 +171,7 @@ async function answer(request: Request): Promise<unknown> {
       };
     case 'reset':
       receivedAt.clear();
+      deliveries.clear();
       latencies.length = 0;
       return {};
     case 'stats': {

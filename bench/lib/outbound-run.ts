@@ -7,16 +7,14 @@
 // (./process-stats.ts, P8). Ends with one `RESULT {json}` line (./runs.ts). Options: see bench/outbound.ts.
 import { ensureBenchDatabase } from './bench-db.js';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fork, type ChildProcess as Forked } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../../src/activities/index.js';
 import { parseEnv } from '../../src/config/env.js';
 import { loadProfile } from '../../src/config/profile.js';
@@ -26,7 +24,7 @@ import { runDispatcher } from '../../src/dispatcher/run.js';
 import { createBatchConsumer, createKafkaAdmin, createProducer } from '../../src/kafka/kafkajs.js';
 import type { BatchHandler } from '../../src/kafka/types.js';
 import { createLogger } from '../../src/lib/logger.js';
-import { createWorkers, WORKFLOWS_PATH } from '../../src/temporal-workers/build.js';
+import { createWorkers } from '../../src/temporal-workers/build.js';
 import { BOOTSTRAP_PRINCIPAL } from '../../src/access/roles.js';
 import { createEndpointService } from '../../src/outbound/endpoints.js';
 import { measureBaselineRate, quietTemporalRuntime } from './baseline.js';
@@ -38,6 +36,7 @@ import { recordProcessStats, type ProcessStats } from './process-stats.js';
 import { loadAverage, phaseLine, type Figure, type PhaseStats } from './runs.js';
 import { percentile } from './stats.js';
 import { measureAgainstInboundDrain } from './inbound-competition.js';
+import { startWorkerProcess } from './worker-process.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -203,29 +202,10 @@ const childMem = () =>
     setTimeout(() => resolve('(no answer)'), 5000);
   });
 if (workerProcess) {
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
-  const bundlePath = join(tmpdir(), `apipay-bench-bundle-${run}.js`);
-  writeFileSync(bundlePath, code);
-  child = spawn(
-    process.execPath,
-    ['--import', 'tsx', fileURLToPath(new URL('./delivery-worker.ts', import.meta.url)), taskQueue],
-    {
-      stdio: ['pipe', 'pipe', 'inherit'],
-      // The shipped worker configuration (workerTuning from WORKER_* env), only the cache size overridable by --max-cached.
-      env: {
-        ...process.env,
-        BENCH_SECRETS_KEY: secretsKey.toString('base64'),
-        WORKER_MAX_CACHED_WORKFLOWS: maxCached,
-        BENCH_WORKFLOW_BUNDLE: bundlePath,
-      },
-    },
-  );
+  // The shipped worker configuration (workerTuning from WORKER_* env), only the cache size overridable by --max-cached.
+  child = await startWorkerProcess({ run, taskQueue, secretsKey, env: { WORKER_MAX_CACHED_WORKFLOWS: maxCached } });
   child.stdout!.on('data', (chunk: Buffer) => {
     for (const line of chunk.toString().split('\n')) if (line.startsWith('mem ')) onChildMem?.(line.slice(4));
-  });
-  await new Promise<void>((resolve, reject) => {
-    child!.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
-    child!.once('exit', (code) => reject(new Error(`delivery worker exited with ${code}`)));
   });
 }
 const workerRssMb = () => {

@@ -6,17 +6,12 @@
 // every timer fired and its attempt was recorded DELIVERED. Parked: as many deliveries parked at fan-out (P13) for a
 // second endpoint: the bytes per delivery (PostgreSQL only; one probe workflow for all) and the time the probe takes to
 // release them all with the ramp off (its allowance per release_tick the only limit). Ends with `RESULT {json}`.
-import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { writeFileSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import { BOOTSTRAP_PRINCIPAL } from '../../src/access/roles.js';
 import { loadProfile } from '../../src/config/profile.js';
 import { createDatabase } from '../../src/db/client.js';
@@ -24,11 +19,12 @@ import { createEndpointService } from '../../src/outbound/endpoints.js';
 import { startDeliveryWorkflows, type DeliveryToStart } from '../../src/outbound/delivery-start.js';
 import { createProbeStarter } from '../../src/outbound/probe-start.js';
 import { newId } from '../../src/shared/ids.js';
-import { WORKFLOWS_PATH } from '../../src/temporal-workers/build.js';
 import { quietTemporalRuntime } from './baseline.js';
 import { ensureBenchDatabase } from './bench-db.js';
 import { loadAverage, type Figure } from './runs.js';
+import { pidCpuMs, pidRssMb } from './stack-cpu.js';
 import { growth, temporalStoreBytes } from './temporal-store.js';
+import { startWorkerProcess } from './worker-process.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -152,34 +148,12 @@ const countWhere = async (endpointId: string, status: string) =>
       >`select count(*)::text as n from deliveries where endpoint_id = ${endpointId} and status = ${status}::delivery_status`
     )[0]!.n,
   );
-const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
-const cpuMs = (pid: number) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10;
-};
+const rssMb = pidRssMb;
+const cpuMs = (pid: number | undefined) => pidCpuMs(pid);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // --- the shipped worker in its own process ------------------------------------------------------------------------
-const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
-const bundlePath = join(tmpdir(), `apipay-bench-sleeping-bundle-${run}.js`);
-writeFileSync(bundlePath, code);
-const worker = spawn(
-  process.execPath,
-  ['--import', 'tsx', fileURLToPath(new URL('./delivery-worker.ts', import.meta.url)), taskQueue],
-  {
-    stdio: ['pipe', 'pipe', 'inherit'],
-    env: {
-      ...process.env,
-      BENCH_SECRETS_KEY: secretsKey.toString('base64'),
-      BENCH_WORKFLOW_BUNDLE: bundlePath,
-      BENCH_PROFILE_JSON: JSON.stringify(profile),
-    },
-  },
-);
-await new Promise<void>((resolve, reject) => {
-  worker.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
-  worker.once('exit', (c) => reject(new Error(`delivery worker exited with ${c}`)));
-});
+const worker = await startWorkerProcess({ run, taskQueue, secretsKey, profile });
 const native = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233' });
 const temporal = new Client({ connection: native });
 const figures: Figure[] = [];

@@ -48,3 +48,18 @@ export function databaseOptions(env: {
     idleInTransactionTimeoutMs: env.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
   };
 }
+
+/** A drizzle transaction handle, as `db.transaction` passes it. */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
+/**
+ * P14: the postgres.js client under a drizzle handle — the pool for a `Db`, the transaction's own connection for a
+ * `Tx` — for the statements that bind one array per column (INSERT … SELECT FROM unnest): drizzle's builder makes an
+ * object per value of a multi-row VALUES list, which cost the dispatcher more CPU than the rest of its fan-out.
+ */
+export function rawClient(handle: Db | Tx): postgres.Sql {
+  const withClient = handle as unknown as { $client?: postgres.Sql; session?: { client: postgres.Sql } };
+  const client = withClient.session?.client ?? withClient.$client;
+  if (!client) throw new Error('rawClient: not a drizzle postgres-js handle');
+  return client;
+}

@@ -1,15 +1,17 @@
 // One transaction of the dispatcher (O2–O4): quarantine rows for bad envelopes, then the events (deduplicated on
 // their evt_ id) and one PENDING delivery per subscribed endpoint. The handler calls it for a whole batch and, when
 // the database refuses the data, for parts of it (R1). R18: the event row keeps the trace of its message. P13: a
-// delivery to an endpoint whose circuit is open is parked (parked_since), not handed to a workflow.
+// delivery to an endpoint whose circuit is open is parked (parked_since), not handed to a workflow. P14: the two
+// multi-row INSERTs bind one array per column (./fan-out-rows.ts).
 import { and, eq, inArray, isNotNull, isNull, or, sql } from 'drizzle-orm';
 import { CATALOG } from '../catalog/catalog.js';
 import { namesOtherVersion, subscribesTo } from '../catalog/subscriptions.js';
 import { versionSkips } from '../metrics/outbound.js';
-import type { Db } from '../db/client.js';
+import type { Db, Tx } from '../db/client.js';
 import { deliveries, events, quarantinedMessages, webhookEndpoints } from '../db/schema/index.js';
 import type { RawMessage } from '../kafka/types.js';
 import { newId } from '../shared/ids.js';
+import { insertDeliveries, insertEvents, type DeliveryRow } from './fan-out-rows.js';
 import type { ValidEvent } from '../outbound/envelope.js';
 import type { DeliveryToStart, Handoff } from '../outbound/delivery-start.js';
 import { needsDeliveryWorkflow, type LaneSettings } from '../outbound/lanes.js';
@@ -80,30 +82,12 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
     const candidates = good;
     // O3: the primary key on event_public_id decides; a row that already exists (or is being inserted by another
     // replica, whose commit we wait for) makes this event a duplicate.
-    const inserted = await tx
-      .insert(events)
-      .values(
-        candidates.map(({ message, value }) => ({
-          eventPublicId: value.eventPublicId,
-          merchantAccount: value.merchantAccount,
-          type: value.type,
-          livemode: value.livemode,
-          createdUnix: value.createdUnix,
-          body: value.body,
-          sourceTopic: message.topic,
-          sourcePartition: message.partition,
-          sourceOffset: message.offset,
-          traceparent: traceparentOf(message), // R18: the trace its deliveries (and the console's link) belong to
-        })),
-      )
-      .onConflictDoNothing({ target: events.eventPublicId })
-      .returning({ id: events.eventPublicId });
-    const freshIds = new Set(inserted.map((row) => row.id));
+    const freshIds = await insertEvents(tx, candidates.map(({ message, value }) => ({ message, value, traceparent: traceparentOf(message) })));
     const fresh = candidates.filter((c) => freshIds.has(c.value.eventPublicId)).map((c) => c.value);
     const duplicateIds = candidates.map((c) => c.value.eventPublicId).filter((id) => !freshIds.has(id));
 
     // O4: one PENDING delivery per enabled endpoint of the same merchant and livemode subscribed to the type.
-    const rows: (typeof deliveries.$inferInsert)[] = [];
+    const rows: DeliveryRow[] = [];
     const typeOf = new Map(candidates.map((c) => [c.value.eventPublicId, c.value.type]));
     const referenceOf = new Map(candidates.map((c) => [c.value.eventPublicId, c.value.paymentReference])); // O20
     const traceOf = new Map(candidates.map((c) => [c.value.eventPublicId, traceparentOf(c.message)])); // R18
@@ -161,7 +145,7 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
         }
       }
       await numberOrdered(tx, rows, new Set(endpoints.filter((e) => e.ordering === 'per_endpoint').map((e) => e.id)));
-      if (rows.length) await tx.insert(deliveries).values(rows);
+      await insertDeliveries(tx, rows);
     }
     const toStart: DeliveryToStart[] = rows.filter((row) => !row.parkedSince).map((row) => ({
       deliveryId: row.id,
@@ -211,9 +195,9 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
  * the partition's). takeSequence locks the endpoint row until this transaction commits, so a concurrent dispatcher
  * numbers its own after ours.
  */
-async function numberOrdered(tx: Parameters<Parameters<Db['transaction']>[0]>[0], rows: (typeof deliveries.$inferInsert)[], ordered: Set<string>): Promise<void> {
+async function numberOrdered(tx: Tx, rows: DeliveryRow[], ordered: Set<string>): Promise<void> {
   if (ordered.size === 0) return;
-  const perEndpoint = new Map<string, (typeof deliveries.$inferInsert)[]>();
+  const perEndpoint = new Map<string, DeliveryRow[]>();
   for (const row of rows) if (ordered.has(row.endpointId)) perEndpoint.set(row.endpointId, [...(perEndpoint.get(row.endpointId) ?? []), row]);
   for (const [endpointId, list] of [...perEndpoint].sort(([a], [b]) => a.localeCompare(b))) {
     const first = await takeSequence(tx, endpointId, list.length);
