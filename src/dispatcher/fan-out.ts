@@ -95,7 +95,9 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
     const parkedEndpoints = new Set<string>(); // P13
     const sent = new Map<string, Handoff>(); // P1: by delivery id, what its first attempt sends (batched mode)
     if (fresh.length) {
-      const pairs = [...new Map(fresh.map((e) => [`${e.merchantAccount}\u0000${e.livemode}`, e])).values()];
+      // P14: one array parameter for the batch's merchants (an OR of one condition per merchant and livemode cost
+      // PostgreSQL ~1 ms of planning per delivery with 10,000 merchants); the livemode is matched below.
+      const accounts = [...new Set(fresh.map((e) => e.merchantAccount))];
       const endpoints = await tx
         .select({
           id: webhookEndpoints.id,
@@ -116,12 +118,19 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
           and(
             eq(webhookEndpoints.status, 'enabled'),
             isNull(webhookEndpoints.deletedAt),
-            or(...pairs.map((e) => and(eq(webhookEndpoints.merchantAccount, e.merchantAccount), eq(webhookEndpoints.livemode, e.livemode)))),
+            sql`${webhookEndpoints.merchantAccount} = any(${sql.param(accounts)}::text[])`,
           ),
         );
+      // P14: each event meets only its merchant's endpoints of its livemode (not every endpoint the batch loaded).
+      const key = (account: string, livemode: boolean) => `${account}\u0000${livemode}`;
+      const byMerchant = new Map<string, typeof endpoints>();
+      for (const e of endpoints) {
+        const list = byMerchant.get(key(e.merchantAccount, e.livemode));
+        if (list) list.push(e);
+        else byMerchant.set(key(e.merchantAccount, e.livemode), [e]);
+      }
       for (const event of fresh) {
-        for (const endpoint of endpoints) {
-          if (endpoint.merchantAccount !== event.merchantAccount || endpoint.livemode !== event.livemode) continue;
+        for (const endpoint of byMerchant.get(key(event.merchantAccount, event.livemode)) ?? []) {
           const latest = CATALOG.get(event.type)?.version;
           if (!subscribesTo(endpoint.eventTypes, event.type, event.version, latest)) {
             // M9: subscribed to the type in another version: not delivered, and visible as a count by type and version.

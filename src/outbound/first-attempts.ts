@@ -84,19 +84,24 @@ export function createFirstAttempts(deps: FirstAttemptDeps) {
    */
   async function signersFor(chunk: Owned[], cache: Map<string, Signer>): Promise<Map<string, Signer>> {
     const now = Date.now();
-    const missing = [...new Set(chunk.map((d) => d.endpointId))].filter((id) => !cache.has(id));
-    await Promise.all(
-      missing.map(async (endpointId) => {
-        const kept = recent.get(endpointId);
-        if (kept && kept.until > now) return void cache.set(endpointId, kept.signer);
-        const signer = await sender.signer(endpointId, new Date()).catch((error: Error) => {
-          logger.warn({ endpointId, error: error.name }, 'batched first attempt: signing failed; the workflow attempts instead');
-          return null;
-        });
+    const lookup: string[] = [];
+    for (const endpointId of new Set(chunk.map((d) => d.endpointId))) {
+      if (cache.has(endpointId)) continue;
+      const kept = recent.get(endpointId);
+      if (kept && kept.until > now) cache.set(endpointId, kept.signer);
+      else lookup.push(endpointId);
+    }
+    // P14: one query for all the endpoints the chunk lacks (./signing-materials.ts).
+    const found = await sender.signers(lookup, new Date()).catch((error: Error) => new Map(lookup.map((id) => [id, error])));
+    for (const [endpointId, signer] of found) {
+      if (signer instanceof Error) {
+        logger.warn({ endpointId, error: signer.name }, 'batched first attempt: signing failed; the workflow attempts instead');
+        cache.set(endpointId, null);
+      } else {
         cache.set(endpointId, signer);
-        if (signer) remember(endpointId, signer, now);
-      }),
-    );
+        remember(endpointId, signer, now);
+      }
+    }
     return cache;
   }
 

@@ -59,7 +59,7 @@ function sealFor(endpointId: string, plain: string, ring: Keyring): { ciphertext
 }
 
 /** A row with a key id needs that key; a row from before key ids (null) was sealed without associated data. */
-function openRow(endpointId: string, row: { ciphertext: Buffer; keyId: string | null }, ring: Keyring): string {
+export function openRow(endpointId: string, row: { ciphertext: Buffer; keyId: string | null }, ring: Keyring): string {
   if (row.keyId !== null) {
     const key = ring.keys.get(row.keyId);
     if (!key) throw new SecretDecryptionError(`endpoint secret of ${endpointId} is encrypted with master key ${row.keyId}, which is not configured`);

@@ -12,6 +12,7 @@ import { createBrokerSender } from './destinations/publish.js';
 import { isBrokerLocator } from './destinations/index.js';
 import type { PinnedAgents } from './pinned-agents.js';
 import { signingMaterialFor, signatureHeaders, type SignedHeaders } from './signature-headers.js';
+import { signingMaterialsFor } from './signing-materials.js';
 import { UnsafeUrlError, vetEndpointUrl, type LookupAll, type VettedAddress } from './url-safety.js';
 
 /** R4: nothing to sign with; deterministic until an operator adds or rotates a secret, so never retried. */
@@ -59,6 +60,25 @@ export function createSender(deps: SenderDeps) {
         throw new MissingSigningSecretError(`endpoint ${endpointId} has no active signing secret`);
       const timestamp = Math.floor(at.getTime() / 1000);
       return (body) => signatureHeaders(material, body, timestamp);
+    },
+
+    /**
+     * P14: the signers of many endpoints from one query (./signing-materials.ts), for a chunk of batched first
+     * attempts; per endpoint as `signer`, its failure (no active secret, a secret that does not open) as the value.
+     */
+    async signers(endpointIds: string[], at: Date): Promise<Map<string, ((body: Buffer) => SignedHeaders) | Error>> {
+      const timestamp = Math.floor(at.getTime() / 1000);
+      const materials = await signingMaterialsFor(deps.db, endpointIds, deps.secretsKey, at);
+      return new Map(
+        [...materials].map(([endpointId, material]) => [
+          endpointId,
+          material instanceof Error
+            ? material
+            : material.secrets.length === 0
+              ? new MissingSigningSecretError(`endpoint ${endpointId} has no active signing secret`)
+              : (body: Buffer) => signatureHeaders(material, body, timestamp),
+        ]),
+      );
     },
 
     /**
