@@ -4,6 +4,8 @@
 // measured in the same run, peak RSS and CPU per delivery of each process, PostgreSQL bytes per delivery.
 // Usage: npm run bench:curves -- [--runs 3] [--sizes 20000,200000,1000000] [--fanout 1,100,1000]
 //        [--fanout-deliveries 20000] [--merchants 1,100,1000,10000] [--merchant-events 20000] [--budget-seconds 5]
+//        [--warmup 20000] (an unmeasured burst first)
+//        [--outbound '{"batched":{"pipeline_depth":2048}}'] (outbound profile keys changed for the run)
 //        (an empty list skips its scenario, e.g. --fanout '' --merchants '')
 import { runThreeTimes } from './lib/three-runs.js';
 

@@ -1,15 +1,14 @@
 // P13: the steps of an endpoint's probe workflow (src/workflows/endpoint-probe.ts), read from and written to the rows:
 // the circuit's state and the parked count, the release of the oldest parked deliveries (one, as the probe, while the
-// circuit is open; the recovery ramp's allowance per tick once it is closed) by starting their delivery workflows
-// with the worker's own client, and the failing of parked deliveries the retry schedule has outlived. R20: the start
+// circuit is open; the recovery ramp's allowance per tick once it is closed) through the batched first-attempt steps
+// (../outbound/first-attempts.ts: a workflow only for a delivery whose attempt fails), and the failing of parked deliveries the retry schedule has outlived. R20: the start
 // input is an endpoint id only, and a probe runs only under the workflow id that endpoint derives.
 import { Context } from '@temporalio/activity';
 import type { Db } from '../db/client.js';
 import type { Profile } from '../config/profile.js';
 import type { Logger } from '../lib/logger.js';
 import type { SecretKeys } from '../shared/keyring.js';
-import { circuitOpen, parkedDeadline, releaseAllowance } from '../outbound/circuit.js';
-import { rampRate } from '../outbound/recovery.js';
+import { circuitOpen, parkedDeadline, rampRunning, releaseAllowance } from '../outbound/circuit.js';
 import { createFirstAttempts } from '../outbound/first-attempts.js';
 import { createParkingStore } from '../outbound/parking-store.js';
 import { endpointProbeWorkflowId, type ParkedState } from '../shared/endpoint-probe.js';
@@ -40,11 +39,7 @@ export function createParkingActivities(deps: { db: Db; profile: Profile; logger
       const at = Date.now();
       if (!row) return { parked: 0, open: false, disabled: false, ramping: false, at };
       const disabled = row.status !== 'enabled' || row.deleted;
-      const ramping =
-        recovery.ramp &&
-        row.recoveringSince !== null &&
-        row.rateLimitPerSecond === null &&
-        rampRate(at - row.recoveringSince.getTime(), recovery, null) !== null;
+      const ramping = rampRunning(recovery, { recoveringSince: row.recoveringSince, ownRate: row.rateLimitPerSecond }, at);
       return { parked: row.parked, open: circuitOpen(row, circuit, at), disabled, ramping, at };
     },
 

@@ -107,6 +107,7 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
           ordering: webhookEndpoints.ordering,
           rateLimitPerSecond: options.recovery ? routingRateSql(options.recovery) : webhookEndpoints.rateLimitPerSecond,
           ownRate: webhookEndpoints.rateLimitPerSecond,
+          recoveringSince: webhookEndpoints.recoveringSince, // P13: parks() reads the ramp from it
           consecutiveFailures: webhookEndpoints.consecutiveFailures,
           failingSince: webhookEndpoints.failingSince,
           // P13: deliveries parked for it still wait; a new one queues behind them (released oldest first, at the ramp).
@@ -138,7 +139,7 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
             continue;
           }
           const id = newId('whd');
-          if (options.circuit && parks(endpoint, options.circuit, now.getTime())) {
+          if (options.circuit && parks(endpoint, options.circuit, options.recovery, now.getTime())) {
             // P13: parked — no workflow, no POST, until the endpoint's probe releases it.
             rows.push({ id, eventPublicId: event.eventPublicId, endpointId: endpoint.id, merchantAccount: event.merchantAccount, parkedSince: now });
             parkedEndpoints.add(endpoint.id);

@@ -27,19 +27,33 @@ export function circuitOpen(endpoint: CircuitColumns, c: CircuitSettings, now: n
 }
 
 /**
+ * P12/P13: the endpoint's recovery ramp runs (it returned from a streak `recoveringSince`, and the ramp has not reached
+ * its top rate) and the endpoint has no rate of its own, so the ramp is its only throttle. Read by the fan-out (a new
+ * delivery parks meanwhile) and by the probe (it releases at the ramp's rate meanwhile): one rule for both.
+ */
+export function rampRunning(
+  r: RecoverySettings | undefined,
+  endpoint: { recoveringSince: Date | null; ownRate: number | null },
+  now: number,
+): boolean {
+  if (!r?.ramp || endpoint.recoveringSince === null || endpoint.ownRate !== null) return false;
+  return rampRate(now - endpoint.recoveringSince.getTime(), r, null) !== null;
+}
+
+/**
  * P13 at fan-out: a new delivery is parked when the endpoint's circuit is open, when deliveries parked for it still
- * wait (it queues behind them), and while its recovery ramp runs (P12; `rateLimitPerSecond` is the routing rate, the
- * ramp's when `ownRate` is null): the probe then sends it at the ramp's rate with the batched steps, where a throttled
- * workflow per delivery would cost a start and a slot timer each. An ordered endpoint (M3) is never parked.
+ * wait (it queues behind them), and while its recovery ramp runs unthrottled (`rampRunning`): the probe then sends it
+ * at the ramp's rate with the batched steps, where a throttled workflow per delivery would cost a start and a slot
+ * timer each. An ordered endpoint (M3) is never parked.
  */
 export function parks(
-  endpoint: CircuitColumns & { hasParked: boolean; rateLimitPerSecond: number | null; ownRate: number | null },
+  endpoint: CircuitColumns & { hasParked: boolean; recoveringSince: Date | null; ownRate: number | null },
   c: CircuitSettings,
+  r: RecoverySettings | undefined,
   now: number,
 ): boolean {
   if (c.open_after_failures <= 0 || endpoint.ordering === 'per_endpoint') return false;
-  const ramping = endpoint.rateLimitPerSecond !== null && endpoint.ownRate === null;
-  return endpoint.hasParked || ramping || circuitOpen(endpoint, c, now);
+  return endpoint.hasParked || rampRunning(r, endpoint, now) || circuitOpen(endpoint, c, now);
 }
 
 /** Deliveries released per tick at most (one activity's sends; the next tick takes the rest). */

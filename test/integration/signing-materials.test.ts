@@ -23,7 +23,7 @@ beforeAll(async () => {
   const endpoints = createEndpointService({ db: database.db, secretsKey: TEST_SECRETS_KEY });
   const create = async (input: { signatureScheme?: 'apipay' | 'standard'; ed25519?: boolean }) => {
     const { endpoint } = await endpoints.create(BOOTSTRAP_PRINCIPAL, {
-      merchantAccount: uniqueMerchant(),
+      merchantAccount: uniqueMerchant('signing'),
       url: 'https://merchant.example/hook',
       eventTypes: ['*'],
       livemode: false,

@@ -8,6 +8,7 @@ import {
   MAX_RELEASE_PER_TICK,
   parkedDeadline,
   parks,
+  rampRunning,
   releaseAllowance,
   type CircuitSettings,
 } from '../../src/outbound/circuit.js';
@@ -57,23 +58,27 @@ describe('P13 circuit', () => {
         fc.integer({ min: 0, max: 20 }),
         fc.integer({ min: 0, max: 40 }),
         fc.boolean(),
-        fc.option(fc.integer({ min: 1, max: 100 }), { nil: null }),
+        fc.option(fc.integer({ min: 0, max: 120_000 }), { nil: null }),
         fc.option(fc.integer({ min: 1, max: 100 }), { nil: null }),
         fc.constantFrom('none' as const, 'per_endpoint' as const),
-        (n, failures, hasParked, routingRate, ownRate, ordering) => {
+        fc.boolean(),
+        (n, failures, hasParked, recoveredAgoMs, ownRate, ordering, rampOn) => {
           const now = 1_800_000_000_000;
+          const r = { ...recovery, ramp: rampOn };
           const endpoint = {
             consecutiveFailures: failures,
             failingSince: new Date(now - 120_000),
             ordering,
             hasParked,
-            rateLimitPerSecond: routingRate,
+            recoveringSince: recoveredAgoMs === null ? null : new Date(now - recoveredAgoMs),
             ownRate,
           };
           const c = settings(n, 60_000);
-          const expected =
-            n > 0 && ordering === 'none' && (hasParked || (routingRate !== null && ownRate === null) || failures >= n);
-          expect(parks(endpoint, c, now)).toBe(expected);
+          // The ramp (5/s doubling every 10 s) reaches its top of 100/s after 5 doublings: 50 s.
+          const ramping = rampOn && recoveredAgoMs !== null && recoveredAgoMs < 50_000 && ownRate === null;
+          expect(rampRunning(r, endpoint, now)).toBe(ramping);
+          const expected = n > 0 && ordering === 'none' && (hasParked || ramping || failures >= n);
+          expect(parks(endpoint, c, r, now)).toBe(expected);
         },
       ),
     );
