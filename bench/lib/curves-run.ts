@@ -8,9 +8,12 @@
 // Each: deliveries/s from the first produce to the last receipt; the share of the raw POST budget measured in the same
 // run (./post-budget.ts: POSTs/s to a merchant in its own process, 128 in flight, bench:budget's figure); peak RSS of
 // each process (sampled every 500 ms); CPU per delivery of each process, the stack's services included
-// (./stack-cpu.ts); PostgreSQL bytes per delivery (every table and index of the schema). Ends with `RESULT {json}`.
+// (./stack-cpu.ts); the dispatcher's heap after a full GC; PostgreSQL bytes per delivery (every table and index of the
+// schema). Ends with `RESULT {json}`.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { BOOTSTRAP_PRINCIPAL } from '../../src/access/roles.js';
@@ -47,6 +50,8 @@ const { values: args } = parseArgs({
     'run-index': { type: 'string' },
   },
 });
+setFlagsFromString('--expose-gc'); // a full collection on demand, without a flag on the command line
+const gc = runInNewContext('gc') as () => void;
 const list = (s: string) => s.split(',').filter(Boolean).map(Number);
 const loadBefore = loadAverage();
 quietTemporalRuntime();
@@ -184,13 +189,18 @@ async function burst(name: string, accounts: string[], events: number, deliverie
   const cpu = Object.entries(cpuTo).map(([k, ms]) => [k, ((ms - (cpuFrom[k] ?? 0)) * 1000) / deliveries] as const);
   for (const [k, us] of cpu) fig(`${name}: CPU per delivery, ${k}`, us, 'µs');
   for (const [k, mb] of Object.entries(peak)) fig(`${name}: peak RSS, ${k}`, mb, 'MB');
+  // Memory kept (a leak) or memory not yet collected (V8 grows its heap under a high allocation rate)? The dispatcher's
+  // heap once a full collection ran after the burst.
+  gc();
+  const heapAfterGc = process.memoryUsage().heapUsed / 1048576;
+  fig(`${name}: dispatcher heap after a full GC`, heapAfterGc, 'MB');
   lines.push(
     `${name}: ${deliveries} deliveries (${events} events) in ${seconds.toFixed(1)} s = ${rate.toFixed(0)}/s, ${((rate / budget) * 100).toFixed(0)} % of the budget (${((rate / budgetFetch) * 100).toFixed(0)} % of fetch's); ` +
       `PostgreSQL ${(bytes / deliveries).toFixed(0)} B per delivery`,
     `  CPU µs per delivery: ${cpu.map(([k, us]) => `${k} ${us.toFixed(0)}`).join(', ')} (total ${cpu.reduce((n, [, us]) => n + us, 0).toFixed(0)}, at most ${((2 * 1e6) / rate).toFixed(0)} on 2 cores)`,
     `  peak RSS MB: ${Object.entries(peak)
       .map(([k, mb]) => `${k} ${mb.toFixed(0)}`)
-      .join(', ')}`,
+      .join(', ')}; dispatcher heap after a full GC ${heapAfterGc.toFixed(0)} MB`,
     `  stages: ${stages.report(deliveries)}`,
   );
   const stats = [appStats.snapshot(), await load<PhaseStats['processes'][number]>('stats', { reset: true })];
