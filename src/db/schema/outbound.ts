@@ -156,6 +156,8 @@ export const deliveries = pgTable(
     index('deliveries_endpoint_sequence_idx').on(t.endpointId, t.sequence).where(sql`sequence is not null`),
     index('deliveries_handoff_idx').on(t.handoffSince).where(sql`handoff_since IS NOT NULL`),
     index('deliveries_parked_idx').on(t.endpointId, t.createdAt).where(sql`parked_since IS NOT NULL`),
+    // P14: a merchant's deliveries in id order (the portal, a merchant key's list, the outage charts' counts).
+    index('deliveries_merchant_idx').on(t.merchantAccount, t.id),
   ],
 );
 
