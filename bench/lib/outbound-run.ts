@@ -9,8 +9,6 @@ import { ensureBenchDatabase } from './bench-db.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fork, type ChildProcess as Forked } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
@@ -37,6 +35,7 @@ import { loadAverage, phaseLine, type Figure, type PhaseStats } from './runs.js'
 import { percentile } from './stats.js';
 import { measureAgainstInboundDrain } from './inbound-competition.js';
 import { startWorkerProcess } from './worker-process.js';
+import { forkRpcChild } from './rpc-child.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -106,24 +105,9 @@ const database = createDatabase(await ensureBenchDatabase(), { max: 20 });
 const secretsKey = randomBytes(32);
 // --- the load generator and the merchant, in a process of their own (./outbound-load.ts) ------------------------
 const appStats = recordProcessStats('app (dispatcher + worker)');
-const loadProcess: Forked = fork(fileURLToPath(new URL('./outbound-load.ts', import.meta.url)), [], {
-  execArgv: ['--import', 'tsx'],
-  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-});
-let rpcId = 0;
-const rpcWaiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-loadProcess.on('message', (m: { id: number; result?: unknown; error?: string }) => {
-  const waiting = rpcWaiting.get(m.id);
-  rpcWaiting.delete(m.id);
-  if (m.error !== undefined) waiting?.reject(new Error(`load generator: ${m.error}`));
-  else waiting?.resolve(m.result);
-});
-const load = <T>(op: string, body: Record<string, unknown> = {}) =>
-  new Promise<T>((resolve, reject) => {
-    const id = ++rpcId;
-    rpcWaiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
-    loadProcess.send({ id, op, ...body });
-  });
+const loadGenerator = forkRpcChild(new URL('./outbound-load.ts', import.meta.url), 'load generator');
+const loadProcess = loadGenerator.process;
+const load = loadGenerator.call;
 /** Mirrors of the merchant's receipts, filled by `collect()` (arrays kept, so harnesses may hold them). */
 const receivedAt = new Map<string, number>();
 const latencies: number[] = [];
