@@ -33,8 +33,9 @@ const held = new Set<ServerResponse>();
 /** Healthy merchants: [produced, received] of each (event, endpoint) pair's first receipt. */
 const healthy: [number, number][] = [];
 const seen = new Set<string>();
-/** Every POST the down merchant got: [endpoint index, at, status answered, produced]. */
-const downPosts: [number, number, number, number][] = [];
+/** Every POST the down merchant got: [endpoint index, at, status answered, produced, 1 when it had this event before]. */
+const downPosts: [number, number, number, number, number][] = [];
+const downSeen = new Set<string>();
 
 const server = createServer((req, res) => {
   const chunks: Buffer[] = [];
@@ -46,7 +47,9 @@ const server = createServer((req, res) => {
     const produced = event.data.object.produced_at_ms;
     if (m === '0') {
       const status = mode === 'up' ? 200 : mode === '503' ? 503 : 0;
-      downPosts.push([Number(e), now, status, produced]);
+      const key = `${event.id}/${e}`;
+      downPosts.push([Number(e), now, status, produced, downSeen.has(key) ? 1 : 0]); // a repeat: a retry, not a first POST
+      downSeen.add(key);
       if (mode === 'timeout') return void held.add(res); // never answered: the attempt ends at the request timeout
       return void res.writeHead(status).end(status === 200 ? 'ok' : 'down');
     }

@@ -257,9 +257,10 @@ try {
   await sampler;
 
   // --- the figures ----------------------------------------------------------------------------------------------
-  const { healthy, downPosts } = await load<{ healthy: [number, number][]; downPosts: [number, number, number, number][] }>(
-    'collect',
-  );
+  const { healthy, downPosts } = await load<{
+    healthy: [number, number][];
+    downPosts: [number, number, number, number, number][];
+  }>('collect');
   const of = (name: string) => bounds.find((b) => b.name === name)!;
   const before = of('before');
   let beforeP99 = NaN;
@@ -328,11 +329,11 @@ try {
   const rampFrom = new Map(since.map((r) => [r.id, r.at]));
   let busiest = 0;
   let worstRatio = 0;
+  let worstRepeats = 0; // of the POSTs in the worst second, those of an event the endpoint had seen before (retries)
+  let worstPosts = 0;
   for (let e = 0; e < ENDPOINTS; e++) {
-    const times = downPosts
-      .filter(([i, at]) => i === e && at >= rec.from)
-      .map(([, at]) => at)
-      .sort((a, b) => a - b);
+    const posts = downPosts.filter(([i, at]) => i === e && at >= rec.from).sort((a, b) => a[1] - b[1]);
+    const times = posts.map(([, at]) => at);
     const from = rampFrom.get(downEndpoints[e]!) ?? null;
     for (let i = 0, j = 0; i < times.length; i++) {
       while (times[i]! - times[j]! >= 1000) j++;
@@ -342,11 +343,16 @@ try {
       let allowed = 0; // the ramp's POSTs over the second before this one, 10 ms steps
       for (let t = times[i]! - 1000; t < times[i]!; t += 10)
         allowed += (t < from ? Infinity : (rampRate(t - from, recovery, null) ?? Infinity)) / 100;
-      if (Number.isFinite(allowed)) worstRatio = Math.max(worstRatio, n / (allowed + 1));
+      if (Number.isFinite(allowed) && n / (allowed + 1) > worstRatio) {
+        worstRatio = n / (allowed + 1);
+        worstPosts = n;
+        worstRepeats = posts.slice(j, i + 1).filter((p) => p[4] === 1).length;
+      }
     }
   }
   const beforeRate = (RATE * Number(args.share) * 1) / 1; // events/s of the down merchant = POSTs/s to each of its endpoints
   figures.push({ name: 'recovery: busiest second at one returning endpoint', value: busiest, unit: 'POSTs' });
+  figures.push({ name: 'recovery: retries in the worst second against the ramp', value: worstRepeats, unit: 'POSTs' });
   if (!args['no-ramp'])
     figures.push({
       name: 'recovery: busiest second ÷ (ramp allowance + 1)',
@@ -357,7 +363,9 @@ try {
   lines.push(
     `recovery  backlog at return ${missedAtUp} deliveries, gone after ${drainS.toFixed(1)} s (${(missedAtUp / drainS).toFixed(0)} deliveries/s); ` +
       `busiest second at one returning endpoint ${busiest} POSTs (its live flow ${beforeRate.toFixed(0)}/s; ramp ${args['no-ramp'] ? 'off' : `${recovery.ramp_start_per_second}/s doubling every ${recovery.ramp_interval / 1000} s to ${recovery.ramp_max_per_second}/s`}); ` +
-      (args['no-ramp'] ? '' : `busiest second ÷ (ramp allowance + 1) at worst ${worstRatio.toFixed(2)} (goal ≤ 1)`),
+      (args['no-ramp']
+        ? ''
+        : `busiest second ÷ (ramp allowance + 1) at worst ${worstRatio.toFixed(2)} (goal ≤ 1): ${worstPosts} POSTs, ${worstRepeats} of them retries`),
   );
 } finally {
   sampling = false;

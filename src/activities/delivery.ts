@@ -1,7 +1,7 @@
 // The delivery activities (O7–O9, O12, O13, O15): each composes the outbound modules — the attempt path shared
 // with the batched mode (src/outbound/attempt-path.ts: the attempt store, the sender, an attempt's metrics and
 // logs), the delivery rows, lanes, ordering and the throttle.
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Profile } from '../config/profile.js';
 import type { Db } from '../db/client.js';
 import type { Logger } from '../lib/logger.js';
@@ -13,6 +13,7 @@ import { createDeliveryStore, type DeliveryState } from '../outbound/delivery-st
 import type { SecretKeys } from '../shared/keyring.js';
 import { createInFlightTracker, keepsFailing, type InFlightPermit, type InFlightTracker } from '../outbound/lanes.js';
 import type { PinnedAgents } from '../outbound/pinned-agents.js';
+import { createRetryParking } from '../outbound/retry-parking.js';
 import { predecessorDone, successorOfDelivery } from '../outbound/sequencing.js';
 import { reserveSend, reserveSlot } from '../outbound/throttle.js';
 import type { LookupAll } from '../outbound/url-safety.js';
@@ -21,9 +22,10 @@ export type { AttemptErrorKind, AttemptInput, DeliveryState };
 
 /**
  * Why an attempt was not sent yet (nothing recorded, no attempt counted): M2 run it in the slow lane; M3 wait for the
- * previous delivery to the endpoint (a signal, or a recheck timer); M5 wait `waitMs` for the reserved throttle slot.
+ * previous delivery to the endpoint (a signal, or a recheck timer); M5 wait `waitMs` for the reserved throttle slot;
+ * P15 parked by the endpoint's circuit (wait for the probe's release).
  */
-export type Deferral = { kind: 'slow_lane' } | { kind: 'predecessor' } | { kind: 'throttle'; waitMs: number; slotAt: number };
+export type Deferral = { kind: 'slow_lane' } | { kind: 'predecessor' } | { kind: 'throttle'; waitMs: number; slotAt: number } | { kind: 'parked' };
 
 export interface AttemptResult {
   /** 'deferred' (with `deferral`) is absent from histories recorded before M2/M3/M5. */
@@ -85,6 +87,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
   const rows = createDeliveryStore(db);
   const lanes = profile.outbound.lanes;
   const inFlight = deps.inFlight ?? createInFlightTracker(lanes);
+  const parking = createRetryParking(deps);
 
   /** Metrics and the log line of one attempt (the shared attempt path's), and what the workflow gets back. */
   function report(input: AttemptInput, endpointId: string, applied: Applied): AttemptResult {
@@ -183,6 +186,12 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
       const { endpointId } = target;
       const enabled = target.endpointStatus === 'enabled';
       const admitted = input.slotAt !== undefined; // waited for its slot: ordering and throttle were checked then
+      // P15: a scheduled retry whose endpoint parks (circuit open, a parked backlog, the return's ramp) is not sent: it
+      // waits for the probe's release, which sends the backlog oldest first at the ramp's rate.
+      if (enabled && input.mayPark && (await parking.parkIfParking(input.deliveryId, Context.current()))) {
+        return deferred(input, { kind: 'parked' });
+      }
+      if (target.parked) await parking.unpark(input.deliveryId); // sent after all: by an operator, or released
       // M3: an ordered delivery's first attempt waits for the delivery before it in the endpoint's line.
       if (enabled && !admitted && input.attemptNumber === 1 && target.sequence !== null) {
         if (!(await predecessorDone(db, endpointId, target.sequence))) return deferred(input, { kind: 'predecessor' });

@@ -8,9 +8,10 @@ import type { Db } from '../db/client.js';
 import type { Profile } from '../config/profile.js';
 import type { Logger } from '../lib/logger.js';
 import type { SecretKeys } from '../shared/keyring.js';
-import { circuitOpen, parkedDeadline, rampRunning, releaseAllowance } from '../outbound/circuit.js';
+import { circuitOpen, MAX_RELEASE_PER_TICK, parkedDeadline, rampRunning, releaseAllowance } from '../outbound/circuit.js';
+import { releaseParkedRetries } from '../outbound/delivery-start.js';
 import { createFirstAttempts } from '../outbound/first-attempts.js';
-import { createParkingStore } from '../outbound/parking-store.js';
+import { createParkingStore, type ParkedRetry } from '../outbound/parking-store.js';
 import { endpointProbeWorkflowId, type ParkedState } from '../shared/endpoint-probe.js';
 
 export function createParkingActivities(deps: { db: Db; profile: Profile; logger: Logger; secretsKey: SecretKeys }) {
@@ -29,6 +30,13 @@ export function createParkingActivities(deps: { db: Db; profile: Profile; logger
         })),
       );
     return sender;
+  };
+  /** P15: parked retries: their waiting workflows are signalled (each then attempts at once), then unparked. */
+  const wake = async (retrying: ParkedRetry[]) => {
+    if (retrying.length === 0) return;
+    const { client, info } = Context.current();
+    await releaseParkedRetries({ temporal: client, taskQueue: info.taskQueue, profile: deps.profile }, retrying);
+    await store.unpark(retrying.map((r) => r.deliveryId));
   };
   const ownWorkflow = (endpointId: string) =>
     Context.current().info.workflowExecution?.workflowId === endpointProbeWorkflowId(endpointId);
@@ -55,15 +63,20 @@ export function createParkingActivities(deps: { db: Db; profile: Profile; logger
       const sinceRecoveryMs = Number.isFinite(since) ? Date.now() - since : null;
       const limit =
         as === 'probe' ? 1 : releaseAllowance(tickMs, recovery, { rateLimitPerSecond: row.rateLimitPerSecond, sinceRecoveryMs });
-      const taken = await store.take(endpointId, limit);
+      const { owned, retrying } = await store.take(endpointId, limit);
+      await wake(retrying);
       // P1's steps: sign, reserve attempt 1, POST, record; only a delivery that did not succeed gets its workflow.
       const sender = senderFor(Context.current());
-      const { batchable, workflows } = sender.split(taken);
+      const { batchable, workflows } = sender.split(owned);
       await sender.send(batchable, workflows);
-      return taken.length;
+      return owned.length + retrying.length;
     },
 
-    /** Fails the parked deliveries older than the retry schedule (all of them for a disabled endpoint); how many. */
+    /**
+     * Fails the parked deliveries older than the retry schedule (all of them for a disabled endpoint); how many. P15:
+     * parked retries end by their workflows' own deadlines; a disabled endpoint's are released, so each workflow's
+     * attempt records why nothing was sent and ends FAILED.
+     */
     async expireParked(endpointId: string, all: boolean): Promise<number> {
       if (!ownWorkflow(endpointId)) return 0;
       const failed = all
@@ -74,6 +87,11 @@ export function createParkingActivities(deps: { db: Db; profile: Profile; logger
             'parked for the whole retry schedule: the endpoint never answered 2xx (circuit open)',
           );
       if (failed) deps.logger.warn({ endpointId, failed }, 'parked deliveries failed');
+      for (let left = all; left;) {
+        const { retrying } = await store.take(endpointId, MAX_RELEASE_PER_TICK, true);
+        await wake(retrying);
+        left = retrying.length > 0;
+      }
       return failed;
     },
   };

@@ -1,7 +1,7 @@
 // O7, R3: the rows of a delivery attempt. An attempt number is reserved (inserted in flight under the unique index)
 // before its POST and finished after it, in the same step as the delivery status and the endpoint's failure streak
 // (O13, ./endpoint-health.ts); the outcome writes themselves are in ./attempt-apply.ts, the shapes in ./attempt-types.ts.
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { deliveries, deliveryAttempts, events, webhookEndpoints } from '../db/schema/index.js';
 import { createAttemptApplier, reservationOf } from './attempt-apply.js';
 import { AttemptNotRecordedError, sqlState, withoutDetails, type AttemptOutcome } from './attempt-record.js';
@@ -40,6 +40,7 @@ export function createAttemptStore(deps: AttemptStoreDeps) {
           // M5 with O18, P12: the effective rate (a 429 backoff lowers it, a recovery ramp too; either throttles an unthrottled endpoint).
           rateLimitPerSecond: deps.recovery ? sendRateSql(deps.recovery) : throttleRateSql(),
           consecutiveFailures: webhookEndpoints.consecutiveFailures,
+          parked: sql<boolean>`${deliveries.parkedSince} is not null`,
         })
         .from(deliveries)
         .innerJoin(events, eq(events.eventPublicId, deliveries.eventPublicId))

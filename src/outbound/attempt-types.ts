@@ -21,6 +21,11 @@ export interface AttemptInput {
   lane?: 'slow';
   /** M5: the throttle slot (epoch ms) this attempt already reserved and waited for. */
   slotAt?: number;
+  /**
+   * P15: a scheduled retry (not an operator's, not one the probe released) is parked instead of sent while its endpoint
+   * parks (src/outbound/circuit.ts `parks`). Set only by workflows past the DELIVERY_PARKS patch.
+   */
+  mayPark?: boolean;
 }
 
 /** What an attempt sends, and where. */
@@ -35,6 +40,8 @@ export interface AttemptTarget {
   rateLimitPerSecond: number | null;
   /** M2. */
   consecutiveFailures: number;
+  /** P15: the delivery is parked (a retry its circuit parked, now sent by an operator's retry or the probe's release). */
+  parked: boolean;
 }
 
 export type Reservation =

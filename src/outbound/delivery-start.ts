@@ -8,7 +8,13 @@ import type { Profile } from '../config/profile.js';
 import type { Db } from '../db/client.js';
 import { createFirstAttemptStore } from './first-attempt-store.js';
 import { deliveryWorkflowId } from '../shared/ids.js';
-import { DELIVERY_WORKFLOW, type DeliveryStatus, type DeliveryWorkflowInput, type EndpointStatus } from '../shared/outbound.js';
+import {
+  DELIVERY_WORKFLOW,
+  parkReleasedSignal,
+  type DeliveryStatus,
+  type DeliveryWorkflowInput,
+  type EndpointStatus,
+} from '../shared/outbound.js';
 import { SA } from '../shared/search-attributes.js';
 import { deliverySummary } from '../shared/workflow-summary.js';
 import { context, contextFrom } from '../tracing/context.js';
@@ -150,4 +156,40 @@ export async function handOff(db: Db, start: StartOptions, deliveries: DeliveryT
   const owned = workflows.filter((d) => d.priorAttempts !== undefined).map((d) => d.deliveryId);
   if (owned.length) await createFirstAttemptStore(db).handedOff(owned);
   return started;
+}
+
+/**
+ * P15: releases retries their workflows parked (src/outbound/retry-parking.ts): each waiting workflow gets
+ * parkReleased and attempts at once. One that is not running (terminated, lost) is started again from the row, as an
+ * operator's retry would (ALLOW_DUPLICATE): RETRYING after `attemptCount` attempts, due now. Resolves to how many.
+ */
+export async function releaseParkedRetries(
+  options: StartOptions,
+  retries: (Pick<DeliveryToStart, 'deliveryId' | 'endpointId' | 'merchantAccount' | 'eventType'> & { attemptCount: number })[],
+): Promise<number> {
+  await Promise.all(
+    retries.map((r) =>
+      options.temporal.workflow.signalWithStart(DELIVERY_WORKFLOW, {
+        taskQueue: options.taskQueue,
+        workflowId: deliveryWorkflowId(r.deliveryId),
+        args: [
+          deliveryInput(options.profile, r.deliveryId, undefined, {
+            priorAttempts: r.attemptCount,
+            resume: { status: 'RETRYING', nextAttemptAt: 0 },
+          }),
+        ],
+        signal: parkReleasedSignal,
+        signalArgs: [],
+        workflowIdReusePolicy: RETRY_REUSE,
+        staticSummary: deliverySummary({ ...r, note: 'released from the circuit' }),
+        typedSearchAttributes: [
+          { key: SA.deliveryStatus, value: 'RETRYING' },
+          { key: SA.endpointId, value: r.endpointId },
+          { key: SA.merchantAccount, value: r.merchantAccount },
+          { key: SA.eventType, value: r.eventType },
+        ],
+      }),
+    ),
+  );
+  return retries.length;
 }

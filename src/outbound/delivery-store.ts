@@ -36,7 +36,7 @@ export function createDeliveryStore(db: Db) {
       const now = new Date();
       await db
         .update(deliveries)
-        .set({ status: 'FAILED', failureReason: reason, failedAt: now, nextAttemptAt: null, updatedAt: now })
+        .set({ status: 'FAILED', failureReason: reason, failedAt: now, nextAttemptAt: null, parkedSince: null, updatedAt: now })
         .where(and(eq(deliveries.id, deliveryId), sql`${deliveries.status} <> 'DELIVERED'`));
     },
 

@@ -2,6 +2,7 @@
 // on, taking the oldest parked out (each taken one carries the P1 hand-off marker until its workflow has started, so
 // the dispatchers' hand-off sweep starts it if the taker dies in between), failing those the retry schedule has
 // outlived, and the endpoints whose parked deliveries have waited long enough that their probe may be missing.
+// P15: a retry parked by its workflow (RETRYING, parked_since set): what decides it, parking it, and unparking it.
 import type { Sql } from 'postgres';
 import type { Db } from '../db/client.js';
 import type { Owned } from './delivery-start.js';
@@ -16,6 +17,26 @@ export interface ProbeRow {
   failingSince: Date | null;
   rateLimitPerSecond: number | null;
   recoveringSince: Date | null;
+}
+
+/** P15: a retry its workflow parked, for the probe to release by a signal. */
+export interface ParkedRetry {
+  deliveryId: string;
+  endpointId: string;
+  merchantAccount: string;
+  eventType: string;
+  attemptCount: number;
+}
+
+export interface RetryColumns {
+  status: string;
+  endpointId: string;
+  ordering: EndpointOrdering;
+  consecutiveFailures: number;
+  failingSince: Date | null;
+  recoveringSince: Date | null;
+  ownRate: number | null;
+  hasParked: boolean;
 }
 
 const date = (v: string | Date | null) => (v === null ? null : new Date(v));
@@ -55,10 +76,13 @@ export function createParkingStore(db: Db) {
     },
 
     /**
-     * Unparks the `limit` oldest parked deliveries of the endpoint and marks them handed off (handoff_since = now):
-     * the caller starts their workflows (handOff clears the marker); if it dies first, the hand-off sweep does.
+     * The `limit` oldest parked deliveries of the endpoint. A fan-out's (PENDING) is unparked and marked handed off
+     * (handoff_since = now): the caller sends it or starts its workflow (handOff clears the marker); if it dies first,
+     * the hand-off sweep does. P15: a retry its workflow parked (RETRYING) stays parked and is returned in `retrying`:
+     * the caller signals its waiting workflow, then unparks it (`unpark`), so a crash in between signals it again.
+     * `retriesOnly`: only those.
      */
-    async take(endpointId: string, limit: number): Promise<Owned[]> {
+    async take(endpointId: string, limit: number, retriesOnly = false): Promise<{ owned: Owned[]; retrying: ParkedRetry[] }> {
       const rows = await client<
         {
           id: string;
@@ -69,41 +93,119 @@ export function createParkingStore(db: Db) {
           body: Buffer | null;
           url: string;
           endpoint_status: EndpointStatus;
+          status: string;
+          attempt_count: number;
         }[]
       >`
-        with taken as (
-          update deliveries set parked_since = null, handoff_since = clock_timestamp(), updated_at = clock_timestamp()
-           where id in (select id from deliveries where endpoint_id = ${endpointId} and parked_since is not null
-                         order by created_at, id limit ${limit} for update skip locked)
-             and parked_since is not null
-          returning id, endpoint_id, merchant_account, event_public_id)
-        select t.id, t.endpoint_id, t.merchant_account, e.type, e.traceparent, e.body, w.url, w.status as endpoint_status
-          from taken t join events e on e.event_public_id = t.event_public_id join webhook_endpoints w on w.id = t.endpoint_id`;
-      // Owned (handoff_since set) like a batched fan-out's: sent as attempt 1, or handed to a workflow. O19: a body
-      // expunged meanwhile is no hand-off (the workflow's attempt finds it gone and fails with why).
-      return rows.map((r) => ({
-        deliveryId: r.id,
-        endpointId: r.endpoint_id,
-        merchantAccount: r.merchant_account,
-        eventType: r.type,
-        traceparent: r.traceparent,
-        handoff: {
-          status: 'PENDING',
-          attemptCount: 0,
-          nextAttemptAt: null,
-          body: r.body ?? Buffer.alloc(0),
-          url: r.url,
-          endpointStatus: r.endpoint_status,
-        },
-      }));
+        with picked as (
+          select id, status, attempt_count from deliveries where endpoint_id = ${endpointId} and parked_since is not null
+             and (not ${retriesOnly} or status = 'RETRYING')
+           order by created_at, id limit ${limit} for update skip locked),
+        taken as (
+          update deliveries d set parked_since = null, handoff_since = clock_timestamp(), updated_at = clock_timestamp()
+            from picked p where d.id = p.id and p.status <> 'RETRYING' and d.parked_since is not null
+          returning d.id, d.endpoint_id, d.merchant_account, d.event_public_id, d.status, d.attempt_count),
+        waiting as (
+          select d.id, d.endpoint_id, d.merchant_account, d.event_public_id, d.status, d.attempt_count
+            from deliveries d join picked p on p.id = d.id where p.status = 'RETRYING')
+        select t.id, t.endpoint_id, t.merchant_account, e.type, e.traceparent, e.body, w.url, w.status as endpoint_status,
+               t.status, t.attempt_count
+          from (select * from taken union all select * from waiting) t
+          join events e on e.event_public_id = t.event_public_id join webhook_endpoints w on w.id = t.endpoint_id`;
+      const owned: Owned[] = [];
+      const retrying: ParkedRetry[] = [];
+      for (const r of rows) {
+        if (r.status === 'RETRYING') {
+          retrying.push({
+            deliveryId: r.id,
+            endpointId: r.endpoint_id,
+            merchantAccount: r.merchant_account,
+            eventType: r.type,
+            attemptCount: r.attempt_count,
+          });
+          continue;
+        }
+        // Owned (handoff_since set) like a batched fan-out's: sent as attempt 1, or handed to a workflow. O19: a body
+        // expunged meanwhile is no hand-off (the workflow's attempt finds it gone and fails with why).
+        owned.push({
+          deliveryId: r.id,
+          endpointId: r.endpoint_id,
+          merchantAccount: r.merchant_account,
+          eventType: r.type,
+          traceparent: r.traceparent,
+          handoff: {
+            status: 'PENDING',
+            attemptCount: 0,
+            nextAttemptAt: null,
+            body: r.body ?? Buffer.alloc(0),
+            url: r.url,
+            endpointStatus: r.endpoint_status,
+          },
+        });
+      }
+      return { owned, retrying };
     },
 
-    /** Parked deliveries fanned out before `before` (all of them when null) end FAILED with `reason`; how many. */
+    /** P15: parked retries whose workflows were signalled are parked no more. */
+    async unpark(deliveryIds: string[]): Promise<void> {
+      if (deliveryIds.length === 0) return;
+      await client`update deliveries set parked_since = null, updated_at = clock_timestamp()
+                    where id = any(${deliveryIds}::text[]) and parked_since is not null`;
+    },
+
+    /**
+     * P15: what `parks` (./circuit.ts) reads for a retry of `deliveryId`: its status, its endpoint's columns, and
+     * whether other deliveries wait parked for that endpoint. Null when the delivery does not exist.
+     */
+    async retryColumns(deliveryId: string): Promise<RetryColumns | null> {
+      const [row] = await client<
+        {
+          status: string;
+          endpoint_id: string;
+          ordering: EndpointOrdering;
+          consecutive_failures: number;
+          failing_since: string | Date | null;
+          recovering_since: string | Date | null;
+          rate_limit_per_second: number | null;
+          has_parked: boolean;
+        }[]
+      >`
+        select d.status, d.endpoint_id, w.ordering, w.consecutive_failures, w.failing_since, w.recovering_since,
+               w.rate_limit_per_second,
+               exists (select 1 from deliveries p where p.endpoint_id = d.endpoint_id and p.parked_since is not null
+                        and p.id <> d.id) as has_parked
+          from deliveries d join webhook_endpoints w on w.id = d.endpoint_id where d.id = ${deliveryId}`;
+      if (!row) return null;
+      return {
+        status: row.status,
+        endpointId: row.endpoint_id,
+        ordering: row.ordering,
+        consecutiveFailures: row.consecutive_failures,
+        failingSince: date(row.failing_since),
+        recoveringSince: date(row.recovering_since),
+        ownRate: row.rate_limit_per_second,
+        hasParked: row.has_parked,
+      };
+    },
+
+    /** P15: parks a RETRYING delivery (no next attempt until it is released); false when it is not RETRYING. */
+    async parkRetry(deliveryId: string): Promise<boolean> {
+      const rows = await client`
+        update deliveries set parked_since = coalesce(parked_since, clock_timestamp()), next_attempt_at = null,
+               updated_at = clock_timestamp()
+         where id = ${deliveryId} and status = 'RETRYING' returning id`;
+      return rows.length === 1;
+    },
+
+    /**
+     * Parked deliveries fanned out before `before` (all of them when null) end FAILED with `reason`; how many. P15: a
+     * parked retry is not among them: its workflow waits with its own deadline, and fails it itself.
+     */
     async fail(endpointId: string, before: Date | null, reason: string): Promise<number> {
       const rows = await client`
         update deliveries set status = 'FAILED', failure_reason = ${reason}, failed_at = clock_timestamp(),
                parked_since = null, next_attempt_at = null, updated_at = clock_timestamp()
-         where endpoint_id = ${endpointId} and parked_since is not null
+         where endpoint_id = ${endpointId} and parked_since is not null and status <> 'RETRYING'
            and (${before === null ? null : before.toISOString()}::timestamptz is null or created_at < ${before === null ? null : before.toISOString()}::timestamptz)
         returning id`;
       return rows.length;

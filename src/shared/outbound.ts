@@ -73,4 +73,7 @@ export interface DeliveryProgress {
 /** M3: sent by the previous delivery to an ordered endpoint when it is DELIVERED or FAILED, or by an operator's skip. */
 export const orderReleasedSignal = defineSignal('orderReleased');
 
+/** P15: sent by the endpoint's probe to a retry it parked: the circuit let it go, attempt now without parking again. */
+export const parkReleasedSignal = defineSignal('parkReleased');
+
 export const deliveryStatusQuery = defineQuery<DeliveryProgress>('status');

@@ -7,5 +7,10 @@ export const TASK_QUEUES = {
 
 export type TaskQueues = { [K in keyof typeof TASK_QUEUES]: string };
 
+const SLOW_LANE = '.slow-lane';
+
 /** M2: the activity task queue of a delivery queue's slow lane (endpoints that keep failing or hang). */
-export const slowLaneQueue = (deliveryQueue: string) => `${deliveryQueue}.slow-lane`;
+export const slowLaneQueue = (deliveryQueue: string) => `${deliveryQueue}${SLOW_LANE}`;
+
+/** P15: the delivery queue a slow lane belongs to (the queue itself when it is not a slow lane): where probes run. */
+export const deliveryQueueOf = (queue: string) => (queue.endsWith(SLOW_LANE) ? queue.slice(0, -SLOW_LANE.length) : queue);

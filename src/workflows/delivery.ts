@@ -22,13 +22,14 @@ import {
   DELIVERY_START_REFUSED,
   deliveryStatusQuery,
   orderReleasedSignal,
+  parkReleasedSignal,
   retryNowSignal,
   type DeliveryProgress,
   type DeliveryStatus,
   type DeliveryWorkflowInput,
 } from '../shared/outbound.js';
 import { scheduleWait, timerWait } from '../outbound/retry-policy.js';
-import { DELIVERY_ADMISSION, DELIVERY_START_CHECK, RETRY_AFTER } from './patches.js';
+import { DELIVERY_ADMISSION, DELIVERY_PARKS, DELIVERY_START_CHECK, RETRY_AFTER } from './patches.js';
 import { failureReason, isActivityFailure, NON_RETRYABLE_ERROR_TYPES } from '../shared/failures.js';
 import { SA } from '../shared/search-attributes.js';
 import { slowLaneQueue } from '../shared/task-queues.js';
@@ -63,6 +64,8 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
   let reason: string | undefined; // R4: why the cycle ended FAILED without a merchant answer
   let lane: 'normal' | 'slow' = 'normal'; // M2: once an attempt went to the slow lane, this run's retries go there
   let orderReleased = false; // M3: the previous delivery to the endpoint finished or was skipped
+  let parkReleased = false; // P15: the endpoint's probe released this parked retry
+  let forced = false; // O12: the wait before this attempt was cut short by retryNow (an operator's attempt is never parked)
   const slow = proxyActivities<DeliveryActivities>({ ...attemptOptions, taskQueue: slowLaneQueue(workflowInfo().taskQueue) });
 
   setHandler(retryNowSignal, () => {
@@ -70,6 +73,9 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
   });
   setHandler(orderReleasedSignal, () => {
     orderReleased = true;
+  });
+  setHandler(parkReleasedSignal, () => {
+    parkReleased = true;
   });
   setHandler(deliveryStatusQuery, () => ({
     status,
@@ -85,10 +91,12 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
 
   /**
    * Runs one scheduled attempt until it is sent: a deferred one (nothing recorded, no attempt counted) goes to the
-   * slow lane (M2), waits for its predecessor's signal (M3) or sleeps once until its throttle slot (M5). Histories
-   * from before M2 hold no deferred result, so they never reach the patch.
+   * slow lane (M2), waits for its predecessor's signal (M3) or sleeps once until its throttle slot (M5), or, parked by
+   * the endpoint's circuit (P15), waits for the probe's release or an operator's retry, at most `parkedForMs` (the
+   * time its remaining retries would have taken): 'expired' then. Histories from before M2 hold no deferred result,
+   * so they never reach the patch.
    */
-  async function attemptUntilSent(request: AttemptInput, first: boolean): Promise<AttemptResult> {
+  async function attemptUntilSent(request: AttemptInput, first: boolean, parkedForMs: number): Promise<AttemptResult | 'expired'> {
     const via = () => (lane === 'slow' ? slow : first && input.firstAttempt !== 'activity' ? local : remote);
     let result = await via().attemptDelivery(request);
     while (result.outcome === 'deferred' && result.deferral && patched(DELIVERY_ADMISSION)) {
@@ -98,6 +106,11 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
       } else if (deferral.kind === 'predecessor') {
         await condition(() => orderReleased, ORDER_RECHECK_MS);
         orderReleased = false;
+      } else if (deferral.kind === 'parked') {
+        nextAttemptAt = null; // none scheduled: the probe's release sends it
+        if (!(await condition(() => parkReleased || retryRequested, parkedForMs))) return 'expired';
+        parkReleased = false;
+        request = { ...request, mayPark: false };
       } else {
         await sleep(deferral.waitMs);
         request = { ...request, slotAt: deferral.slotAt };
@@ -124,6 +137,9 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
     for (let index = from; index <= schedule.length; index++) {
       const retryInMs = scheduleWait(schedule, index);
       retryRequested = false; // a retryNow that arrives during this attempt asks for the next one at once
+      // P15: a scheduled retry (not the cycle's last, not asked for by an operator, not released) may be parked.
+      const mayPark = index > 0 && retryInMs !== null && !forced && !parkReleased && patched(DELIVERY_PARKS);
+      parkReleased = false;
       const result = await attemptUntilSent(
         {
           deliveryId: input.deliveryId,
@@ -133,9 +149,16 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
           scheduledAt: Date.now(),
           retryInMs,
           ...(lane === 'slow' ? { lane } : {}),
+          ...(mayPark ? { mayPark } : {}),
         },
         index === 0,
+        schedule.slice(index).reduce((a, b) => a + b, 0),
       );
+      if (result === 'expired') {
+        reason = 'parked for the rest of its retry schedule: the endpoint never answered 2xx (circuit open)';
+        await releaseSuccessor(await remote.failDelivery({ deliveryId: input.deliveryId, reason }));
+        return false;
+      }
       attemptCount = result.attemptNumber;
       if (result.outcome === 'delivered') {
         setStatus('DELIVERED');
@@ -151,7 +174,7 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
       // O18: the activity already capped it by the schedule's last wait; histories from before carry no retryInMs.
       const wait = result.retryInMs !== undefined && result.retryInMs > retryInMs && patched(RETRY_AFTER) ? timerWait(retryInMs, result.retryInMs) : retryInMs;
       nextAttemptAt = Date.now() + wait;
-      await condition(() => retryRequested, wait);
+      forced = await condition(() => retryRequested, wait);
     }
     return false;
   }
@@ -185,7 +208,7 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
   try {
     if (input.resume?.status === 'RETRYING') {
       // The durable timer of the attempt the dispatcher made, then the schedule goes on from the next index.
-      await condition(() => retryRequested, Math.max(1, (nextAttemptAt ?? 0) - Date.now()));
+      forced = await condition(() => retryRequested, Math.max(1, (nextAttemptAt ?? 0) - Date.now()));
       if (await runCycle(attemptCount)) return { status, attemptCount, nextAttemptAt: null };
     } else if (!input.resume && (await runCycle())) return { status, attemptCount, nextAttemptAt: null };
   } catch (error) {

@@ -23,3 +23,5 @@ export const TRUST_THE_DATABASE = 'r20-trust-the-database';
 export const SEALED_CONTINUATION = 'r20-sealed-continuation';
 /** R20: a delivery's start is checked against its row before any attempt; histories from before hold no check. */
 export const DELIVERY_START_CHECK = 'r20-delivery-start-check';
+/** P15: a scheduled retry may be parked by its endpoint's circuit (waits for the probe's release); histories from before never park. */
+export const DELIVERY_PARKS = 'p15-retry-parks';

@@ -1,0 +1,40 @@
+// P15: a scheduled retry whose endpoint parks — its circuit is open, deliveries wait parked for it, or its recovery
+// ramp runs (./circuit.ts `parks`, the rule the fan-out applies to new deliveries) — is parked instead of POSTed into
+// the outage: its row is marked (parked_since; it stays RETRYING, with no next attempt), the endpoint's probe is made
+// sure of, and the workflow waits for the probe's release signal (src/workflows/delivery.ts). The probe releases parked
+// retries with the parked fan-outs, oldest first, at the recovery ramp's rate, so a retry's timer that falls due in an
+// outage or during the return costs one row update, not a POST, and never adds to the ramp's allowance.
+import type { Client } from '@temporalio/client';
+import type { Profile } from '../config/profile.js';
+import type { Db } from '../db/client.js';
+import { deliveryQueueOf } from '../shared/task-queues.js';
+import { parks } from './circuit.js';
+import { createParkingStore } from './parking-store.js';
+import { createProbeStarter, type ProbeStarter } from './probe-start.js';
+
+/** Where the attempt runs: its worker's Temporal client and its task queue (a slow lane's probes run on its delivery queue). */
+export interface ParkingContext {
+  client: Client;
+  info: { taskQueue: string };
+}
+
+export function createRetryParking(deps: { db: Db; profile: Profile }) {
+  const store = createParkingStore(deps.db);
+  const { circuit, recovery } = deps.profile.outbound;
+  const probes = new Map<string, ProbeStarter>(); // one per delivery queue
+  return {
+    /** Parks the RETRYING delivery when its endpoint parks, and makes sure its probe runs; true when it parked it. */
+    async parkIfParking(deliveryId: string, at: ParkingContext, now = Date.now()): Promise<boolean> {
+      const row = await store.retryColumns(deliveryId);
+      if (!row || row.status !== 'RETRYING' || !parks(row, circuit, recovery, now)) return false;
+      if (!(await store.parkRetry(deliveryId))) return false;
+      const queue = deliveryQueueOf(at.info.taskQueue);
+      let starter = probes.get(queue);
+      if (!starter) probes.set(queue, (starter = createProbeStarter(at.client, queue, deps.profile)));
+      await starter.ensure([row.endpointId]);
+      return true;
+    },
+    /** A parked retry that is being sent after all (an operator's retry, the probe's release) is parked no more. */
+    unpark: (deliveryId: string) => store.unpark([deliveryId]),
+  };
+}

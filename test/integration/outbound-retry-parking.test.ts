@@ -1,0 +1,118 @@
+// P15 on PostgreSQL and the Temporal dev server: deliveries already retrying when their endpoint's circuit opens are
+// parked by their workflows at their next retry (no POST into the outage, the workflow waits), the probe sends only
+// the oldest while the endpoint is down and releases them all after it answers 2xx (each 2xx POST once, nothing left
+// parked); an operator's retryNow sends a parked retry at once; a parked retry whose remaining schedule passes ends
+// FAILED with the reason; and one whose workflow is gone is started again from its row by the release.
+import { eq, inArray, sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { deliveries, deliveryAttempts, webhookEndpoints } from '../../src/db/schema/index.js';
+import { startDeliveryWorkflows } from '../../src/outbound/delivery-start.js';
+import { endpointProbeWorkflowId } from '../../src/shared/endpoint-probe.js';
+import { deliveryWorkflowId } from '../../src/shared/ids.js';
+import { retryNowSignal } from '../../src/shared/outbound.js';
+import { insertDelivery, insertEndpoint, startReceiver, uniqueMerchant, waitFor } from '../helpers/outbound.js';
+import { testProfile } from '../helpers/profile.js';
+import { useWorld } from '../helpers/world.js';
+
+const outbound = {
+  // The first retry after 1 s finds the circuit open; parked, a retry may wait the 35 s its remaining schedule would take.
+  retry_schedule: ['1s', '5s', '30s'],
+  request_timeout: '2s',
+  circuit: { open_after_failures: 3, open_after: '500ms', probe_every: '1s', release_tick: '200ms' },
+  recovery: { jitter: 0, ramp: true, ramp_after: '1s', ramp_start_per_second: 10, ramp_interval: '1s', ramp_max_per_second: 40 },
+};
+const profile = testProfile({ outbound });
+const world = useWorld({ label: 'retry-parking', workers: { profile } });
+let down = true;
+const receiver = await startReceiver(() => ({ status: down ? 503 : 200 }));
+
+const rowsOf = (ids: string[]) =>
+  world.db
+    .select({ id: deliveries.id, status: deliveries.status, parkedSince: deliveries.parkedSince, reason: deliveries.failureReason })
+    .from(deliveries)
+    .where(inArray(deliveries.id, ids));
+const postsTo = (path: string) => receiver.received.filter((r) => r.path === path);
+const running = (workflowId: string) =>
+  world.temporal.client.workflow
+    .getHandle(workflowId)
+    .describe()
+    .then((d) => d.status.name === 'RUNNING')
+    .catch(() => false);
+
+/** `count` deliveries to a new endpoint that answers 503 while `down`, each with its workflow (attempt 1 at once). */
+async function retryingBacklog(label: string, count: number, schedule = profile) {
+  const merchantAccount = uniqueMerchant(label);
+  const path = `/${label}/${merchantAccount}`;
+  const endpointId = (await insertEndpoint(world.db, { merchantAccount, url: `${receiver.url}${path}` })).id;
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) ids.push((await insertDelivery(world.db, { endpointId, merchantAccount })).deliveryId);
+  await startDeliveryWorkflows(
+    { temporal: world.temporal.client, taskQueue: world.taskQueues.delivery, profile: schedule },
+    ids.map((deliveryId) => ({ deliveryId, endpointId, merchantAccount, eventType: 'payment.succeeded' })),
+  );
+  return { endpointId, ids, path };
+}
+
+/** Most of them parked (the probe releases the oldest parked one every probe_every, which then waits its next retry). */
+const mostParked = (ids: string[]) => async () =>
+  (await rowsOf(ids)).filter((r) => r.status === 'RETRYING' && r.parkedSince !== null).length >= ids.length - 3;
+
+describe('P15 retries parked by the circuit', () => {
+  it('P15 retries due while the circuit is open are parked, not POSTed; the probe releases them after the return, each 2xx once', async () => {
+    down = true;
+    const { endpointId, ids, path } = await retryingBacklog('parked-retry', 12);
+    await waitFor(mostParked(ids), 60_000, 'the retries parked by their workflows');
+    const workflows = await Promise.all(ids.map((id) => running(deliveryWorkflowId(id))));
+    expect(workflows.every(Boolean), 'each parked retry’s workflow waits').toBe(true);
+    expect(await running(endpointProbeWorkflowId(endpointId))).toBe(true);
+    // Down for 4 s more: only the probe's oldest is POSTed (about one per probe_every); without P15 the 12 would have
+    // POSTed their second attempt by now.
+    const before = postsTo(path).length;
+    await new Promise((r) => setTimeout(r, 4000));
+    expect(postsTo(path).length - before, 'POSTs into the outage while parked').toBeLessThanOrEqual(8);
+
+    down = false;
+    await waitFor(async () => (await rowsOf(ids)).every((r) => r.status === 'DELIVERED'), 60_000, 'every retry delivered');
+    const oks = await world.db
+      .select({ id: deliveryAttempts.deliveryId })
+      .from(deliveryAttempts)
+      .where(sql`${deliveryAttempts.deliveryId} in ${ids} and ${deliveryAttempts.succeeded}`);
+    expect(oks.map((r) => r.id).sort()).toEqual([...ids].sort()); // one successful attempt each
+    expect((await rowsOf(ids)).filter((r) => r.parkedSince !== null)).toEqual([]);
+    await waitFor(async () => !(await running(endpointProbeWorkflowId(endpointId))), 30_000, 'the probe done');
+  });
+
+  it('P15 an operator’s retryNow sends a parked retry at once; its workflow started again from the row when it is gone', async () => {
+    down = true;
+    const { ids, path } = await retryingBacklog('parked-operator', 4);
+    await waitFor(mostParked(ids), 60_000, 'the retries parked');
+    const parked = (await rowsOf(ids)).filter((r) => r.parkedSince !== null).map((r) => r.id);
+    const [asked, gone] = [parked.at(-1)!, parked.at(-2)!];
+    const attempts = async (id: string) =>
+      (await world.db.select().from(deliveryAttempts).where(eq(deliveryAttempts.deliveryId, id))).length;
+    const before = await attempts(asked);
+    await world.temporal.client.workflow.getHandle(deliveryWorkflowId(asked)).signal(retryNowSignal, { operator: 'ops' });
+    await waitFor(async () => (await attempts(asked)) === before + 1, 20_000, 'the operator’s attempt recorded');
+    expect(postsTo(path).length).toBeGreaterThanOrEqual(before + 1);
+
+    // A parked retry whose workflow was terminated: the release starts it again from its row and it is delivered.
+    await world.temporal.client.workflow.getHandle(deliveryWorkflowId(gone)).terminate('test: the workflow is lost');
+    down = false;
+    await waitFor(async () => (await rowsOf(ids)).every((r) => r.status === 'DELIVERED'), 60_000, 'every retry delivered');
+  });
+
+  it('P15 a retry parked for the rest of its schedule ends FAILED with the reason', async () => {
+    down = true;
+    // A schedule of 1 s then 2 s: parked at the first retry, a retry may wait 2 s for its release.
+    const short = testProfile({ outbound: { ...outbound, retry_schedule: ['1s', '2s'] } });
+    const { endpointId, ids } = await retryingBacklog('parked-expiry', 8, short);
+    await waitFor(
+      async () => (await rowsOf(ids)).filter((r) => r.status === 'FAILED' && /parked for the rest/.test(r.reason ?? '')).length >= 4,
+      60_000,
+      'the parked retries failed at their deadline',
+    );
+    // The probe's release of the oldest each probe_every may make it fail by its last attempt instead: both are FAILED.
+    await waitFor(async () => (await rowsOf(ids)).every((r) => r.status === 'FAILED' && r.parkedSince === null), 30_000, 'all FAILED');
+    await world.db.update(webhookEndpoints).set({ status: 'disabled' }).where(eq(webhookEndpoints.id, endpointId));
+  });
+});
