@@ -23,6 +23,7 @@ const EXPECTED = [
   'delivery-ordered-released-successor',
   'delivery-ordered-waited-for-predecessor',
   'delivery-throttle-waited-for-slot',
+  'delivery-retry-parked-then-released',
   'reconciliation-applied',
   'reconciliation-rejected',
   'reconciliation-manual-review-resolved-by-update',
