@@ -28,7 +28,12 @@ const receiver = await startReceiver(() => ({ status: down ? 503 : 200 }));
 
 const rowsOf = (ids: string[]) =>
   world.db
-    .select({ id: deliveries.id, status: deliveries.status, parkedSince: deliveries.parkedSince, reason: deliveries.failureReason })
+    .select({
+      id: deliveries.id,
+      status: deliveries.status,
+      parkedSince: deliveries.parkedSince,
+      reason: deliveries.failureReason,
+    })
     .from(deliveries)
     .where(inArray(deliveries.id, ids));
 const postsTo = (path: string) => receiver.received.filter((r) => r.path === path);
@@ -107,12 +112,17 @@ describe('P15 retries parked by the circuit', () => {
     const short = testProfile({ outbound: { ...outbound, retry_schedule: ['1s', '2s'] } });
     const { endpointId, ids } = await retryingBacklog('parked-expiry', 8, short);
     await waitFor(
-      async () => (await rowsOf(ids)).filter((r) => r.status === 'FAILED' && /parked for the rest/.test(r.reason ?? '')).length >= 4,
+      async () =>
+        (await rowsOf(ids)).filter((r) => r.status === 'FAILED' && /parked for the rest/.test(r.reason ?? '')).length >= 4,
       60_000,
       'the parked retries failed at their deadline',
     );
     // The probe's release of the oldest each probe_every may make it fail by its last attempt instead: both are FAILED.
-    await waitFor(async () => (await rowsOf(ids)).every((r) => r.status === 'FAILED' && r.parkedSince === null), 30_000, 'all FAILED');
+    await waitFor(
+      async () => (await rowsOf(ids)).every((r) => r.status === 'FAILED' && r.parkedSince === null),
+      30_000,
+      'all FAILED',
+    );
     await world.db.update(webhookEndpoints).set({ status: 'disabled' }).where(eq(webhookEndpoints.id, endpointId));
   });
 });
