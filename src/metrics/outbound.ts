@@ -79,7 +79,7 @@ export const messagesQuarantined = new Counter({
 
 export const attemptsDeferred = new Counter({
   name: 'apipay_outbound_attempts_deferred_total',
-  help: 'Attempts not sent yet, by why: slow_lane (M2), predecessor (M3 ordering), throttle (M5); no attempt is counted',
+  help: "Attempts not sent yet, by why: slow_lane (M2), predecessor (M3 ordering), throttle (M5), parked (P15: a retry its endpoint's circuit parked); no attempt is counted",
   labelNames: ['reason'],
   registers: [registry],
 });

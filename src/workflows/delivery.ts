@@ -152,7 +152,7 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
           ...(mayPark ? { mayPark } : {}),
         },
         index === 0,
-        schedule.slice(index).reduce((a, b) => a + b, 0),
+        Math.max(1, schedule.slice(index).reduce((a, b) => a + b, 0)),
       );
       if (result === 'expired') {
         reason = 'parked for the rest of its retry schedule: the endpoint never answered 2xx (circuit open)';
