@@ -6,6 +6,7 @@
 import { eq, inArray, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { deliveries, deliveryAttempts, webhookEndpoints } from '../../src/db/schema/index.js';
+import { deliveryJson } from '../../src/api/admin/outbound-schemas.js';
 import { startDeliveryWorkflows } from '../../src/outbound/delivery-start.js';
 import { endpointProbeWorkflowId } from '../../src/shared/endpoint-probe.js';
 import { deliveryWorkflowId } from '../../src/shared/ids.js';
@@ -71,6 +72,11 @@ describe('P15 retries parked by the circuit', () => {
     const workflows = await Promise.all(ids.map((id) => running(deliveryWorkflowId(id))));
     expect(workflows.every(Boolean), 'each parked retry’s workflow waits').toBe(true);
     expect(await running(endpointProbeWorkflowId(endpointId))).toBe(true);
+    // The admin API shows why nothing is scheduled: parked since, RETRYING, no next attempt.
+    const shown = (await world.db.select().from(deliveries).where(inArray(deliveries.id, ids))).map(deliveryJson);
+    expect(
+      shown.filter((d) => d.parked_since !== null && d.status === 'RETRYING' && d.next_attempt_at === null).length,
+    ).toBeGreaterThanOrEqual(ids.length - 3);
     // Down for 4 s more: only the probe's oldest is POSTed (about one per probe_every); without P15 the 12 would have
     // POSTed their second attempt by now.
     const before = postsTo(path).length;

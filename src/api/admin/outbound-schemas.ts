@@ -109,6 +109,10 @@ export const deliverySchema = z
     failure_reason: z.string().nullable().openapi({ description: 'Why the cycle ended FAILED without a merchant answer (a non-retryable error, R4); null otherwise.' }),
     sequence: z.number().int().nullable().openapi({ description: "M3: place in its ordered endpoint's line; null when the endpoint was unordered" }),
     order_skipped_at: isoOrNull.openapi({ description: 'M3: when an operator let the next delivery go ahead of this one' }),
+    parked_since: isoOrNull.openapi({
+      description:
+        "P13/P15: parked since then because its endpoint's circuit is open (or its backlog is being released): no attempt is scheduled; the endpoint's probe sends it. Null when not parked.",
+    }),
     created_at: iso,
     updated_at: iso,
   })
@@ -129,6 +133,7 @@ export function deliveryJson(row: typeof deliveries.$inferSelect): z.infer<typeo
     failure_reason: row.failureReason,
     sequence: row.sequence,
     order_skipped_at: toIso(row.orderSkippedAt),
+    parked_since: toIso(row.parkedSince),
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
