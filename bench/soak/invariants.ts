@@ -77,6 +77,8 @@ interface DeliveryRow {
   status: string;
   attempt_count: number;
   next_attempt_at: Date | null;
+  /** P13/P15: parked for its endpoint's probe (no next attempt scheduled). */
+  parked: boolean;
   attempts: number;
   max_number: number | null;
   distinct_numbers: number;
@@ -88,7 +90,7 @@ interface DeliveryRow {
 export async function outboundChecks(sql: Sql, acked: string[], endpoints: SoakEndpoint[], posts: MerchantPost[], faults: Fault[]): Promise<Check[]> {
   const [events] = await sql<{ n: number }[]>`select count(*)::int as n from events where event_public_id = any(${acked})`;
   const rows = await sql<DeliveryRow[]>`
-    select d.id, d.event_public_id, d.endpoint_id, d.status, d.attempt_count, d.next_attempt_at,
+    select d.id, d.event_public_id, d.endpoint_id, d.status, d.attempt_count, d.next_attempt_at, d.parked_since is not null as parked,
            count(a.id)::int as attempts, max(a.attempt_number)::int as max_number,
            count(distinct a.attempt_number)::int as distinct_numbers,
            count(*) filter (where a.succeeded)::int as successes,
@@ -100,7 +102,10 @@ export async function outboundChecks(sql: Sql, acked: string[], endpoints: SoakE
   for (const r of rows) perEvent.set(r.event_public_id, (perEvent.get(r.event_public_id) ?? 0) + 1);
   const fanOutWrong = acked.filter((id) => perEvent.get(id) !== endpoints.length).length;
   const done = rows.filter((r) => r.status === 'DELIVERED' || r.status === 'FAILED');
-  const scheduled = rows.filter((r) => (r.status === 'RETRYING' || r.status === 'PENDING') && r.attempts > 0 && r.next_attempt_at);
+  // Waiting for a retry's timer, or parked for the endpoint's probe (P13: a fan-out's, no attempt yet; P15: a retry's).
+  const scheduled = rows.filter(
+    (r) => (r.status === 'RETRYING' || r.status === 'PENDING') && ((r.attempts > 0 && r.next_attempt_at) || r.parked),
+  );
   const stuck = rows.length - done.length - scheduled.length;
   const countMismatch = rows.filter((r) => r.attempt_count !== r.attempts || (r.attempts > 0 && r.max_number !== r.attempts));
   const twice = rows.filter((r) => r.distinct_numbers !== r.attempts);
@@ -157,11 +162,11 @@ export async function outboundChecks(sql: Sql, acked: string[], endpoints: SoakE
   const sample = (list: string[]) => (list.length ? ` (e.g. ${list.slice(0, 3).join('; ')})` : '');
   return [
     {
-      name: "every Kafka event's deliveries DELIVERED or FAILED (or scheduled for a retry, attempts recorded)",
+      name: "every Kafka event's deliveries DELIVERED or FAILED (or scheduled for a retry, attempts recorded, or parked for its probe)",
       ok: events!.n === acked.length && fanOutWrong === 0 && stuck === 0,
       detail: `${acked.length} events acknowledged by Kafka, ${events!.n} stored, fan-out ≠ ${endpoints.length} for ${fanOutWrong}; ` +
         `${rows.length} deliveries: ${rows.filter((r) => r.status === 'DELIVERED').length} DELIVERED, ${rows.filter((r) => r.status === 'FAILED').length} FAILED, ` +
-        `${scheduled.length} scheduled for a retry, stuck ${stuck}`,
+        `${scheduled.length} scheduled for a retry or parked (${rows.filter((r) => r.parked).length} parked), stuck ${stuck}`,
     },
     {
       name: 'attempts recorded = attempt_count, numbered 1..n, no attempt number twice, DELIVERED ends in its one 2xx',

@@ -46,9 +46,12 @@ export async function startMerchants(options: { port: number; random: Random; sl
   const posts: MerchantPost[] = [];
   const { random } = options;
   const garbage = garbageAnswers(random);
+  const startedAt = Date.now();
+  const down = () => (Date.now() - startedAt) % 40_000 >= 32_000;
   const behaviour: Record<MerchantPath, Answer> = {
     '/ok': (res) => res.writeHead(200).end('ok'),
-    '/flaky': (res) => (random() < 0.5 ? res.writeHead(503).end('try later') : res.writeHead(200).end('ok')),
+    // P13/P15: also down for 8 s of every 40 s, long enough to open its circuit (the soak's profile opens it after 2 s).
+    '/flaky': (res) => (down() || random() < 0.5 ? res.writeHead(503).end('try later') : res.writeHead(200).end('ok')),
     '/slow': (res) => {
       if (random() < 0.4) setTimeout(() => !res.destroyed && res.writeHead(200).end('late'), options.slowMs);
       else res.writeHead(200).end('ok');
