@@ -199,14 +199,17 @@ try {
   up = true;
   const cpu0 = cpuMs(worker.pid!);
   let peakRss = 0;
-  while ((await countWhere(retrying, 'DELIVERED')) < N && Date.now() < due.getTime() + 30 * 60_000) {
+  let fired = 0;
+  while ((fired = await countWhere(retrying, 'DELIVERED')) < N && Date.now() < due.getTime() + 30 * 60_000) {
     peakRss = Math.max(peakRss, rssMb(worker.pid!));
     await sleep(500);
   }
   const fireS = (Date.now() - due.getTime()) / 1000;
+  // At the 30-minute cap not all have fired: the rate is of those that did (the 50,000 run of 7 Dec hit it).
+  fig('retrying: DELIVERED after T within the cap', fired, 'deliveries');
   fig('retrying: all fired and DELIVERED after T', fireS, 's');
-  fig('retrying: timers handled/s', N / fireS, '/s');
-  fig('retrying: worker CPU per delivery when due', (cpuMs(worker.pid!) - cpu0) / N, 'ms');
+  fig('retrying: timers handled/s', fired / fireS, '/s');
+  fig('retrying: worker CPU per delivery when due', (cpuMs(worker.pid!) - cpu0) / Math.max(1, fired), 'ms');
   fig('retrying: worker RSS peak when due', peakRss, 'MB');
 
   // --- parked: a row each, one probe workflow ---------------------------------------------------------------------
