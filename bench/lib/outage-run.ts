@@ -331,6 +331,7 @@ try {
   let worstRatio = 0;
   let worstRepeats = 0; // of the POSTs in the worst second, those of an event the endpoint had seen before (retries)
   let worstPosts = 0;
+  let worstWindow: string[] = []; // the worst second's POSTs: r(etry)/f(irst) @ s after recovering_since / age since produced
   for (let e = 0; e < ENDPOINTS; e++) {
     const posts = downPosts.filter(([i, at]) => i === e && at >= rec.from).sort((a, b) => a[1] - b[1]);
     const times = posts.map(([, at]) => at);
@@ -347,6 +348,9 @@ try {
         worstRatio = n / (allowed + 1);
         worstPosts = n;
         worstRepeats = posts.slice(j, i + 1).filter((p) => p[4] === 1).length;
+        worstWindow = posts
+          .slice(j, i + 1)
+          .map((p) => `${p[4] === 1 ? 'r' : 'f'}@${((p[1] - from) / 1000).toFixed(2)}s/p${((p[1] - p[3]) / 1000).toFixed(1)}`);
       }
     }
   }
@@ -365,7 +369,7 @@ try {
       `busiest second at one returning endpoint ${busiest} POSTs (its live flow ${beforeRate.toFixed(0)}/s; ramp ${args['no-ramp'] ? 'off' : `${recovery.ramp_start_per_second}/s doubling every ${recovery.ramp_interval / 1000} s to ${recovery.ramp_max_per_second}/s`}); ` +
       (args['no-ramp']
         ? ''
-        : `busiest second ÷ (ramp allowance + 1) at worst ${worstRatio.toFixed(2)} (goal ≤ 1): ${worstPosts} POSTs, ${worstRepeats} of them retries`),
+        : `busiest second ÷ (ramp allowance + 1) at worst ${worstRatio.toFixed(2)} (goal ≤ 1): ${worstPosts} POSTs, ${worstRepeats} of them retries: ${worstWindow.join(' ')}`),
   );
 } finally {
   sampling = false;
