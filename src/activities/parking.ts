@@ -14,9 +14,6 @@ import { createFirstAttempts } from '../outbound/first-attempts.js';
 import { createParkingStore, type ParkedRetry } from '../outbound/parking-store.js';
 import { endpointProbeWorkflowId, type ParkedState } from '../shared/endpoint-probe.js';
 
-/** P15: how long a release waits for the retries it signalled to make their attempts. */
-const RELEASED_WAIT_MS = 10_000;
-
 export function createParkingActivities(deps: { db: Db; profile: Profile; logger: Logger; secretsKey: SecretKeys }) {
   const store = createParkingStore(deps.db);
   const { circuit, recovery, retry_schedule: schedule } = deps.profile.outbound;
@@ -35,20 +32,11 @@ export function createParkingActivities(deps: { db: Db; profile: Profile; logger
     return sender;
   };
   /** P15: parked retries: their waiting workflows are signalled (each then attempts at once), then unparked. */
-  /**
-   * P15: parked retries: their waiting workflows are signalled (each then attempts at once), then unparked. Resolves
-   * once each has made that attempt (or RELEASED_WAIT_MS passed): a signalled retry POSTs later than the batched sends
-   * beside it, so without the wait it would land in the next tick's second, beside that tick's allowance.
-   */
   const wake = async (retrying: ParkedRetry[]) => {
     if (retrying.length === 0) return;
     const { client, info } = Context.current();
     await releaseParkedRetries({ temporal: client, taskQueue: info.taskQueue, profile: deps.profile }, retrying);
     await store.unpark(retrying.map((r) => r.deliveryId));
-    for (const until = Date.now() + RELEASED_WAIT_MS; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
-      if ((await store.stillToAttempt(retrying)) === 0) break;
-      Context.current().heartbeat();
-    }
   };
   const ownWorkflow = (endpointId: string) =>
     Context.current().info.workflowExecution?.workflowId === endpointProbeWorkflowId(endpointId);

@@ -146,16 +146,6 @@ export function createParkingStore(db: Db) {
       return { owned, retrying };
     },
 
-    /** P15: how many of these released retries have not yet made an attempt past `attemptCount` (nor ended). */
-    async stillToAttempt(retries: Pick<ParkedRetry, 'deliveryId' | 'attemptCount'>[]): Promise<number> {
-      const [row] = await client<{ n: number }[]>`
-        select count(*)::int as n from deliveries d
-          join unnest(${retries.map((r) => r.deliveryId)}::text[], ${retries.map((r) => r.attemptCount)}::int[]) as t(id, n)
-            on t.id = d.id
-         where d.status = 'RETRYING' and d.attempt_count <= t.n and d.parked_since is null`;
-      return row!.n;
-    },
-
     /** P15: parked retries whose workflows were signalled are parked no more. */
     async unpark(deliveryIds: string[]): Promise<void> {
       if (deliveryIds.length === 0) return;
