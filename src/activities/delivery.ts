@@ -131,9 +131,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
     const signature = target.endpointStatus === 'enabled' ? await sender.sign(endpointId, target.eventBody, startedAt) : undefined;
     // M5 stage 2 (src/outbound/throttle.ts): the send time is taken before the attempt is reserved (so a long wait can
     // still be a workflow timer) and waited for right before the POST.
-    // P15: one the probe released is paced by the release (its allowance per tick), not by a second throttle.
-    const throttled = target.endpointStatus === 'enabled' && target.rateLimitPerSecond !== null && !input.released;
-    const send = throttled ? await reserveSend(db, endpointId, profile.outbound.recovery) : null;
+    const send = target.endpointStatus === 'enabled' && target.rateLimitPerSecond !== null ? await reserveSend(db, endpointId, profile.outbound.recovery) : null;
     if (send && send.waitMs > MAX_SEND_WAIT_MS) return deferred(input, { kind: 'throttle', waitMs: send.waitMs, slotAt: send.at });
     // Waited for before the reservation: an attempt is in flight only for its POST and its record (R3's lease).
     await until(send?.at);
@@ -187,8 +185,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
       if (!target) throw notFound(input.deliveryId);
       const { endpointId } = target;
       const enabled = target.endpointStatus === 'enabled';
-      // Waited for its slot (ordering and throttle were checked then), or released by the probe at its allowance (P15).
-      const admitted = input.slotAt !== undefined || input.released === true;
+      const admitted = input.slotAt !== undefined; // waited for its slot: ordering and throttle were checked then
       // P15: a scheduled retry whose endpoint parks (circuit open, a parked backlog, the return's ramp) is not sent: it
       // waits for the probe's release, which sends the backlog oldest first at the ramp's rate.
       if (enabled && input.mayPark && (await parking.parkIfParking(input.deliveryId, Context.current()))) {

@@ -26,8 +26,6 @@ export interface AttemptInput {
    * parks (src/outbound/circuit.ts `parks`). Set only by workflows past the DELIVERY_PARKS patch.
    */
   mayPark?: boolean;
-  /** P15: the probe released this parked retry: the release's allowance paces it, so M5's slots do not again. */
-  released?: boolean;
 }
 
 /** What an attempt sends, and where. */

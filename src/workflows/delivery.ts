@@ -109,8 +109,8 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
       } else if (deferral.kind === 'parked') {
         nextAttemptAt = null; // none scheduled: the probe's release sends it
         if (!(await condition(() => parkReleased || retryRequested, parkedForMs))) return 'expired';
-        request = { ...request, mayPark: false, ...(parkReleased ? { released: true } : {}) };
         parkReleased = false;
+        request = { ...request, mayPark: false };
       } else {
         await sleep(deferral.waitMs);
         request = { ...request, slotAt: deferral.slotAt };
@@ -139,7 +139,6 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
       retryRequested = false; // a retryNow that arrives during this attempt asks for the next one at once
       // P15: a scheduled retry (not the cycle's last, not asked for by an operator, not released) may be parked.
       const mayPark = index > 0 && retryInMs !== null && !forced && !parkReleased && patched(DELIVERY_PARKS);
-      const released = parkReleased; // a run the release started again from its row (signalWithStart)
       parkReleased = false;
       const result = await attemptUntilSent(
         {
@@ -151,7 +150,6 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
           retryInMs,
           ...(lane === 'slow' ? { lane } : {}),
           ...(mayPark ? { mayPark } : {}),
-          ...(released ? { released } : {}),
         },
         index === 0,
         Math.max(1, schedule.slice(index).reduce((a, b) => a + b, 0)),

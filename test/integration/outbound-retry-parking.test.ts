@@ -13,7 +13,6 @@ import { deliveryWorkflowId } from '../../src/shared/ids.js';
 import { retryNowSignal } from '../../src/shared/outbound.js';
 import { insertDelivery, insertEndpoint, startReceiver, uniqueMerchant, waitFor } from '../helpers/outbound.js';
 import { testProfile } from '../helpers/profile.js';
-import { testActivities } from '../helpers/temporal.js';
 import { useWorld } from '../helpers/world.js';
 
 const outbound = {
@@ -133,28 +132,5 @@ describe('P15 retries parked by the circuit', () => {
       'all FAILED',
     );
     await world.db.update(webhookEndpoints).set({ status: 'disabled' }).where(eq(webhookEndpoints.id, endpointId));
-  });
-
-  it('P15 a retry the probe released is paced by the release, not again by M5’s slots; one not released waits for its slot', async () => {
-    down = false;
-    const merchantAccount = uniqueMerchant('released-pace');
-    const endpointId = (await insertEndpoint(world.db, { merchantAccount, url: `${receiver.url}/released/${merchantAccount}` }))
-      .id;
-    await world.db.update(webhookEndpoints).set({ rateLimitPerSecond: 1 }).where(eq(webhookEndpoints.id, endpointId));
-    const activities = testActivities(world.db, { profile });
-    const attempt = async (released: boolean) => {
-      const { deliveryId } = await insertDelivery(world.db, { endpointId, merchantAccount });
-      return activities.attemptDelivery({
-        deliveryId,
-        attemptNumber: 1,
-        scheduledAt: Date.now(),
-        retryInMs: 1000,
-        ...(released ? { released } : {}),
-      });
-    };
-    const releasedOnes = await Promise.all([attempt(true), attempt(true), attempt(true)]);
-    expect(releasedOnes.map((r) => r.outcome)).toEqual(['delivered', 'delivered', 'delivered']);
-    const others = await Promise.all([attempt(false), attempt(false), attempt(false)]);
-    expect(others.filter((r) => r.outcome === 'deferred' && r.deferral?.kind === 'throttle').length).toBeGreaterThanOrEqual(1);
   });
 });
