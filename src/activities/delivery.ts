@@ -188,7 +188,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
       const admitted = input.slotAt !== undefined; // waited for its slot: ordering and throttle were checked then
       // P15: a scheduled retry whose endpoint parks (circuit open, a parked backlog, the return's ramp) is not sent: it
       // waits for the probe's release, which sends the backlog oldest first at the ramp's rate.
-      if (enabled && input.mayPark && (await parking.parkIfParking(input.deliveryId, Context.current()))) {
+      if (enabled && input.mayPark && (await parking.parkIfParking(input.deliveryId, input.attemptNumber, () => Context.current()))) {
         return deferred(input, { kind: 'parked' });
       }
       if (target.parked) await parking.unpark(input.deliveryId); // sent after all: by an operator, or released

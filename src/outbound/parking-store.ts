@@ -37,6 +37,8 @@ export interface RetryColumns {
   recoveringSince: Date | null;
   ownRate: number | null;
   hasParked: boolean;
+  /** O7/R3: this attempt number is already reserved (an earlier execution of the attempt): it is settled, never parked. */
+  reserved: boolean;
 }
 
 const date = (v: string | Date | null) => (v === null ? null : new Date(v));
@@ -154,10 +156,11 @@ export function createParkingStore(db: Db) {
     },
 
     /**
-     * P15: what `parks` (./circuit.ts) reads for a retry of `deliveryId`: its status, its endpoint's columns, and
-     * whether other deliveries wait parked for that endpoint. Null when the delivery does not exist.
+     * P15: what `parks` (./circuit.ts) reads for a retry of `deliveryId`: its status, its endpoint's columns,
+     * whether other deliveries wait parked for that endpoint, and whether `attemptNumber` is already reserved. Null
+     * when the delivery does not exist.
      */
-    async retryColumns(deliveryId: string): Promise<RetryColumns | null> {
+    async retryColumns(deliveryId: string, attemptNumber: number): Promise<RetryColumns | null> {
       const [row] = await client<
         {
           status: string;
@@ -168,12 +171,15 @@ export function createParkingStore(db: Db) {
           recovering_since: string | Date | null;
           rate_limit_per_second: number | null;
           has_parked: boolean;
+          reserved: boolean;
         }[]
       >`
         select d.status, d.endpoint_id, w.ordering, w.consecutive_failures, w.failing_since, w.recovering_since,
                w.rate_limit_per_second,
                exists (select 1 from deliveries p where p.endpoint_id = d.endpoint_id and p.parked_since is not null
-                        and p.id <> d.id) as has_parked
+                        and p.id <> d.id) as has_parked,
+               exists (select 1 from delivery_attempts a where a.delivery_id = d.id
+                        and a.attempt_number = ${attemptNumber}) as reserved
           from deliveries d join webhook_endpoints w on w.id = d.endpoint_id where d.id = ${deliveryId}`;
       if (!row) return null;
       return {
@@ -185,6 +191,7 @@ export function createParkingStore(db: Db) {
         recoveringSince: date(row.recovering_since),
         ownRate: row.rate_limit_per_second,
         hasParked: row.has_parked,
+        reserved: row.reserved,
       };
     },
 

@@ -23,14 +23,19 @@ export function createRetryParking(deps: { db: Db; profile: Profile }) {
   const { circuit, recovery } = deps.profile.outbound;
   const probes = new Map<string, ProbeStarter>(); // one per delivery queue
   return {
-    /** Parks the RETRYING delivery when its endpoint parks, and makes sure its probe runs; true when it parked it. */
-    async parkIfParking(deliveryId: string, at: ParkingContext, now = Date.now()): Promise<boolean> {
-      const row = await store.retryColumns(deliveryId);
-      if (!row || row.status !== 'RETRYING' || !parks(row, circuit, recovery, now)) return false;
+    /**
+     * Parks the RETRYING delivery when its endpoint parks, and makes sure its probe runs; true when it parked it. An
+     * attempt number already reserved is never parked: an earlier execution of this attempt reserved it (and may have
+     * POSTed), so it is settled by the attempt path (O7, R3), not left in flight behind a parked row.
+     */
+    async parkIfParking(deliveryId: string, attemptNumber: number, at: () => ParkingContext, now = Date.now()): Promise<boolean> {
+      const row = await store.retryColumns(deliveryId, attemptNumber);
+      if (!row || row.status !== 'RETRYING' || row.reserved || !parks(row, circuit, recovery, now)) return false;
       if (!(await store.parkRetry(deliveryId))) return false;
-      const queue = deliveryQueueOf(at.info.taskQueue);
+      const { client, info } = at();
+      const queue = deliveryQueueOf(info.taskQueue);
       let starter = probes.get(queue);
-      if (!starter) probes.set(queue, (starter = createProbeStarter(at.client, queue, deps.profile)));
+      if (!starter) probes.set(queue, (starter = createProbeStarter(client, queue, deps.profile)));
       await starter.ensure([row.endpointId]);
       return true;
     },

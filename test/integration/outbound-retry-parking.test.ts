@@ -13,6 +13,7 @@ import { deliveryWorkflowId } from '../../src/shared/ids.js';
 import { retryNowSignal } from '../../src/shared/outbound.js';
 import { insertDelivery, insertEndpoint, startReceiver, uniqueMerchant, waitFor } from '../helpers/outbound.js';
 import { testProfile } from '../helpers/profile.js';
+import { testActivities } from '../helpers/temporal.js';
 import { useWorld } from '../helpers/world.js';
 
 const outbound = {
@@ -132,5 +133,48 @@ describe('P15 retries parked by the circuit', () => {
       'all FAILED',
     );
     await world.db.update(webhookEndpoints).set({ status: 'disabled' }).where(eq(webhookEndpoints.id, endpointId));
+  });
+
+  it('P15/R3 a retried attempt whose number is already reserved is settled, never parked (soak seed 60607)', async () => {
+    // The soak's defect: attempt 2 was reserved and POSTed, its record failed (PostgreSQL killed), and the activity's
+    // retry found the circuit open and parked the delivery, leaving attempt 2 in flight for ever and the count wrong.
+    const merchantAccount = uniqueMerchant('reserved-park');
+    const endpointId = (await insertEndpoint(world.db, { merchantAccount, url: `${receiver.url}/reserved/${merchantAccount}` }))
+      .id;
+    await world.db
+      .update(webhookEndpoints)
+      .set({ consecutiveFailures: 5, failingSince: sql`clock_timestamp() - interval '1 hour'` })
+      .where(eq(webhookEndpoints.id, endpointId));
+    const { deliveryId } = await insertDelivery(world.db, {
+      endpointId,
+      merchantAccount,
+      delivery: { status: 'RETRYING', attemptCount: 1 },
+    });
+    const longAgo = new Date(Date.now() - 3_600_000);
+    await world.db.insert(deliveryAttempts).values([
+      {
+        deliveryId,
+        attemptNumber: 1,
+        startedAt: longAgo,
+        latencyMs: 5,
+        succeeded: false,
+        errorKind: 'server_error',
+        responseStatus: 503,
+      },
+      { deliveryId, attemptNumber: 2, startedAt: longAgo, latencyMs: 0, succeeded: false, errorKind: 'in_flight' },
+    ]);
+    const result = await testActivities(world.db, { profile }).attemptDelivery({
+      deliveryId,
+      attemptNumber: 2,
+      scheduledAt: Date.now(),
+      retryInMs: 2000,
+      lane: 'slow', // M2: an endpoint that keeps failing is attempted in its slow lane
+      mayPark: true,
+    });
+    expect(result.outcome).toBe('failed'); // recorded interrupted (its lease is long over), not parked
+    const [row] = await rowsOf([deliveryId]);
+    expect(row!.parkedSince).toBeNull();
+    const attempts = await world.db.select().from(deliveryAttempts).where(eq(deliveryAttempts.deliveryId, deliveryId));
+    expect(attempts.find((a) => a.attemptNumber === 2)!.errorKind).toBe('interrupted');
   });
 });
