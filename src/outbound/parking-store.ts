@@ -39,6 +39,8 @@ export interface RetryColumns {
   hasParked: boolean;
   /** O7/R3: this attempt number is already reserved (an earlier execution of the attempt): it is settled, never parked. */
   reserved: boolean;
+  /** P15/R20: the endpoint's probe released this attempt (released_attempt): it is sent, not parked again. */
+  released: boolean;
 }
 
 const date = (v: string | Date | null) => (v === null ? null : new Date(v));
@@ -82,7 +84,8 @@ export function createParkingStore(db: Db) {
      * (handoff_since = now): the caller sends it or starts its workflow (handOff clears the marker); if it dies first,
      * the hand-off sweep does. P15: a retry its workflow parked (RETRYING) stays parked and is returned in `retrying`:
      * the caller signals its waiting workflow, then unparks it (`unpark`), so a crash in between signals it again.
-     * `retriesOnly`: only those.
+     * R20: the attempt it releases (its next) is recorded first in released_attempt: only that attempt is sent without
+     * parking, so a signal from anyone else wakes the workflow and releases nothing. `retriesOnly`: only those.
      */
     async take(endpointId: string, limit: number, retriesOnly = false): Promise<{ owned: Owned[]; retrying: ParkedRetry[] }> {
       const rows = await client<
@@ -108,8 +111,9 @@ export function createParkingStore(db: Db) {
             from picked p where d.id = p.id and p.status <> 'RETRYING' and d.parked_since is not null
           returning d.id, d.endpoint_id, d.merchant_account, d.event_public_id, d.status, d.attempt_count),
         waiting as (
-          select d.id, d.endpoint_id, d.merchant_account, d.event_public_id, d.status, d.attempt_count
-            from deliveries d join picked p on p.id = d.id where p.status = 'RETRYING')
+          update deliveries d set released_attempt = d.attempt_count + 1
+            from picked p where d.id = p.id and p.status = 'RETRYING'
+          returning d.id, d.endpoint_id, d.merchant_account, d.event_public_id, d.status, d.attempt_count)
         select t.id, t.endpoint_id, t.merchant_account, e.type, e.traceparent, e.body, w.url, w.status as endpoint_status,
                t.status, t.attempt_count
           from (select * from taken union all select * from waiting) t
@@ -157,7 +161,8 @@ export function createParkingStore(db: Db) {
 
     /**
      * P15: what `parks` (./circuit.ts) reads for a retry of `deliveryId`: its status, its endpoint's columns,
-     * whether other deliveries wait parked for that endpoint, and whether `attemptNumber` is already reserved. Null
+     * whether other deliveries wait parked for that endpoint, whether `attemptNumber` is already reserved, and whether
+     * the probe released it. Null
      * when the delivery does not exist.
      */
     async retryColumns(deliveryId: string, attemptNumber: number): Promise<RetryColumns | null> {
@@ -172,6 +177,7 @@ export function createParkingStore(db: Db) {
           rate_limit_per_second: number | null;
           has_parked: boolean;
           reserved: boolean;
+          released: boolean;
         }[]
       >`
         select d.status, d.endpoint_id, w.ordering, w.consecutive_failures, w.failing_since, w.recovering_since,
@@ -179,7 +185,8 @@ export function createParkingStore(db: Db) {
                exists (select 1 from deliveries p where p.endpoint_id = d.endpoint_id and p.parked_since is not null
                         and p.id <> d.id) as has_parked,
                exists (select 1 from delivery_attempts a where a.delivery_id = d.id
-                        and a.attempt_number = ${attemptNumber}) as reserved
+                        and a.attempt_number = ${attemptNumber}) as reserved,
+               coalesce(d.released_attempt = ${attemptNumber}, false) as released
           from deliveries d join webhook_endpoints w on w.id = d.endpoint_id where d.id = ${deliveryId}`;
       if (!row) return null;
       return {
@@ -192,6 +199,7 @@ export function createParkingStore(db: Db) {
         ownRate: row.rate_limit_per_second,
         hasParked: row.has_parked,
         reserved: row.reserved,
+        released: row.released,
       };
     },
 

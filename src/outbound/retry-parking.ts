@@ -26,11 +26,13 @@ export function createRetryParking(deps: { db: Db; profile: Profile }) {
     /**
      * Parks the RETRYING delivery when its endpoint parks, and makes sure its probe runs; true when it parked it. An
      * attempt number already reserved is never parked: an earlier execution of this attempt reserved it (and may have
-     * POSTed), so it is settled by the attempt path (O7, R3), not left in flight behind a parked row.
+     * POSTed), so it is settled by the attempt path (O7, R3), not left in flight behind a parked row. Nor is one the
+     * probe released (R20: recorded in the row before its signal; the signal alone, which anyone with Temporal access
+     * can send, only wakes the workflow).
      */
     async parkIfParking(deliveryId: string, attemptNumber: number, at: () => ParkingContext, now = Date.now()): Promise<boolean> {
       const row = await store.retryColumns(deliveryId, attemptNumber);
-      if (!row || row.status !== 'RETRYING' || row.reserved || !parks(row, circuit, recovery, now)) return false;
+      if (!row || row.status !== 'RETRYING' || row.reserved || row.released || !parks(row, circuit, recovery, now)) return false;
       if (!(await store.parkRetry(deliveryId))) return false;
       const { client, info } = at();
       const queue = deliveryQueueOf(info.taskQueue);

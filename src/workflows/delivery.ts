@@ -29,7 +29,7 @@ import {
   type DeliveryWorkflowInput,
 } from '../shared/outbound.js';
 import { scheduleWait, timerWait } from '../outbound/retry-policy.js';
-import { DELIVERY_ADMISSION, DELIVERY_PARKS, DELIVERY_START_CHECK, RETRY_AFTER } from './patches.js';
+import { DELIVERY_ADMISSION, DELIVERY_PARKS, DELIVERY_START_CHECK, PARKED_RETRY_ONCE, RETRY_AFTER } from './patches.js';
 import { failureReason, isActivityFailure, NON_RETRYABLE_ERROR_TYPES } from '../shared/failures.js';
 import { SA } from '../shared/search-attributes.js';
 import { slowLaneQueue } from '../shared/task-queues.js';
@@ -64,7 +64,7 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
   let reason: string | undefined; // R4: why the cycle ended FAILED without a merchant answer
   let lane: 'normal' | 'slow' = 'normal'; // M2: once an attempt went to the slow lane, this run's retries go there
   let orderReleased = false; // M3: the previous delivery to the endpoint finished or was skipped
-  let parkReleased = false; // P15: the endpoint's probe released this parked retry
+  let parkReleased = false; // P15: the endpoint's probe released this parked retry (a wake-up: R20, the row decides)
   let forced = false; // O12: the wait before this attempt was cut short by retryNow (an operator's attempt is never parked)
   const slow = proxyActivities<DeliveryActivities>({ ...attemptOptions, taskQueue: slowLaneQueue(workflowInfo().taskQueue) });
 
@@ -110,7 +110,13 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
         nextAttemptAt = null; // none scheduled: the probe's release sends it
         if (!(await condition(() => parkReleased || retryRequested, parkedForMs))) return 'expired';
         parkReleased = false;
-        request = { ...request, mayPark: false };
+        // R20: an operator's retry is sent; a release is checked by the activity against what the probe recorded, so
+        // a parkReleased signal from anyone else parks it again.
+        if (retryRequested) {
+          request = { ...request, mayPark: false };
+          // O12: one retryNow, one attempt (before, a failed one was followed by another at once).
+          if (patched(PARKED_RETRY_ONCE)) retryRequested = false;
+        }
       } else {
         await sleep(deferral.waitMs);
         request = { ...request, slotAt: deferral.slotAt };
@@ -137,8 +143,9 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
     for (let index = from; index <= schedule.length; index++) {
       const retryInMs = scheduleWait(schedule, index);
       retryRequested = false; // a retryNow that arrives during this attempt asks for the next one at once
-      // P15: a scheduled retry (not the cycle's last, not asked for by an operator, not released) may be parked.
-      const mayPark = index > 0 && retryInMs !== null && !forced && !parkReleased && patched(DELIVERY_PARKS);
+      // P15: a scheduled retry (not the cycle's last, not asked for by an operator) may be parked; one the probe
+      // released is not (the activity reads the release from the row: R20).
+      const mayPark = index > 0 && retryInMs !== null && !forced && patched(DELIVERY_PARKS);
       parkReleased = false;
       const result = await attemptUntilSent(
         {

@@ -25,3 +25,5 @@ export const SEALED_CONTINUATION = 'r20-sealed-continuation';
 export const DELIVERY_START_CHECK = 'r20-delivery-start-check';
 /** P15: a scheduled retry may be parked by its endpoint's circuit (waits for the probe's release); histories from before never park. */
 export const DELIVERY_PARKS = 'p15-retry-parks';
+/** O12/P15: the retryNow that woke a parked retry is spent on its attempt; histories from before send the next at once too. */
+export const PARKED_RETRY_ONCE = 'p15-parked-retry-once';

@@ -2,15 +2,16 @@
 // parked by their workflows at their next retry (no POST into the outage, the workflow waits), the probe sends only
 // the oldest while the endpoint is down and releases them all after it answers 2xx (each 2xx POST once, nothing left
 // parked); an operator's retryNow sends a parked retry at once; a parked retry whose remaining schedule passes ends
-// FAILED with the reason; and one whose workflow is gone is started again from its row by the release.
+// FAILED with the reason; one whose workflow is gone is started again from its row by the release; and a
+// `parkReleased` signal sent straight to Temporal (R20: not the probe's) releases nothing.
 import { eq, inArray, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { deliveries, deliveryAttempts, webhookEndpoints } from '../../src/db/schema/index.js';
+import { auditEvents, deliveries, deliveryAttempts, webhookEndpoints } from '../../src/db/schema/index.js';
 import { deliveryJson } from '../../src/api/admin/outbound-schemas.js';
 import { startDeliveryWorkflows } from '../../src/outbound/delivery-start.js';
 import { endpointProbeWorkflowId } from '../../src/shared/endpoint-probe.js';
 import { deliveryWorkflowId } from '../../src/shared/ids.js';
-import { retryNowSignal } from '../../src/shared/outbound.js';
+import { parkReleasedSignal, retryNowSignal } from '../../src/shared/outbound.js';
 import { insertDelivery, insertEndpoint, startReceiver, uniqueMerchant, waitFor } from '../helpers/outbound.js';
 import { testProfile } from '../helpers/profile.js';
 import { testActivities } from '../helpers/temporal.js';
@@ -97,7 +98,7 @@ describe('P15 retries parked by the circuit', () => {
 
   it('P15 an operator’s retryNow sends a parked retry at once; its workflow started again from the row when it is gone', async () => {
     down = true;
-    const { ids, path } = await retryingBacklog('parked-operator', 4);
+    const { ids, path } = await retryingBacklog('parked-operator', 8);
     await waitFor(mostParked(ids), 60_000, 'the retries parked');
     // The newest two: the probe sends the oldest parked first, so while the endpoint is down it rarely reaches them.
     const [asked, gone] = [ids.at(-1)!, ids.at(-2)!];
@@ -107,10 +108,44 @@ describe('P15 retries parked by the circuit', () => {
     await world.temporal.client.workflow.getHandle(deliveryWorkflowId(asked)).signal(retryNowSignal, { operator: 'ops' });
     await waitFor(async () => (await attempts(asked)) >= before + 1, 10_000, 'the operator’s attempt recorded');
     expect(postsTo(path).length).toBeGreaterThanOrEqual(before + 1);
+    // One retryNow, one attempt: when it fails, the next waits its 2 s and parks again (it was sent twice at once).
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(await attempts(asked), 'attempts after one retryNow').toBe(before + 1);
 
     // A parked retry whose workflow was terminated: the release starts it again from its row and it is delivered.
     await waitFor(async () => (await rowsOf([gone]))[0]!.parkedSince !== null, 10_000, 'parked');
     await world.temporal.client.workflow.getHandle(deliveryWorkflowId(gone)).terminate('test: the workflow is lost');
+    down = false;
+    await waitFor(async () => (await rowsOf(ids)).every((r) => r.status === 'DELIVERED'), 60_000, 'every retry delivered');
+  });
+
+  it('P15/R20 a parkReleased signal sent straight to Temporal releases nothing: no POST, no attempt, no audit row', async () => {
+    down = true;
+    const { ids } = await retryingBacklog('forged-release', 8);
+    await waitFor(mostParked(ids), 60_000, 'the retries parked');
+    // The newest: the probe releases the oldest parked first (each released one fails and parks again ahead of it).
+    const target = ids.at(-1)!;
+    await waitFor(async () => (await rowsOf([target]))[0]!.parkedSince !== null, 10_000, 'parked');
+    const attemptsOf = async () =>
+      (await world.db.select().from(deliveryAttempts).where(eq(deliveryAttempts.deliveryId, target))).length;
+    const before = await attemptsOf();
+    // Anyone with Temporal access can send the probe's signal; the attempt is released only by what the probe recorded.
+    const handle = world.temporal.client.workflow.getHandle(deliveryWorkflowId(target));
+    for (let i = 0; i < 3; i++) {
+      await handle.signal(parkReleasedSignal);
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    expect(await attemptsOf(), 'no attempt sent by the forged release').toBe(before);
+    const [row] = await rowsOf([target]);
+    expect(row!.status).toBe('RETRYING');
+    expect(row!.parkedSince, 'still parked').not.toBeNull();
+    expect(await running(deliveryWorkflowId(target)), 'its workflow still waits').toBe(true);
+    const audit = await world.db
+      .select({ id: auditEvents.id })
+      .from(auditEvents)
+      .where(sql`${auditEvents.targetId} = ${target} or coalesce(${auditEvents.after}::text, '') like ${`%${target}%`}`);
+    expect(audit).toEqual([]);
+    // The probe's own release still sends it once the endpoint answers.
     down = false;
     await waitFor(async () => (await rowsOf(ids)).every((r) => r.status === 'DELIVERED'), 60_000, 'every retry delivered');
   });

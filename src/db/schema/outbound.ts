@@ -146,6 +146,8 @@ export const deliveries = pgTable(
     handoffSince: timestamp('handoff_since', { withTimezone: true }),
     /** P13: fanned out while its endpoint's circuit was open; no workflow until the endpoint's probe releases it. */
     parkedSince: timestamp('parked_since', { withTimezone: true }),
+    /** P15/R20: the parked retry's attempt number the probe released (written before its signal); see drizzle/0039. */
+    releasedAttempt: integer('released_attempt'),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
