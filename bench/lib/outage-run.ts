@@ -49,6 +49,8 @@ const { values: args } = parseArgs({
     // P13: the endpoint circuit, shortened like the schedule (the shipped one opens after 1 min and probes every minute).
     'no-circuit': { type: 'boolean', default: false },
     'circuit-open-after': { type: 'string', default: '5s' },
+    // P16: or on this many failures in a row however young the streak (0: off, as before P16); the profile's default.
+    'circuit-open-after-burst': { type: 'string' },
     'probe-every': { type: 'string', default: '5s' }, // P12 off (no jitter, no ramp): the stampede it prevents
     schedule: { type: 'string', default: '5s,10s,20s,30s,30s,30s,30s,30s,30s,30s' },
     // Where the delivery workers run: `process` (default) is a process of their own at a lower CPU priority (nice
@@ -78,6 +80,7 @@ profile.outbound.circuit = {
   ...profile.outbound.circuit,
   open_after_failures: args['no-circuit'] ? 0 : profile.outbound.circuit.open_after_failures,
   open_after: parseDuration(args['circuit-open-after']),
+  ...(args['circuit-open-after-burst'] === undefined ? {} : { open_after_burst: Number(args['circuit-open-after-burst']) }),
   probe_every: parseDuration(args['probe-every']),
 };
 const recovery = profile.outbound.recovery;
@@ -391,7 +394,7 @@ try {
 
 console.log(
   `bench:outage (batched; ${RATE} events/s to ${MERCHANTS} merchants × ${ENDPOINTS} endpoints = ${RATE * ENDPOINTS} deliveries/s; merchant 0 holds ${Number(args.share) * 100} % and goes ${VARIANT === '503' ? 'answering 503' : 'silent past the request timeout'} for ${args.during} s; ` +
-    `retry schedule ${args.schedule}; circuit ${args['no-circuit'] ? 'OFF' : `opens after ${profile.outbound.circuit.open_after_failures} failures and ${args['circuit-open-after']}, probes every ${args['probe-every']}`}; workers ${args.workers === 'process' ? `in their own process (nice ${args['worker-nice']})` : 'in the app process'}; recovery ${args['no-ramp'] ? 'jitter and ramp OFF' : `jitter ${recovery.jitter}, ramp after ${recovery.ramp_after / 1000} s`}; load average ${loadBefore} before, ${loadAverage()} after)`,
+    `retry schedule ${args.schedule}; circuit ${args['no-circuit'] ? 'OFF' : `opens after ${profile.outbound.circuit.open_after_failures} failures and ${args['circuit-open-after']} or ${profile.outbound.circuit.open_after_burst || '(off)'} in a row, probes every ${args['probe-every']}`}; workers ${args.workers === 'process' ? `in their own process (nice ${args['worker-nice']})` : 'in the app process'}; recovery ${args['no-ramp'] ? 'jitter and ramp OFF' : `jitter ${recovery.jitter}, ramp after ${recovery.ramp_after / 1000} s`}; load average ${loadBefore} before, ${loadAverage()} after)`,
 );
 for (const line of lines) console.log(`  ${line}`);
 loadProcess.disconnect();

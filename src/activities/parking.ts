@@ -48,19 +48,34 @@ export function createParkingActivities(deps: { db: Db; profile: Profile; logger
       if (!row) return { parked: 0, open: false, disabled: false, ramping: false, at };
       const disabled = row.status !== 'enabled' || row.deleted;
       const ramping = rampRunning(recovery, { recoveringSince: row.recoveringSince, ownRate: row.rateLimitPerSecond }, at);
-      return { parked: row.parked, open: circuitOpen(row, circuit, at), disabled, ramping, at };
+      const failingSince = row.failingSince?.getTime() ?? null;
+      return { parked: row.parked, open: circuitOpen(row, circuit, at), disabled, ramping, at, failingSince };
     },
 
     /**
      * Sends the oldest parked deliveries: one when `as` is 'probe', else the allowance of one release tick at the
      * recovery ramp (from the endpoint's recovering_since, or from `closedAt`, when the probe first found the circuit
-     * closed: an endpoint that was down long enough to open it always ramps) or its own rate. Resolves to how many.
+     * closed: an endpoint that was down long enough to open it always ramps) or its own rate. P16: after an outage of
+     * `outageMs` shorter than `ramp_after` (a burst opened the circuit) the backlog leaves at the ramp's top rate, as
+     * a streak that short starts no ramp (P12). Resolves to how many.
      */
-    async releaseParked(endpointId: string, as: 'probe' | 'release', tickMs: number, closedAt?: number): Promise<number> {
+    async releaseParked(
+      endpointId: string,
+      as: 'probe' | 'release',
+      tickMs: number,
+      closedAt?: number,
+      outageMs?: number,
+    ): Promise<number> {
       const row = ownWorkflow(endpointId) ? await store.probeRow(endpointId) : null;
       if (!row || row.parked === 0) return 0;
-      const since = Math.max(row.recoveringSince?.getTime() ?? -Infinity, closedAt ?? -Infinity);
-      const sinceRecoveryMs = Number.isFinite(since) ? Date.now() - since : null;
+      const short = typeof outageMs === 'number' && outageMs < recovery.ramp_after;
+      const since = Math.max(row.recoveringSince?.getTime() ?? -Infinity, (!short && closedAt) || -Infinity);
+      // Short: past any ramp (its top rate), unless an earlier outage's ramp still runs.
+      const sinceRecoveryMs = Number.isFinite(since)
+        ? Date.now() - since
+        : short && closedAt !== undefined
+          ? Number.MAX_SAFE_INTEGER
+          : null;
       const limit =
         as === 'probe' ? 1 : releaseAllowance(tickMs, recovery, { rateLimitPerSecond: row.rateLimitPerSecond, sinceRecoveryMs });
       const { owned, retrying } = await store.take(endpointId, limit);

@@ -1,11 +1,13 @@
 // P13: an endpoint's circuit. When its last `open_after_failures` attempts failed and its streak (O13 failing_since)
-// is `open_after` old, the circuit is open: new deliveries to it are parked at fan-out (deliveries.parked_since: no
-// workflow, no POST) instead of each starting a workflow that POSTs into the outage and sleeps in its own timers.
-// One probe workflow per endpoint (src/workflows/endpoint-probe.ts) tries the oldest parked delivery every
-// `probe_every`; a 2xx ends the streak (which closes the circuit: the rule reads the same columns), and the probe
-// releases the backlog at the recovery ramp's rate (P12). The rule is here once, in TypeScript for the fan-out's
-// rows and the probe's decisions; every value it reads is on the endpoint row, so every dispatcher agrees. While any
-// delivery is parked for an endpoint, its new ones are parked too (fan-out.ts): they queue behind the backlog.
+// is `open_after` old, or (P16) `open_after_burst` attempts in a row failed, the circuit is open: new deliveries to it
+// are parked at fan-out (deliveries.parked_since: no workflow, no POST) instead of each starting a workflow that POSTs
+// into the outage and sleeps in its own timers. One probe workflow per endpoint (src/workflows/endpoint-probe.ts)
+// tries the oldest parked delivery at once, then after 1 s, 2 s, 4 s… up to `probe_every` (P16); a 2xx ends the
+// streak (which closes the circuit: the rule reads the same columns), and the probe releases the backlog at the
+// recovery ramp's rate (P12) — after an outage shorter than `ramp_after`, at the ramp's top rate (P16). The rule is
+// here once, in TypeScript for the fan-out's rows and the probe's decisions; every value it reads is on the endpoint
+// row, so every dispatcher agrees. While any delivery is parked for an endpoint, its new ones are parked too
+// (fan-out.ts): they queue behind the backlog.
 import type { Profile } from '../config/profile.js';
 import type { EndpointOrdering } from '../shared/outbound.js';
 import { rampRate, type RecoverySettings } from './recovery.js';
@@ -19,10 +21,15 @@ export interface CircuitColumns {
   ordering: EndpointOrdering;
 }
 
-/** True when a delivery fanned out to this endpoint at `now` is parked rather than attempted. */
+/**
+ * True when a delivery fanned out to this endpoint at `now` is parked rather than attempted. P16: a busy endpoint's
+ * circuit opens on `open_after_burst` failures in a row however young the streak: at 90 deliveries/s an `open_after`
+ * of a minute was 5,400 workflows started into the outage, each waking again to park.
+ */
 export function circuitOpen(endpoint: CircuitColumns, c: CircuitSettings, now: number): boolean {
   if (c.open_after_failures <= 0 || endpoint.ordering === 'per_endpoint') return false;
   if (endpoint.consecutiveFailures < c.open_after_failures || endpoint.failingSince === null) return false;
+  if (c.open_after_burst > 0 && endpoint.consecutiveFailures >= c.open_after_burst) return true;
   return now - endpoint.failingSince.getTime() >= c.open_after;
 }
 

@@ -22,4 +22,14 @@ export interface ParkedState {
   ramping: boolean;
   /** When the activity read the rows (ms): the probe keeps the first reading that found the circuit closed. */
   at: number;
+  /** P16: the start of the endpoint's failure streak (ms; O13 failing_since), null when it has none. */
+  failingSince?: number | null;
+}
+
+/** P16: the first probe after the circuit opened waits this long, each next one twice as long, up to probe_every. */
+export const FIRST_PROBE_MS = 1000;
+
+/** P16: the wait after the `failedProbes`-th probe in a row that found the circuit still open (0: the first). */
+export function probeWaitMs(failedProbes: number, probeEveryMs: number): number {
+  return Math.min(probeEveryMs, FIRST_PROBE_MS * 2 ** Math.min(30, Math.max(0, failedProbes)));
 }

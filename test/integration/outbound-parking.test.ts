@@ -1,7 +1,8 @@
 // P13 on PostgreSQL and the Temporal dev server: deliveries to an endpoint whose circuit is open are parked at fan-out
 // (no workflow, no POST), its probe workflow tries the oldest while it is down and releases every parked delivery once
 // it answers 2xx (each POSTed with 2xx exactly once, nothing left parked, the probe done); a disabled endpoint's parked
-// deliveries end FAILED; and a probe started under a workflow id its endpoint does not derive releases nothing (R20).
+// deliveries end FAILED; a burst of failures opens a circuit however young the streak (P16); and a probe started under a
+// workflow id its endpoint does not derive releases nothing (R20).
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { deliveries, webhookEndpoints } from '../../src/db/schema/index.js';
@@ -126,6 +127,28 @@ describe('P13 parked deliveries', () => {
       20_000,
       'the probe done once nothing is parked',
     );
+  });
+
+  it('P16 a burst of failures in a row opens the circuit of an endpoint whose streak began a moment ago', async () => {
+    down = true;
+    const merchantAccount = uniqueMerchant('burst');
+    const endpoint = await insertEndpoint(world.db, { merchantAccount, url: `${receiver.url}/burst/${merchantAccount}` });
+    // 25 failures in a row (open_after_burst is 20) in a streak younger than open_after (1 s).
+    await world.db
+      .update(webhookEndpoints)
+      .set({ consecutiveFailures: 25, failingSince: sql`clock_timestamp()` })
+      .where(eq(webhookEndpoints.id, endpoint.id));
+    const ids = await fanOut(merchantAccount, 10);
+    expect((await rowsOf(endpoint.id)).filter((r) => r.parkedSince !== null).length).toBeGreaterThanOrEqual(9);
+    expect(await running(endpointProbeWorkflowId(endpoint.id))).toBe(true);
+    down = false;
+    await waitFor(
+      async () => (await rowsOf(endpoint.id)).every((r) => r.status === 'DELIVERED'),
+      30_000,
+      'released and delivered',
+    );
+    const delivered = answered.filter((r) => r.path.includes(merchantAccount) && r.status === 200).map((r) => r.id);
+    expect(delivered.sort()).toEqual([...ids].sort());
   });
 
   it('P13 a disabled endpoint’s parked deliveries end FAILED with the reason, and its probe ends', async () => {

@@ -13,6 +13,7 @@ import {
   type CircuitSettings,
 } from '../../src/outbound/circuit.js';
 import { rampRate, type RecoverySettings } from '../../src/outbound/recovery.js';
+import { FIRST_PROBE_MS, probeWaitMs } from '../../src/shared/endpoint-probe.js';
 
 const recovery: RecoverySettings = {
   jitter: 0,
@@ -22,9 +23,10 @@ const recovery: RecoverySettings = {
   ramp_interval: 10_000,
   ramp_max_per_second: 100,
 };
-const settings = (open_after_failures: number, open_after: number): CircuitSettings => ({
+const settings = (open_after_failures: number, open_after: number, open_after_burst = 0): CircuitSettings => ({
   open_after_failures,
   open_after,
+  open_after_burst,
   probe_every: 60_000,
   release_tick: 1000,
 });
@@ -50,6 +52,39 @@ describe('P13 circuit', () => {
         },
       ),
     );
+  });
+
+  it('P16 property: with open_after_burst B it also opens on B failures in a row however young the streak, and never below N', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 20 }),
+        fc.integer({ min: 0, max: 60 }),
+        fc.integer({ min: 0, max: 80 }),
+        fc.integer({ min: 0, max: 120_000 }),
+        (n, burst, failures, streakAgeMs) => {
+          const now = 1_800_000_000_000;
+          const columns = { consecutiveFailures: failures, failingSince: new Date(now - streakAgeMs), ordering: 'none' as const };
+          const open = circuitOpen(columns, settings(n, 60_000, burst), now);
+          const byAge = failures >= n && streakAgeMs >= 60_000;
+          const byBurst = burst > 0 && failures >= Math.max(n, burst);
+          expect(open).toBe(byAge || byBurst);
+          // Never less open than without the burst rule.
+          if (circuitOpen(columns, settings(n, 60_000), now)) expect(open).toBe(true);
+        },
+      ),
+    );
+  });
+
+  it('P16 property: the probe waits 1 s, then twice as long each time it finds the circuit open, never past probe_every', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 80 }), fc.integer({ min: 1000, max: 3_600_000 }), (k, every) => {
+        const wait = probeWaitMs(k, every);
+        expect(wait).toBeLessThanOrEqual(every);
+        expect(wait).toBeGreaterThanOrEqual(Math.min(every, FIRST_PROBE_MS));
+        expect(probeWaitMs(k + 1, every)).toBe(Math.min(every, wait * 2));
+      }),
+    );
+    expect([0, 1, 2, 3, 6, 7].map((k) => probeWaitMs(k, 60_000))).toEqual([1000, 2000, 4000, 8000, 60_000, 60_000]);
   });
 
   it('P13 property: a delivery parks when the circuit is open, when others wait parked, or while an unthrottled endpoint ramps; never ordered, never with the circuit off', () => {
