@@ -33,7 +33,13 @@ export function writeSoakProfile(data: string, sandboxPort: number): { path: str
   document.outbound.request_timeout = '2s';
   // P13/P15 under the kills: the flaky merchant's runs of failures open its circuit for seconds at a time, so parked
   // fan-outs, parked retries, the probe and its release all run beside the faults.
-  document.outbound.circuit = { open_after_failures: 3, open_after: '2s', probe_every: '1s', release_tick: '500ms' };
+  document.outbound.circuit = {
+    open_after_failures: 3,
+    open_after: '2s',
+    open_after_burst: 3,
+    probe_every: '1s',
+    release_tick: '500ms',
+  };
   document.inbound.reconciliation_timeout = '30s';
   document.inbound.provider_query_backoff = { initial: '1s', multiplier: 2, maximum: '5s' };
   document.inbound.unstarted_sweep_interval = '5s';

@@ -123,7 +123,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
    * price is that a crash mid-POST costs that attempt (the schedule moves on), which beats an unrecorded
    * duplicate to a merchant.
    */
-  async function attemptNow(input: AttemptInput, target: AttemptTarget): Promise<AttemptResult> {
+  async function attemptNow(input: AttemptInput, target: AttemptTarget, paced = false): Promise<AttemptResult> {
     const { endpointId } = target;
     const startedAt = new Date();
     // Everything that can fail for infrastructure reasons before the POST happens before the reservation, so a
@@ -131,7 +131,9 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
     const signature = target.endpointStatus === 'enabled' ? await sender.sign(endpointId, target.eventBody, startedAt) : undefined;
     // M5 stage 2 (src/outbound/throttle.ts): the send time is taken before the attempt is reserved (so a long wait can
     // still be a workflow timer) and waited for right before the POST.
-    const send = target.endpointStatus === 'enabled' && target.rateLimitPerSecond !== null ? await reserveSend(db, endpointId, profile.outbound.recovery) : null;
+    // `paced`: released by the probe at its allowance (P15), not throttled again.
+    const throttled = target.endpointStatus === 'enabled' && target.rateLimitPerSecond !== null && !paced;
+    const send = throttled ? await reserveSend(db, endpointId, profile.outbound.recovery) : null;
     if (send && send.waitMs > MAX_SEND_WAIT_MS) return deferred(input, { kind: 'throttle', waitMs: send.waitMs, slotAt: send.at });
     // Waited for before the reservation: an attempt is in flight only for its POST and its record (R3's lease).
     await until(send?.at);
@@ -185,12 +187,14 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
       if (!target) throw notFound(input.deliveryId);
       const { endpointId } = target;
       const enabled = target.endpointStatus === 'enabled';
-      const admitted = input.slotAt !== undefined; // waited for its slot: ordering and throttle were checked then
       // P15: a scheduled retry whose endpoint parks (circuit open, a parked backlog, the return's ramp) is not sent: it
       // waits for the probe's release, which sends the backlog oldest first at the ramp's rate.
-      if (enabled && input.mayPark && (await parking.parkIfParking(input.deliveryId, input.attemptNumber, () => Context.current()))) {
-        return deferred(input, { kind: 'parked' });
-      }
+      const park = enabled && input.mayPark ? await parking.parkIfParking(input.deliveryId, input.attemptNumber, () => Context.current()) : null;
+      if (park === 'parked') return deferred(input, { kind: 'parked' });
+      // Waited for its slot (ordering and throttle were checked then), or released by the probe at its allowance (the
+      // row says so, not the signal: R20), which M5's slots must not pace a second time.
+      const released = park === 'released';
+      const admitted = input.slotAt !== undefined || released;
       if (target.parked) await parking.unpark(input.deliveryId); // sent after all: by an operator, or released
       // M3: an ordered delivery's first attempt waits for the delivery before it in the endpoint's line.
       if (enabled && !admitted && input.attemptNumber === 1 && target.sequence !== null) {
@@ -208,7 +212,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps) {
           const slot = await reserveSlot(db, endpointId, profile.outbound.recovery);
           if (slot && slot.waitMs > 0) return deferred(input, { kind: 'throttle', waitMs: slot.waitMs, slotAt: slot.at });
         }
-        const result = await attemptNow(input, target);
+        const result = await attemptNow(input, target, released);
         permit?.release(result.outcome === 'delivered');
         if (target.sequence === null || result.outcome === 'deferred') return result;
         const final = result.outcome === 'delivered' || input.retryInMs === null || result.stopRetrying;

@@ -85,7 +85,7 @@ export const profileSchema = z.strictObject({
         open_after_failures: z.number().int().min(0).default(3),
         open_after: duration.prefault('1m'),
         /** P16: or open at once when this many attempts in a row failed, however young the streak (0: only open_after). */
-        open_after_burst: z.number().int().min(0).default(20),
+        open_after_burst: z.number().int().min(0).default(3),
         probe_every: duration.pipe(z.number().min(1000, 'probe_every must be at least 1s')).prefault('1m'),
         release_tick: duration.pipe(z.number().min(100, 'release_tick must be at least 100ms')).prefault('1s'),
       })

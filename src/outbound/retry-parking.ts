@@ -24,22 +24,30 @@ export function createRetryParking(deps: { db: Db; profile: Profile }) {
   const probes = new Map<string, ProbeStarter>(); // one per delivery queue
   return {
     /**
-     * Parks the RETRYING delivery when its endpoint parks, and makes sure its probe runs; true when it parked it. An
+     * Parks the RETRYING delivery when its endpoint parks, and makes sure its probe runs: 'parked' then. 'released'
+     * when the probe released this attempt: the release's allowance paced it, so M5's slots do not again. An
      * attempt number already reserved is never parked: an earlier execution of this attempt reserved it (and may have
      * POSTed), so it is settled by the attempt path (O7, R3), not left in flight behind a parked row. Nor is one the
      * probe released (R20: recorded in the row before its signal; the signal alone, which anyone with Temporal access
      * can send, only wakes the workflow).
      */
-    async parkIfParking(deliveryId: string, attemptNumber: number, at: () => ParkingContext, now = Date.now()): Promise<boolean> {
+    async parkIfParking(
+      deliveryId: string,
+      attemptNumber: number,
+      at: () => ParkingContext,
+      now = Date.now(),
+    ): Promise<'parked' | 'released' | null> {
       const row = await store.retryColumns(deliveryId, attemptNumber);
-      if (!row || row.status !== 'RETRYING' || row.reserved || row.released || !parks(row, circuit, recovery, now)) return false;
-      if (!(await store.parkRetry(deliveryId))) return false;
+      if (!row || row.status !== 'RETRYING') return null;
+      if (row.released) return 'released';
+      if (row.reserved || !parks(row, circuit, recovery, now)) return null;
+      if (!(await store.parkRetry(deliveryId))) return null;
       const { client, info } = at();
       const queue = deliveryQueueOf(info.taskQueue);
       let starter = probes.get(queue);
       if (!starter) probes.set(queue, (starter = createProbeStarter(client, queue, deps.profile)));
       await starter.ensure([row.endpointId]);
-      return true;
+      return 'parked';
     },
     /** A parked retry that is being sent after all (an operator's retry, the probe's release) is parked no more. */
     unpark: (deliveryId: string) => store.unpark([deliveryId]),

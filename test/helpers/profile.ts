@@ -17,8 +17,10 @@ export function testProfile(overrides: Record<string, unknown> = {}): Profile {
   // A4: most workflow tests resolve through the resolve update directly (as the Temporal UI would), so they allow it;
   // the A4 tests set deny.
   // P12: retry waits without jitter, so that tests can name the exact next_attempt_at; the jitter tests set it.
+  // P16: no circuit on a burst, so that a retry test's failing receiver sees every scheduled attempt; the circuit's
+  // tests (outbound-parking, outbound-retry-parking) and the soak set it.
   const merged = merge(base, {
-    outbound: { allow_insecure_urls: true, recovery: { jitter: 0 } },
+    outbound: { allow_insecure_urls: true, recovery: { jitter: 0 }, circuit: { open_after_burst: 0 } },
     admin: { rate_limit: { per_second: 100_000, burst: 100_000 } },
     inbound: { resolution_via_temporal: 'allow' },
   });

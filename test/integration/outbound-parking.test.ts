@@ -23,7 +23,7 @@ const profile = testProfile({
     retry_schedule: ['1s', '1s', '1s', '1s', '1s', '1s', '1s', '1s', '1s', '1s'],
     request_timeout: '2s',
     batched: { handoff_grace: '3s', sweep_interval: '1s' },
-    circuit: { open_after_failures: 3, open_after: '1s', probe_every: '1s', release_tick: '200ms' },
+    circuit: { open_after_failures: 3, open_after: '1s', open_after_burst: 3, probe_every: '1s', release_tick: '200ms' },
     recovery: { ramp: true, ramp_after: '1s', ramp_start_per_second: 10, ramp_interval: '1s', ramp_max_per_second: 40 },
   },
 });

@@ -22,7 +22,7 @@ const outbound = {
   // take; one the probe released (or an operator sent) and that failed again waits 2 s and parks again.
   retry_schedule: ['1s', ...Array<string>(15).fill('2s')],
   request_timeout: '2s',
-  circuit: { open_after_failures: 3, open_after: '500ms', probe_every: '1s', release_tick: '200ms' },
+  circuit: { open_after_failures: 3, open_after: '500ms', open_after_burst: 3, probe_every: '1s', release_tick: '200ms' },
   recovery: { jitter: 0, ramp: true, ramp_after: '1s', ramp_start_per_second: 10, ramp_interval: '1s', ramp_max_per_second: 40 },
 };
 const profile = testProfile({ outbound });
@@ -168,6 +168,35 @@ describe('P15 retries parked by the circuit', () => {
       'all FAILED',
     );
     await world.db.update(webhookEndpoints).set({ status: 'disabled' }).where(eq(webhookEndpoints.id, endpointId));
+  });
+
+  it('P15 a retry the probe released (its row says so) is paced by the release, not again by M5’s slots; one not released waits for its slot', async () => {
+    down = false;
+    const merchantAccount = uniqueMerchant('released-pace');
+    const endpointId = (await insertEndpoint(world.db, { merchantAccount, url: `${receiver.url}/released/${merchantAccount}` }))
+      .id;
+    await world.db.update(webhookEndpoints).set({ rateLimitPerSecond: 1 }).where(eq(webhookEndpoints.id, endpointId));
+    const activities = testActivities(world.db, { profile });
+    // Attempt 2 of a RETRYING delivery; `releasedAttempt` as the probe's take writes it before its signal (R20).
+    const attempt = async (releasedAttempt: number | null) => {
+      const { deliveryId } = await insertDelivery(world.db, {
+        endpointId,
+        merchantAccount,
+        delivery: { status: 'RETRYING', attemptCount: 1, releasedAttempt },
+      });
+      return activities.attemptDelivery({
+        deliveryId,
+        attemptNumber: 2,
+        scheduledAt: Date.now(),
+        retryInMs: 2000,
+        mayPark: true,
+      });
+    };
+    const releasedOnes = await Promise.all([attempt(2), attempt(2), attempt(2)]);
+    expect(releasedOnes.map((r) => r.outcome)).toEqual(['delivered', 'delivered', 'delivered']);
+    // Not released (none recorded, or an earlier attempt's release): M5's slots pace them, at 1/s.
+    const others = await Promise.all([attempt(null), attempt(1), attempt(null)]);
+    expect(others.filter((r) => r.outcome === 'deferred' && r.deferral?.kind === 'throttle').length).toBeGreaterThanOrEqual(1);
   });
 
   it('P15/R3 a retried attempt whose number is already reserved is settled, never parked (soak seed 60607)', async () => {
