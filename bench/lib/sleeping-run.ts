@@ -165,14 +165,23 @@ try {
   const rssIdle = rssMb(worker.pid!);
   const store0 = temporalStoreBytes();
   const pg0 = await pgBytes();
-  // Due together after the starts: the estimate is generous (30 starts/s) and reported against the real rate.
-  const due = new Date(Date.now() + Math.max(60_000, (N / 30) * 1000));
+  // Due together after the starts and the worker's first tasks (~30/s here: 20/s leaves room), reported against the
+  // real rates. At 100,000 that is 83 min of waiting before the fire (the 7 Dec run at N/30 s fired mid-way: killed).
+  const due = new Date(Date.now() + Math.max(60_000, (N / 20) * 1000));
   const toStart = await insertDeliveries(retrying, 'retrying', due);
   const pg1 = await pgBytes();
   const startedAt = Date.now();
   await startDeliveryWorkflows({ temporal, taskQueue, profile, concurrency: Number(args['start-concurrency']) }, toStart);
   const startS = (Date.now() - startedAt) / 1000;
-  await sleep(5000); // the first workflow tasks: each sets its timer
+  // Asleep only once the worker has run every first workflow task (the start check, then the timer): at 100,000 the
+  // starts (~140/s) ran far ahead of it (~30/s), and a reading 5 s after them was of half-written histories.
+  let asleepAfterS = 0;
+  for (let busy = Infinity; busy > 250 && Date.now() < due.getTime() - 30_000;) {
+    const c0 = cpuMs(worker.pid!);
+    await sleep(5000);
+    busy = cpuMs(worker.pid!) - c0; // worker CPU ms over the 5 s
+    asleepAfterS += 5;
+  }
   const store1 = temporalStoreBytes();
   const rssAsleep = rssMb(worker.pid!);
   const leftS = (due.getTime() - Date.now()) / 1000;
@@ -191,7 +200,7 @@ try {
   fig('retrying: worker RSS idle', rssIdle, 'MB');
   fig('retrying: worker RSS with all asleep', rssAsleep, 'MB');
   lines.push(
-    `retrying  ${N} started in ${startS.toFixed(1)} s (${(N / startS).toFixed(0)}/s); all due at once ${leftS.toFixed(0)} s after the starts ended${leftS < 0 ? ' — NOT all asleep before T: the fire figure below is mixed with starting' : ''}`,
+    `retrying  ${N} started in ${startS.toFixed(1)} s (${(N / startS).toFixed(0)}/s); the worker idle (all asleep) ${asleepAfterS} s after; all due at once ${leftS.toFixed(0)} s later${leftS < 30 ? ' — NOT all asleep well before T: the figures below are mixed with starting' : ''}`,
   );
 
   // At T the merchant answers 200: the timers fire together; time until every one is DELIVERED.
