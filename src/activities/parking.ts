@@ -14,6 +14,12 @@ import { createFirstAttempts } from '../outbound/first-attempts.js';
 import { createParkingStore, type ParkedRetry } from '../outbound/parking-store.js';
 import { endpointProbeWorkflowId, type ParkedState } from '../shared/endpoint-probe.js';
 
+/** P16: the release's slices are this far apart (a tick of 1 s: ten). */
+const RELEASE_SLICE_MS = 100;
+/** The `i`-th of `n` near-equal slices of `items`, in order. */
+const slice = <T>(items: T[], i: number, n: number): T[] =>
+  items.slice(Math.floor((items.length * i) / n), Math.floor((items.length * (i + 1)) / n));
+
 export function createParkingActivities(deps: { db: Db; profile: Profile; logger: Logger; secretsKey: SecretKeys }) {
   const store = createParkingStore(deps.db);
   const { circuit, recovery, retry_schedule: schedule } = deps.profile.outbound;
@@ -79,11 +85,18 @@ export function createParkingActivities(deps: { db: Db; profile: Profile; logger
       const limit =
         as === 'probe' ? 1 : releaseAllowance(tickMs, recovery, { rateLimitPerSecond: row.rateLimitPerSecond, sinceRecoveryMs });
       const { owned, retrying } = await store.take(endpointId, limit);
-      await wake(retrying);
       // P1's steps: sign, reserve attempt 1, POST, record; only a delivery that did not succeed gets its workflow.
       const sender = senderFor(Context.current());
-      const { batchable, workflows } = sender.split(owned);
-      await sender.send(batchable, workflows);
+      // P16: a tick's allowance goes out in slices spread over most of the tick, not as one burst of up to 500 POSTs
+      // at its start (bench:outage: that burst, at the ramp's top, was the healthy merchants' worst recovery p99).
+      const slices =
+        as === 'probe' ? 1 : Math.max(1, Math.min(owned.length + retrying.length, Math.floor(tickMs / RELEASE_SLICE_MS)));
+      for (let i = 0; i < slices; i++) {
+        if (i > 0) await new Promise((resolve) => setTimeout(resolve, RELEASE_SLICE_MS));
+        await wake(slice(retrying, i, slices));
+        const { batchable, workflows } = sender.split(slice(owned, i, slices));
+        await sender.send(batchable, workflows);
+      }
       return owned.length + retrying.length;
     },
 

@@ -50,8 +50,10 @@ export async function endpointProbeWorkflow(input: EndpointProbeInput): Promise<
     } else {
       failedProbes = 0;
       const outageMs = closedAt !== undefined && streakFrom !== null ? closedAt - streakFrom : undefined;
+      const tickFrom = Date.now();
       released += await steps.releaseParked(input.endpointId, 'release', input.releaseTickMs, closedAt, outageMs);
-      await sleep(input.releaseTickMs);
+      // The release spreads its sends over most of the tick (P16): the tick counts from its start.
+      await sleep(Math.max(1, input.releaseTickMs - (Date.now() - tickFrom)));
     }
     if (workflowInfo().continueAsNewSuggested) return continueAsNew<typeof endpointProbeWorkflow>(input);
   }
