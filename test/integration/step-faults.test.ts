@@ -90,7 +90,10 @@ async function reconcileThroughFault(fault: string, first: Answer, then: Answer)
     },
     taskQueues.reconciliation,
   );
-  const handle = await temporal.client.workflow.start(RECONCILIATION_WORKFLOW, { ...start, workflowTaskTimeout: '2s' });
+  // 10 s, not the 2 s this had: the steps run as local activities inside the workflow task, and on a loaded CI box
+  // (seven of these at once, each in a new worker process) a 2 s task timed out mid-query; the query's abort was
+  // journaled as its answer, the run parked, and the fault after the posting never came (CI of 7 Dec, "still running").
+  const handle = await temporal.client.workflow.start(RECONCILIATION_WORKFLOW, { ...start, workflowTaskTimeout: '10s' });
   const signal = await Promise.race([worker.exited, new Promise((r) => setTimeout(() => r('still running'), 60_000))]);
   if (signal !== 'SIGKILL') worker.kill();
   expect(signal, worker.output()).toBe('SIGKILL');
