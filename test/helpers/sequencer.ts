@@ -6,7 +6,6 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 /** Slowest first, from the per-file durations of a full run on the 2-core machine. */
 export const LONG_FILES = [
   'test/integration/soak.test.ts',
-  'test/integration/outbound-batched.test.ts',
   'test/integration/outbound-ordering.test.ts',
   'test/integration/outbound-dispatcher.test.ts',
   'test/browser/console.test.ts',
