@@ -30,6 +30,9 @@ const { values: args } = parseArgs({
   options: {
     count: { type: 'string', default: '10000' },
     'start-concurrency': { type: 'string', default: '32' },
+    // The rate the due time T assumes the worker puts workflows to sleep at (T = N / this), and the fire's cap.
+    'asleep-per-second': { type: 'string', default: '20' },
+    'fire-cap-minutes': { type: 'string', default: '30' },
     'run-index': { type: 'string' },
   },
 });
@@ -167,7 +170,7 @@ try {
   const pg0 = await pgBytes();
   // Due together after the starts and the worker's first tasks (~30/s here: 20/s leaves room), reported against the
   // real rates. At 100,000 that is 83 min of waiting before the fire (the 7 Dec run at N/30 s fired mid-way: killed).
-  const due = new Date(Date.now() + Math.max(60_000, (N / 20) * 1000));
+  const due = new Date(Date.now() + Math.max(60_000, (N / Number(args['asleep-per-second'])) * 1000));
   const toStart = await insertDeliveries(retrying, 'retrying', due);
   const pg1 = await pgBytes();
   const startedAt = Date.now();
@@ -209,12 +212,13 @@ try {
   const cpu0 = cpuMs(worker.pid!);
   let peakRss = 0;
   let fired = 0;
-  while ((fired = await countWhere(retrying, 'DELIVERED')) < N && Date.now() < due.getTime() + 30 * 60_000) {
+  const capMs = Number(args['fire-cap-minutes']) * 60_000;
+  while ((fired = await countWhere(retrying, 'DELIVERED')) < N && Date.now() < due.getTime() + capMs) {
     peakRss = Math.max(peakRss, rssMb(worker.pid!));
     await sleep(500);
   }
   const fireS = (Date.now() - due.getTime()) / 1000;
-  // At the 30-minute cap not all have fired: the rate is of those that did (the 50,000 run of 7 Dec hit it).
+  // At the cap (--fire-cap-minutes) not all have fired: the rate is of those that did (the 50,000 run of 7 Dec hit it).
   fig('retrying: DELIVERED after T within the cap', fired, 'deliveries');
   fig('retrying: all fired and DELIVERED after T', fireS, 's');
   fig('retrying: timers handled/s', fired / fireS, '/s');
