@@ -71,14 +71,17 @@ export function createOutboundBatchHandler(deps: OutboundHandlerDeps): OutboundB
   const fanOutOptions: FanOutOptions = { handoff: batched, lanes: deps.profile.outbound.lanes, recovery: deps.profile.outbound.recovery, circuit: deps.profile.outbound.circuit };
   // P13: the probe workflow of every endpoint a batch parked deliveries for, before the offsets are committed.
   const probes = createProbeStarter(deps.temporal, deps.taskQueue, deps.profile);
-  const firstAttempts = batched ? createFirstAttempts({ ...deps, secretsKey: deps.secretsKey!, start }) : null;
   const depth = deps.profile.outbound.batched.pipeline_depth;
+  const starts = batched && depth > 0 ? createBackgroundStarts((ds) => handOff(db, start, ds), logger, depth) : null;
+  // P17: pipelined, a send's failed first attempts get their workflows behind it (./background-starts.ts): the starts
+  // of a merchant that just went down no longer hold one of the pipeline_sends the healthy merchants' POSTs wait for.
+  const firstAttempts = batched
+    ? createFirstAttempts({ ...deps, secretsKey: deps.secretsKey!, start, ...(starts ? { handOffLater: starts.submit } : {}) })
+    : null;
   const pipeline =
     firstAttempts && depth > 0
       ? createPipeline({ depth, maxSends: deps.profile.outbound.batched.pipeline_sends, logger, send: (owned: Owned[]) => firstAttempts.send(owned) })
       : null;
-
-  const starts = pipeline ? createBackgroundStarts((ds) => handOff(db, start, ds), logger, depth) : null;
 
   // O21: compiled once, here, per type and version; `validate: false` skips it (to measure its cost only).
   const { validate, unknown_types: unknownTypes } = deps.profile.outbound.catalog;

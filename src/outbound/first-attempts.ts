@@ -33,14 +33,15 @@ export interface FirstAttemptDeps {
   agents?: PinnedAgents;
   /** Where the time goes (bench): each stage's duration and how many deliveries it covered. */
   observe?: (stage: Stage, ms: number, count: number) => void;
+  /** P17: where a send's workflows go instead of being started before it returns (their rows keep the marker). */
+  handOffLater?: (workflows: DeliveryToStart[]) => Promise<void>;
 }
 
 export interface FirstAttemptResult {
   delivered: number;
-  /** Workflows started (or found running) for deliveries that need one. */
+  /** Workflows started (or found running; P17: or handed on) for deliveries that need one. */
   handedOff: number;
 }
-
 export type { Owned } from './delivery-start.js';
 
 export function createFirstAttempts(deps: FirstAttemptDeps) {
@@ -215,7 +216,7 @@ export function createFirstAttempts(deps: FirstAttemptDeps) {
     return { batchable, workflows };
   }
 
-  /** Sends `batchable` chunk by chunk, then starts a workflow for each one that did not end DELIVERED. */
+  /** Sends `batchable` chunk by chunk, then starts (or, P17, hands on) a workflow for each one not DELIVERED. */
   async function send(batchable: Owned[], workflows: DeliveryToStart[] = []): Promise<FirstAttemptResult> {
     let delivered = 0;
     const size = profile.outbound.batched.concurrency;
@@ -225,7 +226,8 @@ export function createFirstAttempts(deps: FirstAttemptDeps) {
       delivered += result.delivered;
       workflows.push(...result.workflows);
     }
-    await timed('handoff', workflows.length, () => handOff(db, deps.start, workflows));
+    if (deps.handOffLater) await deps.handOffLater(workflows);
+    else await timed('handoff', workflows.length, () => handOff(db, deps.start, workflows));
     return { delivered, handedOff: workflows.length };
   }
 

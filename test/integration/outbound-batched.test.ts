@@ -76,16 +76,42 @@ async function topic(label: string, partitions = 1): Promise<string> {
   return name;
 }
 /** The batch handler over this file's database, dev server and delivery queue, with `profile`. */
-const batchedHandler = (profile: ReturnType<typeof testProfile>) =>
+const batchedHandler = (profile: ReturnType<typeof testProfile>, client = temporal.client) =>
   createOutboundBatchHandler({
     db: database.db,
-    temporal: temporal.client,
+    temporal: client,
     taskQueue: taskQueues.delivery,
     profile,
     logger: testLogger,
     secretsKey: TEST_SECRETS_KEY,
   });
 const posts = (prefix: string) => receiver.received.filter((r) => r.path.startsWith(prefix));
+/** The dev server's client, each workflow start answered `ms` late (a Temporal server slow to start them). */
+const slowStarts = (ms: number): typeof temporal.client => {
+  const bound = <T extends object>(target: T, key: string | symbol) => {
+    const value = Reflect.get(target, key) as unknown;
+    return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+  };
+  const { workflow } = temporal.client;
+  const late = new Proxy(workflow, {
+    get: (target, key) =>
+      key === 'start'
+        ? async (...args: Parameters<typeof workflow.start>) => {
+            await new Promise((r) => setTimeout(r, ms));
+            return target.start(...args);
+          }
+        : bound(target, key),
+  });
+  return new Proxy(temporal.client, { get: (target, key) => (key === 'workflow' ? late : bound(target, key)) });
+};
+const batchOf = (event: object) => ({
+  topic: 't',
+  partition: 0,
+  lag: 0,
+  messages: [
+    { topic: 't', partition: 0, offset: '0', key: null, value: Buffer.from(JSON.stringify(event)), timestamp: '0', headers: {} },
+  ],
+});
 const attemptsOf = (deliveryId: string) =>
   database.db
     .select()
@@ -203,6 +229,29 @@ describe('batched delivery mode (P1)', () => {
     expect([row?.status, row?.handoffSince]).toEqual(['DELIVERED', null]);
     expect(posts(`/p2pipe/${merchantAccount}`)).toHaveLength(1);
     slow.delete(event.id);
+  });
+
+  it('P17 pipelined, the workflow start of a failed first attempt holds no send: the next batch is POSTed while it is starting, and it is started', async () => {
+    const [down, up] = [uniqueMerchant('p17down'), uniqueMerchant('p17up')];
+    await insertEndpoint(database.db, { merchantAccount: down, url: `${receiver.url}/p17down/${down}` });
+    await insertEndpoint(database.db, { merchantAccount: up, url: `${receiver.url}/p17up/${up}` });
+    const START_MS = 3000;
+    // One send at a time: before P17 the second batch's POST waited for the first send's workflow start.
+    const profile = testProfile({ outbound: { delivery_mode: 'batched', batched: { pipeline_sends: 1 } } });
+    const handler = batchedHandler(profile, slowStarts(START_MS));
+    const [failing, healthy] = [envelope({ merchantAccount: down }), envelope({ merchantAccount: up })];
+    failFirst.add(failing.id);
+    await handler(batchOf(failing));
+    await waitFor(() => posts(`/p17down/${down}`).length === 1, 10_000, 'the failing POST');
+    const from = performance.now();
+    await handler(batchOf(healthy));
+    await waitFor(() => posts(`/p17up/${up}`).length === 1, 10_000, 'the healthy POST');
+    expect(performance.now() - from, 'the healthy POST waited for the start').toBeLessThan(START_MS * 0.66);
+    await handler.drain(); // waits for the start behind the send
+    const [row] = await database.db.select().from(deliveries).where(eq(deliveries.eventPublicId, failing.id));
+    expect([row?.status, row?.handoffSince]).toEqual(['RETRYING', null]);
+    expect((await temporal.client.workflow.getHandle(row!.id).describe()).status.name).toBe('RUNNING');
+    await temporal.client.workflow.getHandle(row!.id).terminate('test done');
   });
 
   it('P13 a POST past outbound.batched.patience holds no chunk: the fast delivery of the same batch is DELIVERED first, the slow one when it answers, each POSTed once', async () => {
@@ -432,7 +481,12 @@ function undone(rows: (typeof deliveries.$inferSelect)[], expected: number): Rec
   const left: Record<string, number> = {};
   if (rows.length < expected) left['no row yet'] = expected - rows.length;
   for (const d of rows) {
-    const key = d.status !== 'DELIVERED' ? `${d.status}${d.handoffSince ? ' (hand-off pending)' : ''}` : d.handoffSince ? 'DELIVERED, hand-off pending' : '';
+    const key =
+      d.status !== 'DELIVERED'
+        ? `${d.status}${d.handoffSince ? ' (hand-off pending)' : ''}`
+        : d.handoffSince
+          ? 'DELIVERED, hand-off pending'
+          : '';
     if (key) left[key] = (left[key] ?? 0) + 1;
   }
   return left;
