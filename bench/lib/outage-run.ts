@@ -2,7 +2,7 @@
 // dispatcher in batched mode and its delivery workers — fed by ./outage-load.ts in a process of its own: a steady flow
 // to --merchants merchants of --endpoints endpoints each (every event fans out to its merchant's endpoints), one
 // merchant holding --share of the events. Phases: before; during (that merchant answers 503, or with --variant
-// timeout never within the request timeout); recovery (it answers 200 again, until the deliveries it missed are
+// timeout never within the request timeout; with --variant none it stays up: the control, same phases); recovery (it answers 200 again, until the deliveries it missed are
 // delivered, at most --recovery-max-seconds); after. Per phase: the healthy endpoints' produce-to-receive p50/p99 and
 // deliveries/s; the down merchant's retrying deliveries and open workflows (sampled each second); the recovery's
 // drain rate and time to drain; the busiest second of POSTs each returning endpoint saw against the ramp's allowance
@@ -44,6 +44,8 @@ const { values: args } = parseArgs({
     before: { type: 'string', default: '20' },
     during: { type: 'string', default: '40' },
     'recovery-max-seconds': { type: 'string', default: '150' },
+    // --variant none: nothing to drain, so the recovery phase lasts this long (an outage run's drain took 54–59 s).
+    'control-recovery-seconds': { type: 'string', default: '60' },
     after: { type: 'string', default: '20' },
     'no-ramp': { type: 'boolean', default: false },
     // P13: the endpoint circuit, shortened like the schedule (the shipped one opens after 1 min and probes every minute).
@@ -63,7 +65,7 @@ const { values: args } = parseArgs({
 const RATE = Number(args.rate);
 const MERCHANTS = Number(args.merchants);
 const ENDPOINTS = Number(args.endpoints);
-const VARIANT = args.variant === 'timeout' ? 'timeout' : '503';
+const VARIANT = args.variant === 'timeout' ? 'timeout' : args.variant === 'none' ? 'none' : '503';
 const loadBefore = loadAverage();
 quietTemporalRuntime();
 const address = process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
@@ -237,12 +239,13 @@ try {
   while ((await load<{ count: number }>('count')).count === 0 && Date.now() < warmUntil) await sleep(1);
   await sleep(10);
   await phase('before', () => sleep(Number(args.before)));
-  await load('mode', { mode: VARIANT });
+  await load('mode', { mode: VARIANT === 'none' ? 'up' : VARIANT });
   await phase('during', () => sleep(Number(args.during)));
   await load('mode', { mode: 'up' });
   upAt = Date.now();
   let drainedAt: number | null = null;
   await phase('recovery', async () => {
+    if (VARIANT === 'none') return sleep(Number(args['control-recovery-seconds'])); // the control: nothing to drain
     const deadline = upAt + Number(args['recovery-max-seconds']) * 1000;
     while (Date.now() < deadline) {
       await sleep(1);
@@ -393,7 +396,7 @@ try {
 }
 
 console.log(
-  `bench:outage (batched; ${RATE} events/s to ${MERCHANTS} merchants × ${ENDPOINTS} endpoints = ${RATE * ENDPOINTS} deliveries/s; merchant 0 holds ${Number(args.share) * 100} % and goes ${VARIANT === '503' ? 'answering 503' : 'silent past the request timeout'} for ${args.during} s; ` +
+  `bench:outage (batched; ${RATE} events/s to ${MERCHANTS} merchants × ${ENDPOINTS} endpoints = ${RATE * ENDPOINTS} deliveries/s; merchant 0 holds ${Number(args.share) * 100} % and ${VARIANT === 'none' ? 'stays up (the control: no outage; recovery phase ' + args['control-recovery-seconds'] + ' s)' : VARIANT === '503' ? 'goes answering 503' : 'goes silent past the request timeout'} for ${args.during} s; ` +
     `retry schedule ${args.schedule}; circuit ${args['no-circuit'] ? 'OFF' : `opens after ${profile.outbound.circuit.open_after_failures} failures and ${args['circuit-open-after']} or ${profile.outbound.circuit.open_after_burst || '(off)'} in a row, probes every ${args['probe-every']}`}; workers ${args.workers === 'process' ? `in their own process (nice ${args['worker-nice']})` : 'in the app process'}; recovery ${args['no-ramp'] ? 'jitter and ramp OFF' : `jitter ${recovery.jitter}, ramp after ${recovery.ramp_after / 1000} s`}; load average ${loadBefore} before, ${loadAverage()} after)`,
 );
 for (const line of lines) console.log(`  ${line}`);
