@@ -14,6 +14,8 @@ import { createFirstAttempts } from '../outbound/first-attempts.js';
 import { createParkingStore, type ParkedRetry } from '../outbound/parking-store.js';
 import { endpointProbeWorkflowId, type ParkedState } from '../shared/endpoint-probe.js';
 
+/** P16: a time since recovery later than any ramp's end (rampRate caps its doublings), for a short outage's backlog. */
+const PAST_ANY_RAMP_MS = Number.MAX_SAFE_INTEGER;
 /** P16: the release's slices are this far apart (a tick of 1 s: ten). */
 const RELEASE_SLICE_MS = 100;
 /** The `i`-th of `n` near-equal slices of `items`, in order. */
@@ -77,11 +79,9 @@ export function createParkingActivities(deps: { db: Db; profile: Profile; logger
       const short = typeof outageMs === 'number' && outageMs < recovery.ramp_after;
       const since = Math.max(row.recoveringSince?.getTime() ?? -Infinity, (!short && closedAt) || -Infinity);
       // Short: past any ramp (its top rate), unless an earlier outage's ramp still runs.
-      const sinceRecoveryMs = Number.isFinite(since)
-        ? Date.now() - since
-        : short && closedAt !== undefined
-          ? Number.MAX_SAFE_INTEGER
-          : null;
+      let sinceRecoveryMs: number | null = null;
+      if (Number.isFinite(since)) sinceRecoveryMs = Date.now() - since;
+      else if (short && closedAt !== undefined) sinceRecoveryMs = PAST_ANY_RAMP_MS;
       const limit =
         as === 'probe' ? 1 : releaseAllowance(tickMs, recovery, { rateLimitPerSecond: row.rateLimitPerSecond, sinceRecoveryMs });
       const { owned, retrying } = await store.take(endpointId, limit);
