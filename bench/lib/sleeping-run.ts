@@ -236,7 +236,8 @@ try {
   const releasedFrom = Date.now();
   const cpu1 = cpuMs(worker.pid!);
   await createProbeStarter(temporal, taskQueue, profile, 0).ensure([parked]);
-  while ((await countWhere(parked, 'DELIVERED')) < N && Date.now() < releasedFrom + 30 * 60_000) await sleep(500);
+  let releasedN = 0;
+  while ((releasedN = await countWhere(parked, 'DELIVERED')) < N && Date.now() < releasedFrom + 30 * 60_000) await sleep(500);
   const releaseS = (Date.now() - releasedFrom) / 1000;
   const store3 = temporalStoreBytes();
   if (store2 && store3)
@@ -245,11 +246,13 @@ try {
       (store3.totalPayload - store2.totalPayload) / N,
       'B',
     );
+  // At the 30-minute cap not all were released (at 100,000 the probe waited behind the fire): the count, not N.
+  fig('parked: released and DELIVERED within the cap', releasedN, 'deliveries');
   fig('parked: all released and DELIVERED after', releaseS, 's');
-  fig('parked: released/s', N / releaseS, '/s');
-  fig('parked: worker CPU per delivery released', (cpuMs(worker.pid!) - cpu1) / N, 'ms');
+  fig('parked: released/s', releasedN / releaseS, '/s');
+  fig('parked: worker CPU per delivery released', (cpuMs(worker.pid!) - cpu1) / Math.max(1, releasedN), 'ms');
   lines.push(
-    `parked    ${N} parked; released and delivered in ${releaseS.toFixed(1)} s (${(N / releaseS).toFixed(0)}/s) by one probe workflow; merchant saw ${posts} POSTs in all`,
+    `parked    ${N} parked; ${releasedN} released and delivered in ${releaseS.toFixed(1)} s (${(releasedN / releaseS).toFixed(0)}/s) by one probe workflow; merchant saw ${posts} POSTs in all`,
   );
 } finally {
   worker.kill('SIGTERM');
