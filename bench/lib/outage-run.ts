@@ -2,8 +2,8 @@
 // dispatcher in batched mode and its delivery workers — fed by ./outage-load.ts in a process of its own: a steady flow
 // to --merchants merchants of --endpoints endpoints each (every event fans out to its merchant's endpoints), one
 // merchant holding --share of the events. Phases: before; during (that merchant answers 503, or with --variant
-// timeout never within the request timeout; with --variant none it stays up: the control, same phases); recovery (it answers 200 again, until the deliveries it missed are
-// delivered, at most --recovery-max-seconds); after. Per phase: the healthy endpoints' produce-to-receive p50/p99 and
+// timeout never within the request timeout; with --variant none it stays up: the control, same phases); recovery (it
+// answers 200 again, until the deliveries it missed are delivered, at most --recovery-max-seconds); after. Per phase: the healthy endpoints' produce-to-receive p50/p99 and
 // deliveries/s; the down merchant's retrying deliveries and open workflows (sampled each second); the recovery's
 // drain rate and time to drain; the busiest second of POSTs each returning endpoint saw against the ramp's allowance
 // (src/outbound/recovery.ts); each process's CPU, event-loop delay and GC (./process-stats.ts). Ends with `RESULT {json}`.

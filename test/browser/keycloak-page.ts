@@ -14,7 +14,15 @@ export async function signInOnKeycloak(page: Page, username: string): Promise<vo
   await page.fill('#password', person.password);
   await page.click('#kc-login');
   for (let attempt = 0; attempt < 3; attempt++) {
-    await page.waitForSelector('#otp');
+    // 60 s, not playwright's 30: a fresh-clone run (7 Dec) timed out here while the suite's first tier loaded the box;
+    // a miss now says what Keycloak showed instead (a refused password shows no #otp however long one waits).
+    await page
+      .locator('#otp')
+      .waitFor({ timeout: 60_000 })
+      .catch(async (error: Error) => {
+        const shown = (await page.textContent('body').catch(() => ''))?.replace(/\s+/g, ' ').slice(0, 300);
+        throw new Error(`${error.message.split('\n')[0]}; Keycloak's page ${page.url()} shows: ${shown}`);
+      });
     await page.fill('#otp', await generate({ secret: new TextEncoder().encode(person.otpSecret!) }));
     await page.click('#kc-login');
     await page.waitForLoadState('load');
