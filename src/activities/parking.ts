@@ -2,7 +2,8 @@
 // the circuit's state and the parked count, the release of the oldest parked deliveries (one, as the probe, while the
 // circuit is open; the recovery ramp's allowance per tick once it is closed) through the batched first-attempt steps
 // (../outbound/first-attempts.ts: a workflow only for a delivery whose attempt fails), and the failing of parked deliveries the retry schedule has outlived. R20: the start
-// input is an endpoint id only, and a probe runs only under the workflow id that endpoint derives.
+// input is an endpoint id only, and a probe runs only under the workflow id that endpoint derives. P18: the probe
+// runs on its own task queue; the deliveries it sends or wakes belong to the delivery queue beside it.
 import { Context } from '@temporalio/activity';
 import type { Db } from '../db/client.js';
 import type { Profile } from '../config/profile.js';
@@ -13,6 +14,7 @@ import { releaseParkedRetries } from '../outbound/delivery-start.js';
 import { createFirstAttempts } from '../outbound/first-attempts.js';
 import { createParkingStore, type ParkedRetry } from '../outbound/parking-store.js';
 import { endpointProbeWorkflowId, type ParkedState } from '../shared/endpoint-probe.js';
+import { deliveryQueueOf } from '../shared/task-queues.js';
 
 /** P16: a time since recovery later than any ramp's end (rampRate caps its doublings), for a short outage's backlog. */
 const PAST_ANY_RAMP_MS = Number.MAX_SAFE_INTEGER;
@@ -25,17 +27,16 @@ const slice = <T>(items: T[], i: number, n: number): T[] =>
 export function createParkingActivities(deps: { db: Db; profile: Profile; logger: Logger; secretsKey: SecretKeys }) {
   const store = createParkingStore(deps.db);
   const { circuit, recovery, retry_schedule: schedule } = deps.profile.outbound;
-  // One sender per task queue (its signer cache and connection pools live as long as the worker), with the worker's client.
+  // One sender per delivery queue (its signer cache and connection pools live as long as the worker), with the
+  // worker's client. P18: a probe runs on its delivery queue's probe queue; the deliveries it starts, on the former.
   const senders = new Map<string, ReturnType<typeof createFirstAttempts>>();
   const senderFor = ({ client, info }: Context) => {
-    let sender = senders.get(info.taskQueue);
+    const taskQueue = deliveryQueueOf(info.taskQueue);
+    let sender = senders.get(taskQueue);
     if (!sender)
       senders.set(
-        info.taskQueue,
-        (sender = createFirstAttempts({
-          ...deps,
-          start: { temporal: client, taskQueue: info.taskQueue, profile: deps.profile },
-        })),
+        taskQueue,
+        (sender = createFirstAttempts({ ...deps, start: { temporal: client, taskQueue, profile: deps.profile } })),
       );
     return sender;
   };
@@ -43,7 +44,7 @@ export function createParkingActivities(deps: { db: Db; profile: Profile; logger
   const wake = async (retrying: ParkedRetry[]) => {
     if (retrying.length === 0) return;
     const { client, info } = Context.current();
-    await releaseParkedRetries({ temporal: client, taskQueue: info.taskQueue, profile: deps.profile }, retrying);
+    await releaseParkedRetries({ temporal: client, taskQueue: deliveryQueueOf(info.taskQueue), profile: deps.profile }, retrying);
     await store.unpark(retrying.map((r) => r.deliveryId));
   };
   const ownWorkflow = (endpointId: string) =>

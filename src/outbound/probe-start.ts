@@ -2,16 +2,19 @@
 // found parked). The workflow id is the endpoint's (src/shared/endpoint-probe.ts) and a running one is the success
 // case, so the start is idempotent; a probe that has closed (its backlog released) is started again. A start made in
 // the last `memoMs` for an endpoint is not repeated: at a steady rate every batch parks for the same endpoints.
+// P18: given the delivery queue, it starts the probe on that queue's probe queue (src/shared/task-queues.ts).
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import type { Profile } from '../config/profile.js';
 import { ENDPOINT_PROBE_WORKFLOW, endpointProbeWorkflowId, type EndpointProbeInput } from '../shared/endpoint-probe.js';
 import { SA } from '../shared/search-attributes.js';
+import { probeQueue } from '../shared/task-queues.js';
 
 export interface ProbeStarter {
   ensure(endpointIds: string[]): Promise<number>;
 }
 
-export function createProbeStarter(temporal: Client, taskQueue: string, profile: Profile, memoMs = 5000): ProbeStarter {
+export function createProbeStarter(temporal: Client, deliveryQueue: string, profile: Profile, memoMs = 5000): ProbeStarter {
+  const taskQueue = probeQueue(deliveryQueue);
   const recent = new Map<string, number>();
   return {
     /** Resolves to how many probes this call started (running ones count as ensured, not started). */

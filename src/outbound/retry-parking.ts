@@ -12,7 +12,8 @@ import { parks } from './circuit.js';
 import { createParkingStore } from './parking-store.js';
 import { createProbeStarter, type ProbeStarter } from './probe-start.js';
 
-/** Where the attempt runs: its worker's Temporal client and its task queue (a slow lane's probes run on its delivery queue). */
+/** Where the attempt runs: its worker's Temporal client and its task queue (the probes of a slow lane's endpoints
+ * run on its delivery queue's probe queue, P18). */
 export interface ParkingContext {
   client: Client;
   info: { taskQueue: string };

@@ -9,7 +9,7 @@ import { safeError } from '../db/errors.js';
 import type { Logger } from '../lib/logger.js';
 import { activeTracing } from '../tracing/sdk.js';
 import { tracingActivityInterceptors, tracingSinks, WORKFLOW_TRACING_MODULE } from '../tracing/temporal.js';
-import { slowLaneQueue, type TaskQueues } from '../shared/task-queues.js';
+import { probeQueue, slowLaneQueue, type TaskQueues } from '../shared/task-queues.js';
 import type { Activities } from '../activities/index.js';
 
 /** The workflows' entry module: the TypeScript source under tsx, the compiled module when run from dist/. */
@@ -137,6 +137,9 @@ const safeDbErrors = {
   },
 };
 
+/** P18: the probe queue's workflow-task and activity slots (a release step holds one for up to a tick). */
+const PROBE_SLOTS = 10;
+
 export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
   const tracing = activeTracing();
   const interceptors = { activity: [...tracingActivityInterceptors(tracing), () => safeDbErrors] };
@@ -153,8 +156,23 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
     interceptors,
     maxConcurrentActivityTaskExecutions: setup.slowLaneActivities ?? 10,
   });
+  // P18: endpoint probes (one workflow per down endpoint) on a queue and in slots of their own, so a probe's next step
+  // — the release the returning merchant waits for — never queues behind a retry fire's workflow tasks.
+  const probes = Worker.create({
+    connection: setup.connection,
+    namespace: setup.namespace ?? 'default',
+    taskQueue: probeQueue(setup.taskQueues.delivery),
+    activities: setup.activities,
+    workflowBundle,
+    interceptors,
+    sinks: tracingSinks(tracing),
+    maxCachedWorkflows: 100, // probes wake every few seconds at most; past 100 down endpoints they replay a short history
+    maxConcurrentWorkflowTaskExecutions: PROBE_SLOTS,
+    maxConcurrentActivityTaskExecutions: PROBE_SLOTS,
+  });
   return Promise.all([
     slowLane,
+    probes,
     ...queues.map((taskQueue) =>
       Worker.create({
         connection: setup.connection,

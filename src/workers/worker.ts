@@ -20,7 +20,7 @@ import { serveMetrics } from '../metrics/server.js';
 import { brokerConnections } from '../outbound/destinations/publish.js';
 import { outboundAgents } from '../outbound/pinned-agents.js';
 import { startTracing } from '../tracing/sdk.js';
-import { slowLaneQueue, TASK_QUEUES } from '../shared/task-queues.js';
+import { probeQueue, slowLaneQueue, TASK_QUEUES } from '../shared/task-queues.js';
 import { watchTaskQueueBacklog } from '../metrics/task-queue-backlog.js';
 import { kafkaSecurity, temporalConnection } from '../config/connections.js';
 import { serviceTokenFromEnv } from '../lib/temporal-token.js';
@@ -82,7 +82,7 @@ const temporal = await reach(PROCESS, temporalAt, () => connectTemporal(env.TEMP
 const backlog = watchTaskQueueBacklog({
   temporal: temporal.client,
   namespace: env.TEMPORAL_NAMESPACE,
-  taskQueues: [...new Set([...Object.values(TASK_QUEUES), slowLaneQueue(TASK_QUEUES.delivery)])],
+  taskQueues: [...new Set([...Object.values(TASK_QUEUES), slowLaneQueue(TASK_QUEUES.delivery), probeQueue(TASK_QUEUES.delivery)])],
   intervalMs: env.METRICS_REFRESH_INTERVAL_MS,
   onError: (error) => logger.warn({ err: error }, 'task queue backlog unavailable'),
 });

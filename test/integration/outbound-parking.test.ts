@@ -1,8 +1,8 @@
 // P13 on PostgreSQL and the Temporal dev server: deliveries to an endpoint whose circuit is open are parked at fan-out
 // (no workflow, no POST), its probe workflow tries the oldest while it is down and releases every parked delivery once
 // it answers 2xx (each POSTed with 2xx exactly once, nothing left parked, the probe done); a disabled endpoint's parked
-// deliveries end FAILED; a burst of failures opens a circuit however young the streak (P16); and a probe started under a
-// workflow id its endpoint does not derive releases nothing (R20).
+// deliveries end FAILED; a burst of failures opens a circuit however young the streak (P16); a probe runs on a task
+// queue of its own (P18); and a probe started under a workflow id its endpoint does not derive releases nothing (R20).
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { deliveries, webhookEndpoints } from '../../src/db/schema/index.js';
@@ -11,10 +11,12 @@ import { createOutboundBatchHandler } from '../../src/dispatcher/outbound-handle
 import { endpointStats } from '../../src/outbound/endpoint-stats.js';
 import { ENDPOINT_PROBE_WORKFLOW, endpointProbeWorkflowId, type EndpointProbeInput } from '../../src/shared/endpoint-probe.js';
 import { deliveryWorkflowId } from '../../src/shared/ids.js';
-import { TEST_SECRETS_KEY } from '../helpers/env.js';
+import { TEST_SECRETS_KEY, WORKFLOW_BUNDLE_PATH } from '../helpers/env.js';
 import { envelope, insertEndpoint, startReceiver, uniqueMerchant, waitFor } from '../helpers/outbound.js';
 import { testProfile } from '../helpers/profile.js';
-import { testLogger } from '../helpers/temporal.js';
+import { terminateWorkflows, testActivities, testLogger, uniqueTaskQueues } from '../helpers/temporal.js';
+import { createWorkers, runWorkers } from '../../src/temporal-workers/build.js';
+import { probeQueue } from '../../src/shared/task-queues.js';
 import { useWorld } from '../helpers/world.js';
 
 const profile = testProfile({
@@ -47,12 +49,12 @@ async function downEndpoint(label: string) {
   return { merchantAccount, endpointId: endpoint.id };
 }
 
-async function fanOut(merchantAccount: string, count: number) {
+async function fanOut(merchantAccount: string, count: number, taskQueue = world.taskQueues.delivery) {
   const topic = `apipay.test.parking.${merchantAccount}`;
   const handler = createOutboundBatchHandler({
     db: world.db,
     temporal: world.temporal.client,
-    taskQueue: world.taskQueues.delivery,
+    taskQueue,
     profile,
     logger: testLogger,
     secretsKey: TEST_SECRETS_KEY,
@@ -160,6 +162,55 @@ describe('P13 parked deliveries', () => {
     const rows = await rowsOf(endpointId);
     expect(rows.filter((r) => r.status === 'FAILED' && /disabled/.test(r.failureReason ?? '')).length).toBeGreaterThanOrEqual(3);
     await waitFor(async () => !(await running(endpointProbeWorkflowId(endpointId))), 20_000, 'the probe ended');
+  });
+
+  it('P18 a probe runs on its own task queue: it probes while no delivery-queue worker has a slot for it', async () => {
+    down = true;
+    const { merchantAccount, endpointId } = await downEndpoint('own-queue');
+    // Workers of their own, whose delivery-queue worker is then stopped: the extreme of a retry fire's backlog.
+    const queues = uniqueTaskQueues('parking-p18');
+    const workers = await createWorkers({
+      connection: world.temporal.native,
+      taskQueues: queues,
+      activities: testActivities(world.db, { profile }),
+      workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH },
+    });
+    const running = runWorkers(workers);
+    world.onClose(async () => {
+      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+      await running;
+    });
+    const deliveryWorker = workers.find((w) => w.options.taskQueue === queues.delivery)!;
+    deliveryWorker.shutdown();
+    await waitFor(async () => deliveryWorker.getState() === 'STOPPED', 20_000, 'the delivery worker stopped');
+    await fanOut(merchantAccount, 3, queues.delivery);
+    const probe = await world.temporal.client.workflow.getHandle(endpointProbeWorkflowId(endpointId)).describe();
+    expect(probe.taskQueue).toBe(probeQueue(queues.delivery));
+    // The probe's first step POSTs the oldest parked delivery: it ran with the delivery queue unserved.
+    await waitFor(
+      async () => answered.some((r) => r.path.includes(merchantAccount)),
+      15_000,
+      'the probe POSTed the oldest parked delivery',
+    );
+    // Its 503 goes on in the delivery's own workflow, on the delivery queue (not the probe's).
+    const sent = await waitFor(
+      async () => (await rowsOf(endpointId)).find((r) => r.parkedSince === null),
+      10_000,
+      'the probed delivery unparked',
+    );
+    const described = await waitFor(
+      () =>
+        world.temporal.client.workflow
+          .getHandle(deliveryWorkflowId(sent.id))
+          .describe()
+          .catch(() => undefined),
+      10_000,
+      'the probed delivery’s workflow',
+    );
+    expect(described.taskQueue).toBe(queues.delivery);
+    await terminateWorkflows(world.temporal.client, [deliveryWorkflowId(sent.id)]);
+    await world.temporal.client.workflow.getHandle(endpointProbeWorkflowId(endpointId)).terminate('test: done');
+    await world.db.update(deliveries).set({ status: 'FAILED', parkedSince: null }).where(eq(deliveries.endpointId, endpointId));
   });
 
   it('R20/P13 a probe started under a workflow id its endpoint does not derive releases nothing', async () => {
