@@ -5,7 +5,7 @@
 // event-loop delay and GC per phase (before, during, recovery, after), and the load average around each run.
 // Usage: npm run bench:outage -- [--runs 3] [--rate 60] [--merchants 20] [--endpoints 5] [--share 0.3]
 //        [--variant 503|timeout|none (the control: no outage)] [--control-recovery-seconds 60] [--before 20]
-//        [--during 40] [--recovery-max-seconds 150] [--after 20] [--no-ramp]
+//        [--during 40] [--recovery-max-seconds 150] [--after 20] [--no-ramp] [--ramp-max 100 (per endpoint)]
 //        [--circuit-open-after 5s] [--circuit-open-after-burst N (0: off, as before P16)] [--probe-every 5s]
 //        [--schedule 5s,10s,20s,30s,…] [--node-flags '…']
 import { runThreeTimes } from './lib/three-runs.js';

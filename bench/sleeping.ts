@@ -2,7 +2,7 @@
 // --count retrying deliveries asleep in one durable timer each (bytes in Temporal's store and PostgreSQL per delivery,
 // worker memory, the time for their timers to fire together and be handled) beside as many parked ones (P13).
 // Usage: npm run bench:sleeping -- [--runs 3] [--count 10000] [--start-concurrency 32] [--asleep-per-second 20]
-//        [--fire-cap-minutes 30]
+//        [--fire-cap-minutes 30] [--parked-only (the parked side alone)]
 import { runThreeTimes } from './lib/three-runs.js';
 
 await runThreeTimes('bench:sleeping', new URL('./lib/sleeping-run.ts', import.meta.url));

@@ -48,6 +48,8 @@ const { values: args } = parseArgs({
     'control-recovery-seconds': { type: 'string', default: '60' },
     after: { type: 'string', default: '20' },
     'no-ramp': { type: 'boolean', default: false },
+    // The ramp's top rate per endpoint (the profile's ramp_max_per_second, 100): the recovery's peak drain rate.
+    'ramp-max': { type: 'string' },
     // P13: the endpoint circuit, shortened like the schedule (the shipped one opens after 1 min and probes every minute).
     'no-circuit': { type: 'boolean', default: false },
     'circuit-open-after': { type: 'string', default: '5s' },
@@ -78,6 +80,8 @@ profile.outbound.delivery_mode = 'batched';
 // Shortened so that an outage of a minute shows its whole retry cycle within the run (the shipped one is 1m, 5m, 30m…).
 profile.outbound.retry_schedule = args.schedule.split(',').map(parseDuration);
 if (args['no-ramp']) profile.outbound.recovery = { ...profile.outbound.recovery, jitter: 0, ramp: false };
+if (args['ramp-max'] !== undefined)
+  profile.outbound.recovery = { ...profile.outbound.recovery, ramp_max_per_second: Number(args['ramp-max']) };
 profile.outbound.circuit = {
   ...profile.outbound.circuit,
   open_after_failures: args['no-circuit'] ? 0 : profile.outbound.circuit.open_after_failures,

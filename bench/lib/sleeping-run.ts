@@ -33,6 +33,8 @@ const { values: args } = parseArgs({
     // The rate the due time T assumes the worker puts workflows to sleep at (T = N / this), and the fire's cap.
     'asleep-per-second': { type: 'string', default: '20' },
     'fire-cap-minutes': { type: 'string', default: '30' },
+    // The parked side alone (its cost does not depend on the retrying side's, which at 100,000 takes two hours).
+    'parked-only': { type: 'boolean', default: false },
     'run-index': { type: 'string' },
   },
 });
@@ -164,7 +166,15 @@ const lines: string[] = [];
 const fig = (name: string, value: number, unit: string) => figures.push({ name, value: Math.round(value * 10) / 10, unit });
 
 try {
-  // --- retrying: one workflow and one timer each ------------------------------------------------------------------
+  if (!args['parked-only']) await retryingSide();
+  await parkedSide();
+} finally {
+  worker.kill('SIGTERM');
+  server.close();
+}
+
+/** Retrying: one workflow and one timer each, all due at T. */
+async function retryingSide() {
   const rssIdle = rssMb(worker.pid!);
   const store0 = temporalStoreBytes();
   const pg0 = await pgBytes();
@@ -224,8 +234,10 @@ try {
   fig('retrying: timers handled/s', fired / fireS, '/s');
   fig('retrying: worker CPU per delivery when due', (cpuMs(worker.pid!) - cpu0) / Math.max(1, fired), 'ms');
   fig('retrying: worker RSS peak when due', peakRss, 'MB');
+}
 
-  // --- parked: a row each, one probe workflow ---------------------------------------------------------------------
+/** Parked: a row each, one probe workflow (P18: on its own task queue). */
+async function parkedSide() {
   up = false;
   const store2 = temporalStoreBytes();
   const pg2 = await pgBytes();
@@ -254,13 +266,9 @@ try {
   lines.push(
     `parked    ${N} parked; ${releasedN} released and delivered in ${releaseS.toFixed(1)} s (${(releasedN / releaseS).toFixed(0)}/s) by one probe workflow; merchant saw ${posts} POSTs in all`,
   );
-} finally {
-  worker.kill('SIGTERM');
-  server.close();
 }
-console.log(
-  `bench:sleeping (${N} retrying deliveries in one timer each, and ${N} parked; load average ${loadBefore} before, ${loadAverage()} after)`,
-);
+const sides = args['parked-only'] ? `${N} parked only` : `${N} retrying deliveries in one timer each, and ${N} parked`;
+console.log(`bench:sleeping (${sides}; load average ${loadBefore} before, ${loadAverage()} after)`);
 for (const f of figures) console.log(`  ${f.name}: ${f.value} ${f.unit}`);
 for (const line of lines) console.log(`  ${line}`);
 console.log(`RESULT ${JSON.stringify({ figures, phases: [], loadBefore, loadAfter: loadAverage() })}`);
