@@ -3,7 +3,7 @@
 // it answers 2xx (each POSTed with 2xx exactly once, nothing left parked, the probe done); a disabled endpoint's parked
 // deliveries end FAILED; a burst of failures opens a circuit however young the streak (P16); a probe runs on a task
 // queue of its own (P18); and a probe started under a workflow id its endpoint does not derive releases nothing (R20).
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { deliveries, webhookEndpoints } from '../../src/db/schema/index.js';
 import { health } from '../../src/api/console/endpoint-health.js';
@@ -129,6 +129,28 @@ describe('P13 parked deliveries', () => {
       20_000,
       'the probe done once nothing is parked',
     );
+  });
+
+  it('P13 a new delivery queues behind the endpoint’s parked ones even once its circuit has closed', async () => {
+    down = true;
+    const { merchantAccount, endpointId } = await downEndpoint('behind');
+    await fanOut(merchantAccount, 3);
+    await world.temporal.client.workflow.getHandle(endpointProbeWorkflowId(endpointId)).terminate('test: hold the backlog');
+    // The streak is over and no ramp runs: only the waiting backlog says the next delivery must queue behind it.
+    await world.db
+      .update(webhookEndpoints)
+      .set({ consecutiveFailures: 0, failingSince: null, recoveringSince: null })
+      .where(eq(webhookEndpoints.id, endpointId));
+    expect((await rowsOf(endpointId)).filter((r) => r.parkedSince !== null).length).toBeGreaterThanOrEqual(2);
+    down = false;
+    const [late] = await fanOut(merchantAccount, 1);
+    const lateRow = await world.db
+      .select({ parkedSince: deliveries.parkedSince })
+      .from(deliveries)
+      .where(and(eq(deliveries.endpointId, endpointId), eq(deliveries.eventPublicId, late!)));
+    expect(lateRow[0]?.parkedSince).not.toBeNull();
+    // Its probe releases the backlog and the late one behind it.
+    await waitFor(async () => (await rowsOf(endpointId)).every((r) => r.status === 'DELIVERED'), 30_000, 'all delivered');
   });
 
   it('P16 a burst of failures in a row opens the circuit of an endpoint whose streak began a moment ago', async () => {
