@@ -146,26 +146,21 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
   const queues = [...new Set(Object.values(setup.taskQueues))];
   // Bundle once and share it: each task queue's worker would otherwise build its own copy.
   const workflowBundle = setup.workflowBundle ?? prebuiltWorkflowBundle() ?? { code: await bundleWorkflows() };
+  // What every worker of this process shares; a workflow worker adds the bundle and the tracing sink.
+  const common = { connection: setup.connection, namespace: setup.namespace ?? 'default', activities: setup.activities, interceptors };
+  const withWorkflows = { ...common, workflowBundle, sinks: tracingSinks(tracing) };
   // M2: the slow lane runs attempts only (no workflows), in slots of its own, so a hanging endpoint never takes the
   // normal lane's. Every process that runs the delivery queue also polls its slow lane.
   const slowLane = Worker.create({
-    connection: setup.connection,
-    namespace: setup.namespace ?? 'default',
+    ...common,
     taskQueue: slowLaneQueue(setup.taskQueues.delivery),
-    activities: setup.activities,
-    interceptors,
     maxConcurrentActivityTaskExecutions: setup.slowLaneActivities ?? 10,
   });
   // P18: endpoint probes (one workflow per down endpoint) on a queue and in slots of their own, so a probe's next step
   // — the release the returning merchant waits for — never queues behind a retry fire's workflow tasks.
   const probes = Worker.create({
-    connection: setup.connection,
-    namespace: setup.namespace ?? 'default',
+    ...withWorkflows,
     taskQueue: probeQueue(setup.taskQueues.delivery),
-    activities: setup.activities,
-    workflowBundle,
-    interceptors,
-    sinks: tracingSinks(tracing),
     maxCachedWorkflows: 100, // probes wake every few seconds at most; past 100 down endpoints they replay a short history
     maxConcurrentWorkflowTaskExecutions: PROBE_SLOTS,
     maxConcurrentActivityTaskExecutions: PROBE_SLOTS,
@@ -175,13 +170,8 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
     probes,
     ...queues.map((taskQueue) =>
       Worker.create({
-        connection: setup.connection,
-        namespace: setup.namespace ?? 'default',
+        ...withWorkflows,
         taskQueue,
-        activities: setup.activities,
-        workflowBundle,
-        interceptors,
-        sinks: tracingSinks(tracing),
         ...setup.tuning,
         ...(taskQueue === setup.taskQueues.reconciliation && taskQueue !== setup.taskQueues.delivery ? setup.reconciliationTuning : {}),
       }),
