@@ -111,9 +111,9 @@ export function fanOut(db: Db, bad: Positioned<Refusal>[], good: Positioned<Vali
           consecutiveFailures: webhookEndpoints.consecutiveFailures,
           failingSince: webhookEndpoints.failingSince,
           // P13: deliveries parked for it still wait; a new one queues behind them (released oldest first, at the ramp).
-          // Qualified by hand: in a one-table select drizzle writes a column unqualified, and an unqualified "id" in
+          // Qualified through the table: in a one-table select drizzle writes a column unqualified, and an unqualified "id" in
           // the subquery is the delivery's own — an always-false scan of every parked row on each fan-out (P19).
-          hasParked: sql<boolean>`exists (select 1 from deliveries p where p.endpoint_id = ${sql.identifier('webhook_endpoints')}.id and p.parked_since is not null)`,
+          hasParked: sql<boolean>`exists (select 1 from ${deliveries} p where p.endpoint_id = ${webhookEndpoints}.id and p.parked_since is not null)`,
           url: webhookEndpoints.url,
         })
         .from(webhookEndpoints)
