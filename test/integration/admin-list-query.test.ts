@@ -44,6 +44,8 @@ beforeAll(async () => {
     })),
   );
   for (const d of ['2026-11-01', '2026-11-02', '2026-11-03']) {
+    // The endpoint list orders by id; a ULID orders by its millisecond only, so each is made in a millisecond of its own.
+    await new Promise((resolve) => setTimeout(resolve, 2));
     const id = newId('we');
     endpointIds.push(id);
     await database.db
