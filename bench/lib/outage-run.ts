@@ -30,6 +30,7 @@ import { recordProcessStats, type ProcessStats } from './process-stats.js';
 import { loadAverage, phaseLine, type Figure, type PhaseStats } from './runs.js';
 import { percentile } from './stats.js';
 import { forkRpcChild } from './rpc-child.js';
+import { stageTimeline } from './outage-timeline.js';
 import { stageTimer } from './stages.js';
 import { pidCpuMs, stackCpuMs } from './stack-cpu.js';
 import { startWorkerProcess } from './worker-process.js';
@@ -61,6 +62,8 @@ const { values: args } = parseArgs({
     // --worker-nice), as production runs them in their own deployment; `inline` is the dispatcher's process.
     workers: { type: 'string', default: 'process' },
     'worker-nice': { type: 'string', default: '10' },
+    // The outage's first seconds in 100 ms steps (./outage-timeline.ts).
+    timeline: { type: 'boolean', default: false },
     'run-index': { type: 'string' },
   },
 });
@@ -144,6 +147,7 @@ await kafkaAdmin.createTopic(topic, 4);
 const consumer = createBatchConsumer({ brokers, clientId: 'bench-outage-dispatcher', topic, groupId: `bench-outage-${run}` });
 let handled = 0; // events the dispatcher handled, for the per-stage figures
 const stages = stageTimer(); // where the dispatcher's time goes, per phase (fan_out, sign, reserve, post, record, handoff)
+const timeline = args.timeline ? stageTimeline({ worker: workerChild?.pid }) : null;
 const handler = createOutboundBatchHandler({
   db: database.db,
   temporal,
@@ -157,6 +161,7 @@ const handler = createOutboundBatchHandler({
   observe: (stage, ms, count) => {
     if (stage === 'fan_out') handled += count;
     stages.observe(stage, ms, count);
+    timeline?.observe(stage, ms, count);
   },
 });
 await runDispatcher(consumer, handler);
@@ -328,6 +333,8 @@ try {
       `circuit   opened ${((openAt - during.from) / 1000).toFixed(1)} s into the outage; healthy p99 ${percentile(early, 0.99)} ms before it opened (${early.length} deliveries), ${percentile(open, 0.99)} ms once open (${open.length})`,
     );
   }
+  timeline?.stop();
+  if (timeline) lines.push(...timeline.report(healthy, during.from));
   const missedAtUp = samples.find((s) => s.at >= upAt)?.missed ?? NaN;
   const drainS = drainedAt === null ? NaN : ((drainedAt as number) - upAt) / 1000;
   figures.push({ name: 'recovery: backlog at return', value: missedAtUp, unit: 'deliveries' });

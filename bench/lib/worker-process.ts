@@ -31,6 +31,8 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   writeFileSync(bundlePath, code);
   const node = [
     process.execPath,
+    // Diagnostics (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`): Node flags for the worker process only.
+    ...(process.env.BENCH_WORKER_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
     '--import',
     'tsx',
     fileURLToPath(new URL('./delivery-worker.ts', import.meta.url)),
