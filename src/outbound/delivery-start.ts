@@ -107,6 +107,18 @@ export function fromRow(
   };
 }
 
+/**
+ * P20: a run that resumes a RETRYING row starts with its first wait as Temporal's start delay (the execution's
+ * first-workflow-task backoff, as durable as a timer): nothing runs on a worker until the retry is due, and the run's
+ * history holds one event meanwhile. A signalWithStart (an operator's retry, the probe's release) ends the delay at
+ * once; a plain signal waits for it. Below `MIN_START_DELAY_MS` the run starts now and waits in its timer.
+ */
+export const MIN_START_DELAY_MS = 1_000;
+export function startDelayOf(delivery: Pick<DeliveryToStart, 'resume'>, now: number): number | null {
+  const at = delivery.resume?.status === 'RETRYING' ? delivery.resume.nextAttemptAt : null;
+  return at !== null && at !== undefined && at - now >= MIN_START_DELAY_MS ? Math.ceil(at - now) : null;
+}
+
 /** Resolves to how many workflows this call started (the rest already existed). Throws on any other error. */
 export async function startDeliveryWorkflows(options: StartOptions, deliveries: DeliveryToStart[]): Promise<number> {
   let started = 0;
@@ -114,6 +126,7 @@ export async function startDeliveryWorkflows(options: StartOptions, deliveries: 
   const worker = async () => {
     while (next < deliveries.length) {
       const delivery = deliveries[next++]!;
+      const delayMs = startDelayOf(delivery, Date.now());
       try {
         await context.with(contextFrom(delivery.traceparent), () =>
           options.temporal.workflow.start(DELIVERY_WORKFLOW, {
@@ -131,7 +144,8 @@ export async function startDeliveryWorkflows(options: StartOptions, deliveries: 
               { key: SA.eventType, value: delivery.eventType },
               ...(delivery.paymentReference ? [{ key: SA.paymentReference, value: delivery.paymentReference }] : []),
             ],
-            requestEagerStart: options.eager,
+            // A delayed start is never eager: no workflow task is due until the delay ends.
+            ...(delayMs === null ? { requestEagerStart: options.eager } : { startDelay: delayMs }),
           }),
         );
         started++;

@@ -29,7 +29,7 @@ import {
   type DeliveryWorkflowInput,
 } from '../shared/outbound.js';
 import { scheduleWait, timerWait } from '../outbound/retry-policy.js';
-import { DELIVERY_ADMISSION, DELIVERY_PARKS, DELIVERY_START_CHECK, PARKED_RETRY_ONCE, RETRY_AFTER } from './patches.js';
+import { DELIVERY_ADMISSION, DELIVERY_PARKS, DELIVERY_START_CHECK, PARKED_RETRY_ONCE, RETRY_AFTER, START_DELAYED_RETRY } from './patches.js';
 import { failureReason, isActivityFailure, NON_RETRYABLE_ERROR_TYPES } from '../shared/failures.js';
 import { SA } from '../shared/search-attributes.js';
 import { slowLaneQueue } from '../shared/task-queues.js';
@@ -214,8 +214,11 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
 
   try {
     if (input.resume?.status === 'RETRYING') {
-      // The durable timer of the attempt the dispatcher made, then the schedule goes on from the next index.
-      forced = await condition(() => retryRequested, Math.max(1, (nextAttemptAt ?? 0) - Date.now()));
+      // The durable timer of the attempt the dispatcher made, then the schedule goes on from the next index. P20: a
+      // run started with that wait as its start delay is due when it begins (histories from before took a 1 ms timer).
+      const due = (nextAttemptAt ?? 0) - Date.now();
+      if (due <= 0 && patched(START_DELAYED_RETRY)) forced = retryRequested;
+      else forced = await condition(() => retryRequested, Math.max(1, due));
       if (await runCycle(attemptCount)) return { status, attemptCount, nextAttemptAt: null };
     } else if (!input.resume && (await runCycle())) return { status, attemptCount, nextAttemptAt: null };
   } catch (error) {

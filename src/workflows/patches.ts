@@ -27,3 +27,5 @@ export const DELIVERY_START_CHECK = 'r20-delivery-start-check';
 export const DELIVERY_PARKS = 'p15-retry-parks';
 /** O12/P15: the retryNow that woke a parked retry is spent on its attempt; histories from before send the next at once too. */
 export const PARKED_RETRY_ONCE = 'p15-parked-retry-once';
+/** P20: a retry resumed by a run whose start delay was its wait attempts at once; histories from before took a 1 ms timer first. */
+export const START_DELAYED_RETRY = 'p20-start-delayed-retry';

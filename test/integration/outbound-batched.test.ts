@@ -14,6 +14,7 @@ import { createOutboundBatchHandler } from '../../src/dispatcher/outbound-handle
 import { runDispatcher } from '../../src/dispatcher/run.js';
 import { createBatchConsumer, createKafkaAdmin, createProducer } from '../../src/kafka/kafkajs.js';
 import type { Producer } from '../../src/kafka/types.js';
+import { requestDeliveryRetry } from '../../src/outbound/operator-retry.js';
 import { rotateEndpointSecret } from '../../src/outbound/secrets.js';
 import { deliveryStatusQuery, retryNowSignal } from '../../src/shared/outbound.js';
 import { verify } from '../../src/signing/index.js';
@@ -35,11 +36,17 @@ let database: Database;
 let temporal: Awaited<ReturnType<typeof connectDevServer>>;
 let producer: Producer;
 const failFirst = new Set<string>(); // event ids whose first POST gets a 503
+const failTimes = new Map<string, number>(); // event ids whose next N POSTs get a 503
 const slow = new Set<string>(); // event ids answered after SLOW_MS
 const SLOW_MS = 1500;
 const receiver = await startReceiver((request) => {
   const id = (JSON.parse(request.body.toString()) as { id: string }).id;
   if (failFirst.delete(id)) return { status: 503 };
+  const left = failTimes.get(id) ?? 0;
+  if (left > 0) {
+    failTimes.set(id, left - 1);
+    return { status: 503 };
+  }
   if (slow.has(id)) return { status: 200, delayMs: SLOW_MS };
   return { status: 200 };
 });
@@ -123,29 +130,31 @@ describe('batched delivery mode (P1)', () => {
   it('a failed first attempt is recorded by the dispatcher and continues in a workflow: RETRYING, status query, retryNow', async () => {
     const merchantAccount = uniqueMerchant('p1retry');
     await insertEndpoint(database.db, { merchantAccount, url: `${receiver.url}/p1retry/${merchantAccount}` });
-    const profile = testProfile({ outbound: { delivery_mode: 'batched', retry_schedule: ['1h'] } }); // only retryNow moves it
+    // Only retryNow moves it. A first wait under MIN_START_DELAY_MS: the run begins at once (P20), so that it answers
+    // the query and a plain signal; the 1 h wait after it is a timer.
+    const profile = testProfile({ outbound: { delivery_mode: 'batched', retry_schedule: ['500ms', '1h'] } });
     const name = await topic('p1retry');
     const consumer = createBatchConsumer({ brokers: KAFKA_BROKERS, clientId: 'p1retry', topic: name, groupId: `g-${name}` });
     await runDispatcher(consumer, batchedHandler(profile));
     stops.push(() => consumer.stop());
     const event = envelope({ merchantAccount });
-    failFirst.add(event.id);
+    failTimes.set(event.id, 2); // the dispatcher's attempt 1 and the workflow's attempt 2
     await producer.send(name, [{ value: JSON.stringify(event) }]);
 
     const [row] = await waitFor(
       async () => {
         const r = await database.db.select().from(deliveries).where(eq(deliveries.eventPublicId, event.id));
-        return r[0]?.status === 'RETRYING' && r[0].handoffSince === null ? r : undefined;
+        return r[0]?.status === 'RETRYING' && r[0].handoffSince === null && r[0].attemptCount === 2 ? r : undefined;
       },
       30_000,
-      'RETRYING and handed off',
+      'RETRYING after two attempts, handed off',
     );
-    expect(row!.attemptCount).toBe(1);
     expect((await attemptsOf(row!.id)).map((a) => [a.attemptNumber, a.responseStatus, a.errorKind])).toEqual([
       [1, 503, 'server_error'],
+      [2, 503, 'server_error'],
     ]);
     const handle = temporal.client.workflow.getHandle(row!.id);
-    expect(await handle.query(deliveryStatusQuery)).toMatchObject({ status: 'RETRYING', attemptCount: 1 });
+    expect(await handle.query(deliveryStatusQuery)).toMatchObject({ status: 'RETRYING', attemptCount: 2 });
     const described = await handle.describe();
     expect(described.searchAttributes.DeliveryStatus).toEqual(['RETRYING']);
 
@@ -157,9 +166,62 @@ describe('batched delivery mode (P1)', () => {
     );
     expect((await attemptsOf(row!.id)).map((a) => [a.attemptNumber, a.succeeded])).toEqual([
       [1, false],
+      [2, false],
+      [3, true],
+    ]);
+    await expectNoMore(() => posts(`/p1retry/${merchantAccount}`).length, 3, 1000, 'POSTs');
+  });
+
+  it("P20 a failed first attempt waits for its retry in its workflow's start delay: one history event and no worker until due, then the retry at once; an operator's retry ends the delay", async () => {
+    const merchantAccount = uniqueMerchant('p20delay');
+    await insertEndpoint(database.db, { merchantAccount, url: `${receiver.url}/p20delay/${merchantAccount}` });
+    const WAIT_MS = 4000;
+    const handler = batchedHandler(
+      testProfile({ outbound: { delivery_mode: 'batched', retry_schedule: [`${WAIT_MS}ms`, '1h'] } }),
+    );
+    const [waiting, retried] = [envelope({ merchantAccount }), envelope({ merchantAccount })];
+    failFirst.add(waiting.id);
+    failFirst.add(retried.id);
+    await handler(batchOf(waiting));
+    await handler(batchOf(retried));
+    await handler.drain();
+    const rowOf = async (id: string) => (await database.db.select().from(deliveries).where(eq(deliveries.eventPublicId, id)))[0]!;
+    const [w, r] = [await rowOf(waiting.id), await rowOf(retried.id)];
+    expect([w.status, w.handoffSince, r.status, r.handoffSince]).toEqual(['RETRYING', null, 'RETRYING', null]);
+    const handle = temporal.client.workflow.getHandle(w.id);
+    const started = (await handle.fetchHistory()).events ?? [];
+    // The execution exists (its id, search attributes) with the wait as its first workflow task's backoff; nothing ran.
+    expect(started).toHaveLength(1);
+    const backoff = started[0]!.workflowExecutionStartedEventAttributes!.firstWorkflowTaskBackoff!;
+    const backoffMs = Number(backoff.seconds ?? 0) * 1000 + (backoff.nanos ?? 0) / 1e6;
+    expect(backoffMs).toBeGreaterThan(WAIT_MS - 2000);
+    expect(backoffMs).toBeLessThanOrEqual(WAIT_MS);
+    expect((await handle.describe()).searchAttributes.DeliveryStatus).toEqual(['RETRYING']);
+
+    // An operator's retry (signalWithStart, as the admin API and the CLI send it) ends the other one's delay at once.
+    await requestDeliveryRetry({
+      client: temporal.client,
+      taskQueue: taskQueues.delivery,
+      deliveryId: r.id,
+      retryScheduleMs: [WAIT_MS, 3_600_000],
+      request: { operator: 'test' },
+    });
+    await waitFor(
+      async () => (await rowOf(retried.id)).status === 'DELIVERED',
+      WAIT_MS - 1000,
+      'the operator retry, before the wait',
+    );
+
+    // The other one attempts when its wait is over, without a timer first.
+    await waitFor(async () => (await rowOf(waiting.id)).status === 'DELIVERED', 20_000, 'the retry when due');
+    const attempts = await attemptsOf(w.id);
+    expect(attempts.map((a) => [a.attemptNumber, a.succeeded])).toEqual([
+      [1, false],
       [2, true],
     ]);
-    await expectNoMore(() => posts(`/p1retry/${merchantAccount}`).length, 2, 1000, 'POSTs');
+    expect(attempts[1]!.startedAt.getTime() - attempts[0]!.startedAt.getTime()).toBeGreaterThanOrEqual(WAIT_MS - 200);
+    const events = (await handle.fetchHistory()).events ?? [];
+    expect(events.filter((e) => e.timerStartedEventAttributes)).toHaveLength(0);
   });
 
   it('P9 the first attempts reuse an endpoint signer for outbound.batched.signer_ttl; a rotation signs within it', async () => {
