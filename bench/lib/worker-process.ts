@@ -38,7 +38,10 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
     fileURLToPath(new URL('./delivery-worker.ts', import.meta.url)),
     options.taskQueue,
   ];
-  const [command, ...argv] = options.nice ? ['nice', '-n', String(options.nice), ...node] : node;
+  // BENCH_WORKER_CPUS (e.g. `1`): the worker on those CPUs only (`taskset -c`), for a run that keeps the Temporal side
+  // of the box apart from the dispatcher's (docs/benchmarks.md, "Temporal on a core of its own").
+  const pinned = process.env.BENCH_WORKER_CPUS ? ['taskset', '-c', process.env.BENCH_WORKER_CPUS, ...node] : node;
+  const [command, ...argv] = options.nice ? ['nice', '-n', String(options.nice), ...pinned] : pinned;
   const child = spawn(command!, argv, {
     stdio: ['pipe', 'pipe', 'inherit'],
     env: {

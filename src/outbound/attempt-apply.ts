@@ -37,7 +37,7 @@ export const delivered = (recorded: AttemptOutcome): Applied => ({
   stopRetrying: false,
 });
 
-/** The outcome writes over `deps.db`: markDelivered (one statement), applyFailure (in the caller's transaction), reapply, finish. */
+/** The outcome writes over `deps.db`: markDelivered (one statement), applyFailure (in the caller's transaction), reapply, finish, finishFailures. */
 export function createAttemptApplier(deps: AttemptStoreDeps) {
   const { db } = deps;
 
@@ -158,5 +158,45 @@ export function createAttemptApplier(deps: AttemptStoreDeps) {
     return reapply(input, attemptId, endpointId, toOutcome(row!));
   }
 
-  return { markDelivered, applyFailure, reapply, finish };
+  /**
+   * P21: the failures of a batched chunk in one transaction (one commit, not one each: an outage's first chunks were
+   * a commit per failure, waiting on each other's endpoint rows), the endpoints' rows taken in one order. Null, with
+   * nothing written, when any attempt is no longer in flight or the transaction fails: the caller then records each
+   * through `finish`, which handles both.
+   */
+  async function finishFailures(
+    items: { input: AttemptInput; attemptId: number; endpointId: string; outcome: AttemptOutcome }[],
+  ): Promise<Applied[] | null> {
+    const order = items.map((_, i) => i).sort((a, b) => items[a]!.endpointId.localeCompare(items[b]!.endpointId) || a - b);
+    const notInFlight = new Error('an attempt is no longer in flight');
+    try {
+      return await db.transaction(async (tx) => {
+        const now = new Date();
+        const applied: Applied[] = new Array<Applied>(items.length);
+        for (const i of order) {
+          const { input, attemptId, endpointId, outcome } = items[i]!;
+          const [finished] = await tx
+            .update(deliveryAttempts)
+            .set({
+              responseStatus: outcome.responseStatus,
+              latencyMs: outcome.latencyMs,
+              succeeded: false,
+              errorKind: outcome.errorKind,
+              errorMessage: outcome.errorMessage,
+              responseExcerpt: outcome.excerpt,
+              retryAfterMs: outcome.retryAfterMs ?? null,
+            })
+            .where(and(eq(deliveryAttempts.id, attemptId), eq(deliveryAttempts.errorKind, IN_FLIGHT)))
+            .returning({ id: deliveryAttempts.id });
+          if (!finished) throw notInFlight;
+          applied[i] = await applyFailure(tx, input, endpointId, outcome, now);
+        }
+        return applied;
+      });
+    } catch {
+      return null;
+    }
+  }
+
+  return { markDelivered, applyFailure, reapply, finish, finishFailures };
 }

@@ -22,7 +22,27 @@ export type { Applied, AttemptInput, AttemptStoreDeps, AttemptTarget, Reservatio
 
 export function createAttemptStore(deps: AttemptStoreDeps) {
   const { db, logger } = deps;
-  const { reapply, finish } = createAttemptApplier(deps);
+  const { reapply, finish, finishFailures } = createAttemptApplier(deps);
+
+  /**
+   * R3: records the attempt once whatever the answer held. Should PostgreSQL refuse its details anyway, the outcome
+   * is recorded without them; should nothing be writable, this throws (retryable) and no second POST follows.
+   */
+  async function record(input: AttemptInput, attemptId: number, endpointId: string, outcome: AttemptOutcome): Promise<Applied> {
+    try {
+      return await finish(input, attemptId, endpointId, outcome);
+    } catch (error) {
+      logger.warn(
+        { deliveryId: input.deliveryId, attempt: input.attemptNumber, sqlState: sqlState(error) },
+        'attempt not recordable with its details; recording it without',
+      );
+      try {
+        return await finish(input, attemptId, endpointId, withoutDetails(outcome, error));
+      } catch (again) {
+        throw new AttemptNotRecordedError(input.deliveryId, input.attemptNumber, again);
+      }
+    }
+  }
 
   return {
     /** O19: throws EventExpungedError (not retried) when the event's body is gone: nothing to send. */
@@ -88,24 +108,21 @@ export function createAttemptStore(deps: AttemptStoreDeps) {
       }
     },
 
+    record,
+
     /**
-     * R3: records the attempt once whatever the answer held. Should PostgreSQL refuse its details anyway, the outcome
-     * is recorded without them; should nothing be writable, this throws (retryable) and no second POST follows.
+     * P21: failed attempts (the batched first attempts of one chunk) recorded in one transaction; if that cannot be,
+     * each through `record` as before (R3: one refused row loses none of the others). In the order given.
      */
-    async record(input: AttemptInput, attemptId: number, endpointId: string, outcome: AttemptOutcome): Promise<Applied> {
-      try {
-        return await finish(input, attemptId, endpointId, outcome);
-      } catch (error) {
-        logger.warn(
-          { deliveryId: input.deliveryId, attempt: input.attemptNumber, sqlState: sqlState(error) },
-          'attempt not recordable with its details; recording it without',
-        );
-        try {
-          return await finish(input, attemptId, endpointId, withoutDetails(outcome, error));
-        } catch (again) {
-          throw new AttemptNotRecordedError(input.deliveryId, input.attemptNumber, again);
-        }
-      }
+    async recordFailures(
+      items: { input: AttemptInput; attemptId: number; endpointId: string; outcome: AttemptOutcome }[],
+    ): Promise<Applied[]> {
+      if (items.length === 0) return [];
+      const together = items.length > 1 ? await finishFailures(items) : null;
+      if (together) return together;
+      const applied: Applied[] = [];
+      for (const it of items) applied.push(await record(it.input, it.attemptId, it.endpointId, it.outcome));
+      return applied;
     },
 
     /** Applies an outcome an earlier execution recorded for this attempt number (Reservation 'finished'). */

@@ -1,5 +1,5 @@
 // P1: the record step of the batched first attempts (./first-attempts.ts): every 2xx of a chunk and its DELIVERED
-// row in one statement, each failure through the attempt store's own transaction (O13 streak, RETRYING), and what
+// row in one statement, the failures in one transaction (P21; O13 streak, RETRYING), and what
 // each delivery that did not end DELIVERED needs: its workflow, from where its row stands. P13: also run later for
 // the POSTs of a chunk that outlasted outbound.batched.patience, so that a hanging endpoint holds no chunk.
 import type { Logger } from '../lib/logger.js';
@@ -69,9 +69,18 @@ export function createRecorder(deps: RecordDeps) {
         );
       }
     }
-    for (const [d, outcome] of failed) {
+    // P21: the chunk's failures in one transaction (one commit), else one by one.
+    const recorded = await attempts.recordFailures(
+      failed.map(([d, outcome]) => ({
+        input: input(d.deliveryId, at),
+        attemptId: attemptIds.get(d.deliveryId)!,
+        endpointId: d.endpointId,
+        outcome,
+      })),
+    );
+    for (const [i, [d]] of failed.entries()) {
       const attempt = input(d.deliveryId, at);
-      const applied = await attempts.record(attempt, attemptIds.get(d.deliveryId)!, d.endpointId, outcome);
+      const applied = recorded[i]!;
       observed(attempt, d.endpointId, applied);
       if (applied.status === 'DELIVERED') continue; // an earlier execution's 2xx, re-applied: nothing left to do
       workflows.push(
