@@ -19,6 +19,8 @@ export interface SoakArgs {
   keep: boolean;
   /** M11: run the soak's own RabbitMQ and its queue endpoint (`--no-broker` leaves them out). */
   broker: boolean;
+  /** P1: the dispatcher in batched mode (`--batched`): its first attempts, P20's start delays and P21 under the kills. */
+  batched: boolean;
 }
 
 export const SKIPPABLE: Record<string, string> = {
@@ -39,6 +41,7 @@ export function parseSoakArgs(argv: string[]): SoakArgs {
       skip: { type: 'string', multiple: true, default: [] },
       keep: { type: 'boolean', default: false },
       'no-broker': { type: 'boolean', default: false },
+      batched: { type: 'boolean', default: false },
     },
     strict: true,
   });
@@ -68,5 +71,6 @@ export function parseSoakArgs(argv: string[]): SoakArgs {
     skip,
     keep: values.keep,
     broker: !values['no-broker'],
+    batched: values.batched,
   };
 }

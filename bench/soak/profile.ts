@@ -22,7 +22,7 @@ export const soakSecrets = (): SoakSecrets => ({
 });
 
 /** Writes the profile and parses it (its secret_refs resolve from process.env, so set the secrets first). */
-export function writeSoakProfile(data: string, sandboxPort: number): { path: string; profile: Profile } {
+export function writeSoakProfile(data: string, sandboxPort: number, batched = false): { path: string; profile: Profile } {
   const document = parse(readFileSync(join(ROOT, 'config/demo.yaml'), 'utf8')) as {
     outbound: Record<string, unknown>;
     inbound: Record<string, unknown> & { providers: Record<string, { api_base_url: string }> };
@@ -30,6 +30,8 @@ export function writeSoakProfile(data: string, sandboxPort: number): { path: str
   // The soak's stack runs no identity provider (APIPAY_IDP=0 in stack.ts): its people are API keys, as before A25.
   delete (document as { idp?: unknown }).idp;
   document.outbound.retry_schedule = ['1s', '2s', '3s', '5s'];
+  // P1 (`--batched`): the dispatcher sends the first attempts itself; a failed one's workflow waits in its start delay (P20).
+  if (batched) document.outbound.delivery_mode = 'batched';
   document.outbound.request_timeout = '2s';
   // P13/P15 under the kills: the flaky merchant's runs of failures open its circuit for seconds at a time, so parked
   // fan-outs, parked retries, the probe and its release all run beside the faults.

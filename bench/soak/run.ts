@@ -43,7 +43,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 /** One soak with one seed on a fresh stack: its report, and 0 when every invariant held. */
 async function soakOnce(seed: number): Promise<number> {
   const kills = killSchedule(seed, args.minutes);
-  say(`seed ${seed}, ${args.minutes} min, ${args.webhookRate} webhooks/s, ${args.eventRate} events/s, settle ≤ ${args.settleMinutes} min`);
+  say(`seed ${seed}, ${args.minutes} min, ${args.webhookRate} webhooks/s, ${args.eventRate} events/s, settle ≤ ${args.settleMinutes} min, outbound ${args.batched ? 'batched' : 'per delivery'}`);
   say(`kill schedule (seed ${seed}): ${kills.map((k) => `${k.atS}s ${k.target}${k.downS && !['api', 'worker', 'dispatcher'].includes(k.target) ? `(${k.downS}s down)` : ''}`).join(', ') || 'none'}`);
   if (args.skip.size) say(`left out (open defects): ${[...args.skip].map((s) => SKIPPABLE[s]).join('; ')}`);
 
@@ -71,7 +71,7 @@ async function soakOnce(seed: number): Promise<number> {
 
   const secrets = soakSecrets();
   Object.assign(process.env, secrets);
-  const { path: profilePath, profile } = writeSoakProfile(stack.data, ports.sandbox);
+  const { path: profilePath, profile } = writeSoakProfile(stack.data, ports.sandbox, args.batched);
   await promisify(execFile)(process.execPath, ['--import', 'tsx', join(ROOT, 'src/db/migrate.ts'), stack.databaseUrl], { cwd: ROOT });
 
   const random = seeded(seed);

@@ -27,8 +27,10 @@ describe('R11 soak kill schedule', () => {
       seed: 1,
       portBase: 25400,
       broker: true,
+      batched: false,
     });
     expect(parseSoakArgs(['--no-broker']).broker).toBe(false);
+    expect(parseSoakArgs(['--batched']).batched).toBe(true);
     expect(parseSoakArgs(['--skip', 'R1']).skip).toEqual(new Set(['R1']));
     expect(() => parseSoakArgs(['--skip', 'R9'])).toThrow(/known: R1/);
     expect(() => parseSoakArgs(['--minutes', 'x'])).toThrow(/--minutes/);
