@@ -1,7 +1,7 @@
 // P1 batched delivery mode: after the fan-out transaction and before the offsets are committed, the dispatcher sends
 // the first attempts of the batch itself, in chunks of outbound.batched.concurrency: sign per endpoint, reserve
 // attempt 1 of the whole chunk (one INSERT), POST them in parallel, record every 2xx and its DELIVERED row in one
-// statement, each failure through the attempt store's own transaction (O13 streak, RETRYING). Only the deliveries
+// statement, the failures in one transaction (P21: O13 streak, RETRYING). Only the deliveries
 // that did not succeed get a deliveryWorkflow, continuing after attempt 1 with the durable timers; a delivered one
 // never costs a Temporal round trip. Guarantees and crash windows: docs/outbound.md, "Batched delivery mode".
 // P13: an endpoint probe's release of parked deliveries (src/activities/parking.ts) sends through the same steps.
