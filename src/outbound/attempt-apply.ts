@@ -37,6 +37,17 @@ export const delivered = (recorded: AttemptOutcome): Applied => ({
   stopRetrying: false,
 });
 
+/** The columns an in-flight attempt row is finished with. */
+const finishedValues = (outcome: AttemptOutcome) => ({
+  responseStatus: outcome.responseStatus,
+  latencyMs: outcome.latencyMs,
+  succeeded: outcome.succeeded,
+  errorKind: outcome.errorKind,
+  errorMessage: outcome.errorMessage,
+  responseExcerpt: outcome.excerpt,
+  retryAfterMs: outcome.retryAfterMs ?? null,
+});
+
 /** The outcome writes over `deps.db`: markDelivered (one statement), applyFailure (in the caller's transaction), reapply, finish, finishFailures. */
 export function createAttemptApplier(deps: AttemptStoreDeps) {
   const { db } = deps;
@@ -124,15 +135,7 @@ export function createAttemptApplier(deps: AttemptStoreDeps) {
   /** Finishes the in-flight row with `outcome`, or applies what a retried execution recorded on it meanwhile. */
   async function finish(input: AttemptInput, attemptId: number, endpointId: string, outcome: AttemptOutcome): Promise<Applied> {
     const now = new Date();
-    const values = {
-      responseStatus: outcome.responseStatus,
-      latencyMs: outcome.latencyMs,
-      succeeded: outcome.succeeded,
-      errorKind: outcome.errorKind,
-      errorMessage: outcome.errorMessage,
-      responseExcerpt: outcome.excerpt,
-      retryAfterMs: outcome.retryAfterMs ?? null,
-    };
+    const values = finishedValues(outcome);
     if (outcome.succeeded) {
       const finishing = sql`
         update ${deliveryAttempts}
@@ -177,15 +180,7 @@ export function createAttemptApplier(deps: AttemptStoreDeps) {
           const { input, attemptId, endpointId, outcome } = items[i]!;
           const [finished] = await tx
             .update(deliveryAttempts)
-            .set({
-              responseStatus: outcome.responseStatus,
-              latencyMs: outcome.latencyMs,
-              succeeded: false,
-              errorKind: outcome.errorKind,
-              errorMessage: outcome.errorMessage,
-              responseExcerpt: outcome.excerpt,
-              retryAfterMs: outcome.retryAfterMs ?? null,
-            })
+            .set(finishedValues(outcome))
             .where(and(eq(deliveryAttempts.id, attemptId), eq(deliveryAttempts.errorKind, IN_FLIGHT)))
             .returning({ id: deliveryAttempts.id });
           if (!finished) throw notInFlight;

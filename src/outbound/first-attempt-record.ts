@@ -70,16 +70,15 @@ export function createRecorder(deps: RecordDeps) {
       }
     }
     // P21: the chunk's failures in one transaction (one commit), else one by one.
-    const recorded = await attempts.recordFailures(
-      failed.map(([d, outcome]) => ({
-        input: input(d.deliveryId, at),
-        attemptId: attemptIds.get(d.deliveryId)!,
-        endpointId: d.endpointId,
-        outcome,
-      })),
-    );
+    const items = failed.map(([d, outcome]) => ({
+      input: input(d.deliveryId, at),
+      attemptId: attemptIds.get(d.deliveryId)!,
+      endpointId: d.endpointId,
+      outcome,
+    }));
+    const recorded = await attempts.recordFailures(items);
     for (const [i, [d]] of failed.entries()) {
-      const attempt = input(d.deliveryId, at);
+      const attempt = items[i]!.input;
       const applied = recorded[i]!;
       observed(attempt, d.endpointId, applied);
       if (applied.status === 'DELIVERED') continue; // an earlier execution's 2xx, re-applied: nothing left to do

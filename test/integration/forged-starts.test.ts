@@ -273,6 +273,29 @@ describe('R20 a delivery trusts its row, not its start input', () => {
     await receiver.close();
   });
 
+  it('P20/R20 a start shaped like a batched retry (resume RETRYING, due at once, in a start delay) for a delivered delivery POSTs nothing', async () => {
+    const { receiver, deliveryId } = await deliveredOnce();
+    const handle = await world.temporal.client.workflow.start(DELIVERY_WORKFLOW, {
+      taskQueue: world.taskQueues.delivery,
+      workflowId: deliveryId,
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      startDelay: 1_000,
+      args: [
+        {
+          deliveryId,
+          retryScheduleMs: [1_000],
+          priorAttempts: 1,
+          resume: { status: 'RETRYING', nextAttemptAt: 0 },
+        } satisfies DeliveryWorkflowInput,
+      ],
+    });
+    await outcomeOf(handle);
+    expect(receiver.received).toHaveLength(1);
+    expect(await attemptsOf(deliveryId)).toBe(1);
+    expect(await auditNaming(deliveryId)).toBe(0);
+    await receiver.close();
+  });
+
   it('R20 a start for a delivery that does not exist is refused at once', async () => {
     const deliveryId = `whd_forged_${randomUUID().replaceAll('-', '')}`;
     const handle = await world.temporal.client.workflow.start(DELIVERY_WORKFLOW, {
