@@ -7,7 +7,8 @@
 //        [--variant 503|timeout|none (the control: no outage)] [--control-recovery-seconds 60] [--before 20]
 //        [--during 40] [--recovery-max-seconds 150] [--after 20] [--no-ramp] [--ramp-max 100 (per endpoint)]
 //        [--circuit-open-after 5s] [--circuit-open-after-burst N (0: off, as before P16)] [--probe-every 5s]
-//        [--schedule 5s,10s,20s,30s,…] [--node-flags '…']
+//        [--schedule 5s,10s,20s,30s,…] [--node-flags '…'] [--down-merchant process|shared] [--keep-rows] [--timeline]
+//        [--no-gc-warm] [--gc-warm-max-seconds 180]
 import { runThreeTimes } from './lib/three-runs.js';
 
 await runThreeTimes('bench:outage', new URL('./lib/outage-run.ts', import.meta.url));

@@ -3,6 +3,10 @@
 // merchant in `share` of them and the rest spread over the others; one HTTP server answers every endpoint
 // (/m<merchant>/e<endpoint>): 200, except the down merchant while it is down (503, or never within the request
 // timeout). It notes each healthy delivery's produce-to-receive time and every POST the down merchant gets.
+// With `serve: 'healthy'` this process serves the healthy merchants only, and a second copy of it forked with
+// `serve: 'down'` (no producer) serves the down merchant: in production the returning merchant's server is not the
+// healthy merchants', and sharing one event loop makes the recovery's burst of POSTs to it delay the healthy ones'
+// receipt here, in the measuring process (bench:outage --down-merchant shared|process).
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createProducer } from '../../src/kafka/kafkajs.js';
@@ -15,6 +19,8 @@ interface Setup {
   share: number;
   brokers: string[];
   topic: string;
+  /** Which merchants this process serves; `down` makes no producer. */
+  serve: 'all' | 'healthy' | 'down';
 }
 type Request =
   | ({ op: 'setup' } & Setup)
@@ -26,6 +32,7 @@ type Request =
   | { op: 'stats' };
 
 const stats = recordProcessStats('load generator + merchants');
+const processName = { all: 'load generator + merchants', healthy: 'load generator + healthy merchants', down: 'down merchant' };
 let setup: Setup;
 let producer: Awaited<ReturnType<typeof createProducer>>;
 let mode: 'up' | '503' | 'timeout' = 'up';
@@ -125,7 +132,7 @@ async function answer(request: Request): Promise<unknown> {
   switch (request.op) {
     case 'setup': {
       setup = request;
-      producer = await createProducer({ brokers: request.brokers, clientId: 'bench-outage-load' });
+      if (request.serve !== 'down') producer = await createProducer({ brokers: request.brokers, clientId: 'bench-outage-load' });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
     }
@@ -148,7 +155,7 @@ async function answer(request: Request): Promise<unknown> {
     case 'stats': {
       const snapshot = stats.snapshot();
       stats.reset();
-      return snapshot;
+      return { ...snapshot, process: processName[setup.serve] };
     }
   }
 }
@@ -161,6 +168,6 @@ process.on('message', (message: { id: number } & Request) => {
 });
 process.on('disconnect', () => {
   for (const res of held) res.destroy();
-  void producer?.close().finally(() => process.exit(0));
+  void (producer?.close() ?? Promise.resolve()).finally(() => process.exit(0));
   server.close();
 });

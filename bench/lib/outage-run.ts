@@ -25,7 +25,7 @@ import { createEndpointService } from '../../src/outbound/endpoints.js';
 import { rampRate } from '../../src/outbound/recovery.js';
 import { createWorkers } from '../../src/temporal-workers/build.js';
 import { quietTemporalRuntime } from './baseline.js';
-import { ensureBenchDatabase } from './bench-db.js';
+import { ensureBenchDatabase, removeBenchRows } from './bench-db.js';
 import { recordProcessStats, type ProcessStats } from './process-stats.js';
 import { loadAverage, phaseLine, type Figure, type PhaseStats } from './runs.js';
 import { percentile } from './stats.js';
@@ -64,6 +64,15 @@ const { values: args } = parseArgs({
     'worker-nice': { type: 'string', default: '10' },
     // The outage's first seconds in 100 ms steps (./outage-timeline.ts).
     timeline: { type: 'boolean', default: false },
+    // Where the down merchant is served: `process` (default since 7 Dec), a process of its own, as its server is not
+    // the healthy merchants' in production; `shared`, the load generator's process and event loop with the healthy
+    // merchants (every run before 7 Dec), where its POSTs could delay the healthy ones' receipt (no difference measured).
+    'down-merchant': { type: 'string', default: 'process' },
+    // Begin `before` without waiting for the app's first major GC (as every run before 7 Dec 17:03 UTC did).
+    'no-gc-warm': { type: 'boolean', default: false },
+    'gc-warm-max-seconds': { type: 'string', default: '180' },
+    // Leave the run's deliveries, events and endpoints in the bench database (by default they are removed at its end).
+    'keep-rows': { type: 'boolean', default: false },
     'run-index': { type: 'string' },
   },
 });
@@ -106,19 +115,27 @@ const appStats = recordProcessStats('app (dispatcher + workers)');
 const loadGenerator = forkRpcChild(new URL('./outage-load.ts', import.meta.url), 'load generator');
 const loadProcess = loadGenerator.process;
 const load = loadGenerator.call;
-const { url } = await load<{ url: string }>('setup', { run, merchants, share: Number(args.share), brokers, topic });
+const SEPARATE_DOWN = args['down-merchant'] !== 'shared';
+const setupBody = { run, merchants, share: Number(args.share), brokers, topic };
+const { url } = await load<{ url: string }>('setup', { ...setupBody, serve: SEPARATE_DOWN ? 'healthy' : 'all' });
+const downMerchant = SEPARATE_DOWN ? forkRpcChild(new URL('./outage-load.ts', import.meta.url), 'down merchant') : null;
+const downUrl = downMerchant ? (await downMerchant.call<{ url: string }>('setup', { ...setupBody, serve: 'down' })).url : url;
+/** The down merchant's process (the load generator's when shared). */
+const down = downMerchant?.call ?? load;
 
 const endpointService = createEndpointService({ db: database.db, secretsKey });
 const downEndpoints: string[] = [];
+const allEndpoints: string[] = [];
 for (const [m, merchantAccount] of merchants.entries())
   for (let e = 0; e < ENDPOINTS; e++) {
     const { endpoint } = await endpointService.create(BOOTSTRAP_PRINCIPAL, {
       merchantAccount,
-      url: `${url}/m${m}/e${e}`,
+      url: `${m === 0 ? downUrl : url}/m${m}/e${e}`,
       eventTypes: ['*'],
       livemode: false,
     });
     if (m === 0) downEndpoints.push(endpoint.id);
+    allEndpoints.push(endpoint.id);
   }
 
 // --- workers and the dispatcher -----------------------------------------------------------------------------------
@@ -212,7 +229,9 @@ const bounds: { name: string; from: number; to: number }[] = [];
 const processStats = async (): Promise<ProcessStats[]> => {
   const app = appStats.snapshot();
   appStats.reset();
-  return [app, await load<ProcessStats>('stats')];
+  const children = [await load<ProcessStats>('stats')];
+  if (downMerchant) children.push(await downMerchant.call<ProcessStats>('stats'));
+  return [app, ...children];
 };
 async function phase(name: string, work: () => Promise<void>) {
   await processStats();
@@ -240,6 +259,7 @@ async function phase(name: string, work: () => Promise<void>) {
   );
 }
 const sleep = (s: number) => new Promise<void>((r) => setTimeout(r, s * 1000));
+let gcWarmS: number | undefined;
 
 try {
   await load('start', { rate: RATE });
@@ -247,10 +267,25 @@ try {
   const warmUntil = Date.now() + 300_000;
   while ((await load<{ count: number }>('count')).count === 0 && Date.now() < warmUntil) await sleep(1);
   await sleep(10);
+  // V8's steady state before `before`: a new process runs on a large initial old-generation limit with no major GC at
+  // all, then collects every ~6 s from its first one on (the control of 7 Dec under --trace-gc: 80 MB live, the first
+  // mark-compact 88 s in at 278 MB), which put every major GC pause of a run in the phases after `before`. So the
+  // warm-up lasts until the app process has had a major GC under the flow (the ones while modules load, in its first
+  // seconds, leave the limit large), at most --gc-warm-max-seconds.
+  const gcWarmFrom = Date.now();
+  const majorsAtFlow = appStats.majorGcs();
+  while (
+    !args['no-gc-warm'] &&
+    appStats.majorGcs() === majorsAtFlow &&
+    Date.now() - gcWarmFrom < Number(args['gc-warm-max-seconds']) * 1000
+  )
+    await sleep(1);
+  gcWarmS = (Date.now() - gcWarmFrom) / 1000;
+  await sleep(5);
   await phase('before', () => sleep(Number(args.before)));
-  await load('mode', { mode: VARIANT === 'none' ? 'up' : VARIANT });
+  await down('mode', { mode: VARIANT === 'none' ? 'up' : VARIANT });
   await phase('during', () => sleep(Number(args.during)));
-  await load('mode', { mode: 'up' });
+  await down('mode', { mode: 'up' });
   upAt = Date.now();
   let drainedAt: number | null = null;
   await phase('recovery', async () => {
@@ -272,10 +307,9 @@ try {
   await sampler;
 
   // --- the figures ----------------------------------------------------------------------------------------------
-  const { healthy, downPosts } = await load<{
-    healthy: [number, number][];
-    downPosts: [number, number, number, number, number][];
-  }>('collect');
+  type Collected = { healthy: [number, number][]; downPosts: [number, number, number, number, number][] };
+  const { healthy } = await load<Collected>('collect');
+  const { downPosts } = await down<Collected>('collect');
   const of = (name: string) => bounds.find((b) => b.name === name)!;
   const before = of('before');
   let beforeP99 = NaN;
@@ -392,8 +426,10 @@ try {
   sampling = false;
   await consumer.stop().catch(() => {});
   for (const w of workers) w.shutdown();
+  const workerExited = workerChild && workerChild.exitCode === null ? new Promise((r) => workerChild.once('exit', r)) : null;
   workerChild?.kill('SIGTERM');
   await running.catch(() => {});
+  await Promise.race([workerExited, sleep(10)]); // its last writes land before the run's rows are removed
   await temporal.workflowService
     .startBatchOperation({
       namespace: 'default',
@@ -408,11 +444,16 @@ try {
 
 console.log(
   `bench:outage (batched; ${RATE} events/s to ${MERCHANTS} merchants × ${ENDPOINTS} endpoints = ${RATE * ENDPOINTS} deliveries/s; merchant 0 holds ${Number(args.share) * 100} % and ${VARIANT === 'none' ? 'stays up (the control: no outage; recovery phase ' + args['control-recovery-seconds'] + ' s)' : VARIANT === '503' ? 'goes answering 503' : 'goes silent past the request timeout'} for ${args.during} s; ` +
-    `retry schedule ${args.schedule}; circuit ${args['no-circuit'] ? 'OFF' : `opens after ${profile.outbound.circuit.open_after_failures} failures and ${args['circuit-open-after']} or ${profile.outbound.circuit.open_after_burst || '(off)'} in a row, probes every ${args['probe-every']}`}; workers ${args.workers === 'process' ? `in their own process (nice ${args['worker-nice']})` : 'in the app process'}; recovery ${args['no-ramp'] ? 'jitter and ramp OFF' : `jitter ${recovery.jitter}, ramp after ${recovery.ramp_after / 1000} s`}; load average ${loadBefore} before, ${loadAverage()} after)`,
+    `retry schedule ${args.schedule}; circuit ${args['no-circuit'] ? 'OFF' : `opens after ${profile.outbound.circuit.open_after_failures} failures and ${args['circuit-open-after']} or ${profile.outbound.circuit.open_after_burst || '(off)'} in a row, probes every ${args['probe-every']}`}; workers ${args.workers === 'process' ? `in their own process (nice ${args['worker-nice']})` : 'in the app process'}; down merchant ${SEPARATE_DOWN ? 'in a process of its own' : "in the healthy merchants' process"}; ${args['no-gc-warm'] ? 'no wait for a major GC' : `the app's first major GC ${gcWarmS?.toFixed(0) ?? '?'} s after the warm-up`}; recovery ${args['no-ramp'] ? 'jitter and ramp OFF' : `jitter ${recovery.jitter}, ramp after ${recovery.ramp_after / 1000} s`}; load average ${loadBefore} before, ${loadAverage()} after)`,
 );
 for (const line of lines) console.log(`  ${line}`);
 loadProcess.disconnect();
+downMerchant?.process.disconnect();
 console.log(`RESULT ${JSON.stringify({ figures, phases, loadBefore, loadAfter: loadAverage() })}`);
 await native.close().catch(() => {});
+if (!args['keep-rows'])
+  await removeBenchRows(database.sql, allEndpoints, merchants).catch((error: Error) =>
+    console.warn(`removing the run's rows failed: ${error.message}`),
+  );
 await database.close();
 process.exit(0);

@@ -70,12 +70,15 @@ function threadCpu(before: ThreadTicks, after: ThreadTicks): ThreadCpu | undefin
 export interface ProcessStatsRecorder {
   reset(): void;
   snapshot(): ProcessStats;
+  /** Major (mark-compact) collections since the recorder began, whatever the resets. */
+  majorGcs(): number;
 }
 
 export function recordProcessStats(name: string): ProcessStatsRecorder {
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
   let gc = { count: 0, ms: 0, maxMs: 0, majorMs: 0 };
+  let majors = 0;
   let cpu = process.cpuUsage();
   let ticks = threadTicks();
   const observer = new PerformanceObserver((list) => {
@@ -83,12 +86,16 @@ export function recordProcessStats(name: string): ProcessStatsRecorder {
       gc.count += 1;
       gc.ms += entry.duration;
       gc.maxMs = Math.max(gc.maxMs, entry.duration);
-      if (entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) gc.majorMs += entry.duration;
+      if (entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) {
+        gc.majorMs += entry.duration;
+        majors += 1;
+      }
     }
   });
   observer.observe({ entryTypes: ['gc'] });
   const ms = (ns: number) => Math.round((ns / 1e6) * 10) / 10;
   return {
+    majorGcs: () => majors,
     reset() {
       loop.reset();
       gc = { count: 0, ms: 0, maxMs: 0, majorMs: 0 };

@@ -5,7 +5,8 @@
 // PostgreSQL; the worker's RSS with them all asleep; and at T (the merchant answering 200 from then on) the time until
 // every timer fired and its attempt was recorded DELIVERED. Parked: as many deliveries parked at fan-out (P13) for a
 // second endpoint: the bytes per delivery (PostgreSQL only; one probe workflow for all) and the time the probe takes to
-// release them all with the ramp off (its allowance per release_tick the only limit). Ends with `RESULT {json}`.
+// release them all with the ramp off (its allowance per release_tick the only limit); with --parked-during-fire that
+// release begins at T beside the retrying side's fire (P18's case). Ends with `RESULT {json}`.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -35,6 +36,9 @@ const { values: args } = parseArgs({
     'fire-cap-minutes': { type: 'string', default: '30' },
     // The parked side alone (its cost does not depend on the retrying side's, which at 100,000 takes two hours).
     'parked-only': { type: 'boolean', default: false },
+    // The parked side released *while* the retrying side's timers fire (P18: the probe on its own task queue), both
+    // from T; the parked rows are written before the retrying starts. Without it the two sides run one after the other.
+    'parked-during-fire': { type: 'boolean', default: false },
     'run-index': { type: 'string' },
   },
 });
@@ -165,16 +169,23 @@ const figures: Figure[] = [];
 const lines: string[] = [];
 const fig = (name: string, value: number, unit: string) => figures.push({ name, value: Math.round(value * 10) / 10, unit });
 
+const DURING_FIRE = args['parked-during-fire'] && !args['parked-only'];
 try {
-  if (!args['parked-only']) await retryingSide();
-  await parkedSide();
+  if (DURING_FIRE) {
+    await insertParked();
+    await retryingSide(() => releaseParked());
+  } else {
+    if (!args['parked-only']) await retryingSide();
+    await insertParked();
+    await releaseParked();
+  }
 } finally {
   worker.kill('SIGTERM');
   server.close();
 }
 
-/** Retrying: one workflow and one timer each, all due at T. */
-async function retryingSide() {
+/** Retrying: one workflow and one timer each, all due at T (with `atDue`, the parked side's release begins then too). */
+async function retryingSide(atDue?: () => Promise<void>) {
   const rssIdle = rssMb(worker.pid!);
   const store0 = temporalStoreBytes();
   const pg0 = await pgBytes();
@@ -219,6 +230,7 @@ async function retryingSide() {
   // At T the merchant answers 200: the timers fire together; time until every one is DELIVERED.
   await sleep(Math.max(0, due.getTime() - Date.now() - 1000));
   up = true;
+  const releasing = atDue?.();
   const cpu0 = cpuMs(worker.pid!);
   let peakRss = 0;
   let fired = 0;
@@ -232,42 +244,59 @@ async function retryingSide() {
   fig('retrying: DELIVERED after T within the cap', fired, 'deliveries');
   fig('retrying: all fired and DELIVERED after T', fireS, 's');
   fig('retrying: timers handled/s', fired / fireS, '/s');
-  fig('retrying: worker CPU per delivery when due', (cpuMs(worker.pid!) - cpu0) / Math.max(1, fired), 'ms');
+  const withRelease = atDue ? ' (the parked release beside it counted in)' : '';
+  fig(`retrying: worker CPU per delivery when due${withRelease}`, (cpuMs(worker.pid!) - cpu0) / Math.max(1, fired), 'ms');
   fig('retrying: worker RSS peak when due', peakRss, 'MB');
+  await releasing;
 }
 
-/** Parked: a row each, one probe workflow (P18: on its own task queue). */
-async function parkedSide() {
-  up = false;
-  const store2 = temporalStoreBytes();
+/** Parked: a row each (their bytes in PostgreSQL). */
+async function insertParked() {
+  if (!DURING_FIRE) up = false;
   const pg2 = await pgBytes();
   await insertDeliveries(parked, 'parked', new Date());
   const pg3 = await pgBytes();
   fig('parked: PostgreSQL bytes per delivery (event, delivery)', (pg3 - pg2) / N, 'B');
+}
+
+/** Parked: released by one probe workflow (P18: on its own task queue), alone or beside the retrying side's fire. */
+async function releaseParked() {
+  const store2 = temporalStoreBytes();
   up = true;
   const releasedFrom = Date.now();
   const cpu1 = cpuMs(worker.pid!);
   await createProbeStarter(temporal, taskQueue, profile, 0).ensure([parked]);
   let releasedN = 0;
-  while ((releasedN = await countWhere(parked, 'DELIVERED')) < N && Date.now() < releasedFrom + 30 * 60_000) await sleep(500);
+  let firstAt: number | null = null; // the first parked delivery DELIVERED: how long the probe waited to begin
+  while ((releasedN = await countWhere(parked, 'DELIVERED')) < N && Date.now() < releasedFrom + 30 * 60_000) {
+    if (releasedN > 0) firstAt ??= Date.now();
+    await sleep(500);
+  }
+  firstAt ??= Date.now();
   const releaseS = (Date.now() - releasedFrom) / 1000;
   const store3 = temporalStoreBytes();
-  if (store2 && store3)
+  const during = DURING_FIRE ? ' during the fire' : '';
+  fig(`parked: first released and DELIVERED after${during}`, (firstAt - releasedFrom) / 1000, 's');
+  // Beside the fire the store's growth and the worker's CPU are the retrying side's too: not the parked side's figures.
+  if (store2 && store3 && !DURING_FIRE)
     fig(
       'parked: Temporal store payload bytes per delivery (one probe for all)',
       (store3.totalPayload - store2.totalPayload) / N,
       'B',
     );
   // At the 30-minute cap not all were released (at 100,000 the probe waited behind the fire): the count, not N.
-  fig('parked: released and DELIVERED within the cap', releasedN, 'deliveries');
-  fig('parked: all released and DELIVERED after', releaseS, 's');
-  fig('parked: released/s', releasedN / releaseS, '/s');
-  fig('parked: worker CPU per delivery released', (cpuMs(worker.pid!) - cpu1) / Math.max(1, releasedN), 'ms');
+  fig(`parked: released and DELIVERED within the cap${during}`, releasedN, 'deliveries');
+  fig(`parked: all released and DELIVERED after${during}`, releaseS, 's');
+  fig(`parked: released/s${during}`, releasedN / releaseS, '/s');
+  if (!DURING_FIRE) fig('parked: worker CPU per delivery released', (cpuMs(worker.pid!) - cpu1) / Math.max(1, releasedN), 'ms');
+  const retryingDone = DURING_FIRE ? `; retrying DELIVERED meanwhile ${await countWhere(retrying, 'DELIVERED')}` : '';
   lines.push(
-    `parked    ${N} parked; ${releasedN} released and delivered in ${releaseS.toFixed(1)} s (${(releasedN / releaseS).toFixed(0)}/s) by one probe workflow; merchant saw ${posts} POSTs in all`,
+    `parked    ${N} parked; ${releasedN} released and delivered in ${releaseS.toFixed(1)} s (${(releasedN / releaseS).toFixed(0)}/s${during}) by one probe workflow, the first after ${((firstAt - releasedFrom) / 1000).toFixed(1)} s${retryingDone}; merchant saw ${posts} POSTs in all`,
   );
 }
-const sides = args['parked-only'] ? `${N} parked only` : `${N} retrying deliveries in one timer each, and ${N} parked`;
+const sides = args['parked-only']
+  ? `${N} parked only`
+  : `${N} retrying deliveries in one timer each, and ${N} parked${DURING_FIRE ? ', released from the same T as the retrying fire' : ''}`;
 console.log(`bench:sleeping (${sides}; load average ${loadBefore} before, ${loadAverage()} after)`);
 for (const f of figures) console.log(`  ${f.name}: ${f.value} ${f.unit}`);
 for (const line of lines) console.log(`  ${line}`);
