@@ -21,7 +21,7 @@ import { startDeliveryWorkflows, type DeliveryToStart } from '../../src/outbound
 import { createProbeStarter } from '../../src/outbound/probe-start.js';
 import { newId } from '../../src/shared/ids.js';
 import { quietTemporalRuntime } from './baseline.js';
-import { ensureBenchDatabase } from './bench-db.js';
+import { ensureBenchDatabase, removeBenchRows } from './bench-db.js';
 import { loadAverage, type Figure } from './runs.js';
 import { pidCpuMs, pidRssMb } from './stack-cpu.js';
 import { growth, temporalStoreBytes } from './temporal-store.js';
@@ -39,6 +39,8 @@ const { values: args } = parseArgs({
     // The parked side released *while* the retrying side's timers fire (P18: the probe on its own task queue), both
     // from T; the parked rows are written before the retrying starts. Without it the two sides run one after the other.
     'parked-during-fire': { type: 'boolean', default: false },
+    // Leave the run's deliveries, events and endpoints in the bench database (by default they are removed at its end).
+    'keep-rows': { type: 'boolean', default: false },
     'run-index': { type: 'string' },
   },
 });
@@ -233,7 +235,7 @@ async function retryingSide(atDue?: () => Promise<void>) {
   const releasing = atDue?.();
   const cpu0 = cpuMs(worker.pid!);
   let peakRss = 0;
-  let fired = 0;
+  let fired: number;
   const capMs = Number(args['fire-cap-minutes']) * 60_000;
   while ((fired = await countWhere(retrying, 'DELIVERED')) < N && Date.now() < due.getTime() + capMs) {
     peakRss = Math.max(peakRss, rssMb(worker.pid!));
@@ -266,7 +268,7 @@ async function releaseParked() {
   const releasedFrom = Date.now();
   const cpu1 = cpuMs(worker.pid!);
   await createProbeStarter(temporal, taskQueue, profile, 0).ensure([parked]);
-  let releasedN = 0;
+  let releasedN: number;
   let firstAt: number | null = null; // the first parked delivery DELIVERED: how long the probe waited to begin
   while ((releasedN = await countWhere(parked, 'DELIVERED')) < N && Date.now() < releasedFrom + 30 * 60_000) {
     if (releasedN > 0) firstAt ??= Date.now();
@@ -302,5 +304,11 @@ for (const f of figures) console.log(`  ${f.name}: ${f.value} ${f.unit}`);
 for (const line of lines) console.log(`  ${line}`);
 console.log(`RESULT ${JSON.stringify({ figures, phases: [], loadBefore, loadAfter: loadAverage() })}`);
 await native.close().catch(() => {});
+// The run's rows out of the bench database (2 × --count deliveries); the retrying workflows past the fire cap stay
+// open in Temporal, on a task queue no worker polls again.
+if (!args['keep-rows'])
+  await removeBenchRows(sql, [retrying, parked], [merchant]).catch((error: Error) =>
+    console.warn(`removing the run's rows failed: ${error.message}`),
+  );
 await database.close();
 process.exit(0);
