@@ -3,7 +3,8 @@
 // circuit is open; the recovery ramp's allowance per tick once it is closed) through the batched first-attempt steps
 // (../outbound/first-attempts.ts: a workflow only for a delivery whose attempt fails), and the failing of parked deliveries the retry schedule has outlived. R20: the start
 // input is an endpoint id only, and a probe runs only under the workflow id that endpoint derives. P18: the probe
-// runs on its own task queue; the deliveries it sends or wakes belong to the delivery queue beside it.
+// runs on its own task queue; the deliveries it sends or wakes belong to the delivery queue beside it. P22: a pass of
+// the probe is one activity (probePass) over the three steps.
 import { Context } from '@temporalio/activity';
 import type { Db } from '../db/client.js';
 import type { Profile } from '../config/profile.js';
@@ -13,7 +14,14 @@ import { circuitOpen, MAX_RELEASE_PER_TICK, parkedDeadline, rampRunning, release
 import { releaseParkedRetries } from '../outbound/delivery-start.js';
 import { createFirstAttempts } from '../outbound/first-attempts.js';
 import { createParkingStore, type ParkedRetry } from '../outbound/parking-store.js';
-import { endpointProbeWorkflowId, type ParkedState } from '../shared/endpoint-probe.js';
+import {
+  decideProbeStep,
+  endpointProbeWorkflowId,
+  type EndpointProbeInput,
+  type ParkedState,
+  type ProbeMemo,
+  type ProbePass,
+} from '../shared/endpoint-probe.js';
 import { deliveryQueueOf } from '../shared/task-queues.js';
 
 /** P16: a time since recovery later than any ramp's end (rampRate caps its doublings), for a short outage's backlog. */
@@ -49,7 +57,7 @@ export function createParkingActivities(deps: { db: Db; profile: Profile; logger
   };
   const ownWorkflow = (endpointId: string) =>
     Context.current().info.workflowExecution?.workflowId === endpointProbeWorkflowId(endpointId);
-  return {
+  const activities = {
     /** The endpoint's circuit and parked count; an unknown endpoint or a foreign workflow id has nothing to probe. */
     async parkedState(endpointId: string): Promise<ParkedState> {
       const row = typeof endpointId === 'string' && ownWorkflow(endpointId) ? await store.probeRow(endpointId) : null;
@@ -123,7 +131,39 @@ export function createParkingActivities(deps: { db: Db; profile: Profile; logger
       }
       return failed;
     },
+
+    /**
+     * P22: one pass of the probe in one activity (a workflow task for it, one for its timer): reads the rows, decides
+     * with `decideProbeStep`, and fails, probes or releases as decided; resolves to the memo for the next pass and
+     * the wait before it (a release's from its start, so the tick keeps its length). The three steps above stay for
+     * the runs started before P22, which replay them.
+     */
+    async probePass(input: EndpointProbeInput, memo: ProbeMemo): Promise<ProbePass> {
+      const { endpointId } = input;
+      const { step, memo: next } = decideProbeStep(await activities.parkedState(endpointId), memo, input);
+      const pass = { done: false, released: 0, failed: 0, memo: next, waitMs: 0 };
+      switch (step.kind) {
+        case 'expire-all':
+          return { ...pass, done: true, failed: await activities.expireParked(endpointId, true) };
+        case 'done':
+          return { ...pass, done: true };
+        case 'wait':
+          return { ...pass, waitMs: step.waitMs };
+        case 'probe': {
+          const failed = await activities.expireParked(endpointId, false);
+          const released = await activities.releaseParked(endpointId, 'probe', input.probeEveryMs);
+          return { ...pass, failed, released, waitMs: step.waitMs };
+        }
+        case 'release': {
+          const tickFrom = Date.now();
+          const released = await activities.releaseParked(endpointId, 'release', input.releaseTickMs, step.closedAt, step.outageMs);
+          // The release spreads its sends over most of the tick (P16): the tick counts from its start.
+          return { ...pass, released, waitMs: Math.max(1, step.waitMs - (Date.now() - tickFrom)) };
+        }
+      }
+    },
   };
+  return activities;
 }
 
 export type ParkingActivities = ReturnType<typeof createParkingActivities>;

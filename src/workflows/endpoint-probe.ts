@@ -3,12 +3,14 @@
 // batched steps, a failure going on in its own workflow), sleep in a durable timer: 1 s, 2 s, 4 s… up to probe_every
 // (P16: a circuit a burst opened on a blip closes within seconds). Closed (a 2xx ended the streak): release the recovery
 // ramp's allowance each release_tick. Done when nothing is parked and no ramp runs; a disabled endpoint's parked
-// deliveries are failed.
-// Deterministic and thin: every decision is an activity's reading of the rows (src/activities/parking.ts).
-import { continueAsNew, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
+// deliveries are failed. P22: a pass is one activity (probePass) and a timer: two workflow tasks a pass, not four.
+// Deterministic and thin: every decision is `decideProbeStep` over an activity's reading of the rows
+// (src/shared/endpoint-probe.ts, src/activities/parking.ts).
+import { continueAsNew, patched, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { ParkingActivities } from '../activities/parking.js';
-import { probeWaitMs, type EndpointProbeInput } from '../shared/endpoint-probe.js';
+import { decideProbeStep, PROBE_START, type EndpointProbeInput } from '../shared/endpoint-probe.js';
 import { NON_RETRYABLE_ERROR_TYPES } from '../shared/failures.js';
+import { PROBE_ONE_PASS } from './patches.js';
 
 const steps = proxyActivities<ParkingActivities>({
   startToCloseTimeout: '1 minute',
@@ -20,40 +22,53 @@ const steps = proxyActivities<ParkingActivities>({
   },
 });
 
-export async function endpointProbeWorkflow(input: EndpointProbeInput): Promise<{ released: number; failed: number }> {
-  let released = 0;
-  let failed = 0;
-  let emptyOnce = false;
-  let closedAt: number | undefined; // the first reading that found the circuit closed: the release ramps from it
-  let failedProbes = 0; // P16: probes that found the circuit still open, in a row: the next waits 1 s, 2 s, 4 s…
-  let streakFrom: number | null = null; // P16: the open streak's start (failing_since), to tell a short outage
+type ProbeResult = { released: number; failed: number };
+
+export async function endpointProbeWorkflow(input: EndpointProbeInput): Promise<ProbeResult> {
+  return patched(PROBE_ONE_PASS) ? probeInPasses(input) : probeInSteps(input);
+}
+
+/** P22: each pass one activity, then its timer. */
+async function probeInPasses(input: EndpointProbeInput): Promise<ProbeResult> {
+  const total: ProbeResult = { released: 0, failed: 0 };
+  let memo = PROBE_START;
   for (;;) {
-    const state = await steps.parkedState(input.endpointId);
-    if (state.disabled) {
-      failed += await steps.expireParked(input.endpointId, true);
-      return { released, failed };
+    const pass = await steps.probePass(input, memo);
+    total.released += pass.released;
+    total.failed += pass.failed;
+    if (pass.done) return total;
+    memo = pass.memo;
+    await sleep(pass.waitMs);
+    if (workflowInfo().continueAsNewSuggested) return continueAsNew<typeof endpointProbeWorkflow>(input);
+  }
+}
+
+/** Before P22 (histories: test/fixtures/histories/pre-p22/): the reading, the expiry and the release as three activities. */
+async function probeInSteps(input: EndpointProbeInput): Promise<ProbeResult> {
+  const total: ProbeResult = { released: 0, failed: 0 };
+  let memo = PROBE_START;
+  for (;;) {
+    const decided = decideProbeStep(await steps.parkedState(input.endpointId), memo, input);
+    const { step } = decided;
+    memo = decided.memo;
+    if (step.kind === 'expire-all') {
+      total.failed += await steps.expireParked(input.endpointId, true);
+      return total;
     }
-    // Empty twice a tick apart (a fan-out that saw the last parked row may still be committing one behind it), and no
-    // ramp running (the fan-out parks while it does).
-    if (state.parked === 0 && emptyOnce && !state.ramping) return { released, failed };
-    emptyOnce = state.parked === 0;
-    if (emptyOnce) {
-      await sleep(input.releaseTickMs);
+    if (step.kind === 'done') return total;
+    if (step.kind === 'wait') {
+      await sleep(step.waitMs);
       continue;
     }
-    closedAt = state.open ? undefined : (closedAt ?? state.at);
-    if (state.open) {
-      streakFrom = state.failingSince ?? streakFrom;
-      failed += await steps.expireParked(input.endpointId, false);
-      released += await steps.releaseParked(input.endpointId, 'probe', input.probeEveryMs);
-      await sleep(probeWaitMs(failedProbes++, input.probeEveryMs));
+    if (step.kind === 'probe') {
+      total.failed += await steps.expireParked(input.endpointId, false);
+      total.released += await steps.releaseParked(input.endpointId, 'probe', input.probeEveryMs);
+      await sleep(step.waitMs);
     } else {
-      failedProbes = 0;
-      const outageMs = closedAt !== undefined && streakFrom !== null ? closedAt - streakFrom : undefined;
       const tickFrom = Date.now();
-      released += await steps.releaseParked(input.endpointId, 'release', input.releaseTickMs, closedAt, outageMs);
+      total.released += await steps.releaseParked(input.endpointId, 'release', input.releaseTickMs, step.closedAt, step.outageMs);
       // The release spreads its sends over most of the tick (P16): the tick counts from its start.
-      await sleep(Math.max(1, input.releaseTickMs - (Date.now() - tickFrom)));
+      await sleep(Math.max(1, step.waitMs - (Date.now() - tickFrom)));
     }
     if (workflowInfo().continueAsNewSuggested) return continueAsNew<typeof endpointProbeWorkflow>(input);
   }

@@ -29,3 +29,5 @@ export const DELIVERY_PARKS = 'p15-retry-parks';
 export const PARKED_RETRY_ONCE = 'p15-parked-retry-once';
 /** P20: a retry resumed by a run whose start delay was its wait attempts at once; histories from before took a 1 ms timer first. */
 export const START_DELAYED_RETRY = 'p20-start-delayed-retry';
+/** P22: a probe's pass is one activity (probePass) and its timer; histories from before (pre-p22/) take three activities. */
+export const PROBE_ONE_PASS = 'p22-probe-one-pass';

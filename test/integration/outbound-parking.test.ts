@@ -129,6 +129,10 @@ describe('P13 parked deliveries', () => {
       20_000,
       'the probe done once nothing is parked',
     );
+    // P22: each pass of the probe is one activity and a timer (before P22: parkedState, expireParked, releaseParked).
+    const history = await world.temporal.client.workflow.getHandle(endpointProbeWorkflowId(endpointId)).fetchHistory();
+    const activities = new Set((history.events ?? []).map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean));
+    expect([...activities]).toEqual(['probePass']);
   });
 
   it('P13 a new delivery queues behind the endpoint’s parked ones even once its circuit has closed', async () => {

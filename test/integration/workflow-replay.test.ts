@@ -24,6 +24,8 @@ const EXPECTED = [
   'delivery-ordered-waited-for-predecessor',
   'delivery-throttle-waited-for-slot',
   'delivery-retry-parked-then-released',
+  'endpoint-probe-released-then-disabled',
+  'endpoint-probe-released-backlog',
   'reconciliation-applied',
   'reconciliation-rejected',
   'reconciliation-manual-review-resolved-by-update',
