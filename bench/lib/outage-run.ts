@@ -347,6 +347,15 @@ try {
         `down merchant: ${downGot} delivered, RETRYING up to ${maxRetrying}, parked up to ${maxParked}, open workflows up to ${maxOpen}`,
     );
   }
+  // The healthy p99 in 5-second windows from before's start (by produce time), a bar at each phase's start: a tail
+  // that comes and goes on a period of its own (not the outage's) shows here, and what a 20-second `before` caught of it.
+  const series: string[] = [];
+  for (let t = before.from; t < bounds.at(-1)!.to; t += 5000) {
+    const lat = healthy.filter(([p]) => p >= t && p < t + 5000).map(([p, r]) => r - p);
+    const bar = bounds.some((b) => b !== before && b.from >= t && b.from < t + 5000) ? '| ' : '';
+    series.push(`${bar}${lat.length ? percentile(lat, 0.99).toFixed(0) : '-'}`);
+  }
+  lines.push(`series    healthy p99 (ms) per 5 s from before's start: ${series.join(' ')}`);
   const rec = of('recovery');
   // P13: the outage before and after the down merchant's circuit opened (its first parked delivery), apart.
   const during = of('during');
