@@ -93,7 +93,7 @@ export function createParkingActivities(deps: { db: Db; profile: Profile; logger
       else if (short && closedAt !== undefined) sinceRecoveryMs = PAST_ANY_RAMP_MS;
       const limit =
         as === 'probe' ? 1 : releaseAllowance(tickMs, recovery, { rateLimitPerSecond: row.rateLimitPerSecond, sinceRecoveryMs });
-      const { owned, retrying } = await store.take(endpointId, limit);
+      const { owned, retrying } = await store.take(endpointId, limit, { freshFirst: as === 'probe' });
       // P1's steps: sign, reserve attempt 1, POST, record; only a delivery that did not succeed gets its workflow.
       const sender = senderFor(Context.current());
       // P16: a tick's allowance goes out in slices spread over most of the tick, not as one burst of up to 500 POSTs
@@ -125,7 +125,7 @@ export function createParkingActivities(deps: { db: Db; profile: Profile; logger
           );
       if (failed) deps.logger.warn({ endpointId, failed }, 'parked deliveries failed');
       for (let left = all; left;) {
-        const { retrying } = await store.take(endpointId, MAX_RELEASE_PER_TICK, true);
+        const { retrying } = await store.take(endpointId, MAX_RELEASE_PER_TICK, { retriesOnly: true });
         await wake(retrying);
         left = retrying.length > 0;
       }

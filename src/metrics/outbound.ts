@@ -16,6 +16,13 @@ export const deliveriesParked = new Counter({
   registers: [registry],
 });
 
+/** P23: failed first attempts parked at once (their endpoint parks), with no workflow until the probe releases them. */
+export const failedAttemptsParked = new Counter({
+  name: 'apipay_outbound_failed_attempts_parked_total',
+  help: 'First attempts that failed to an endpoint whose circuit is open, parked with no workflow until its probe releases them (P23)',
+  registers: [registry],
+});
+
 export const deliveriesCreated = new Counter({
   name: 'apipay_outbound_deliveries_created_total',
   help: 'Delivery rows created by the dispatcher fan-out (O4)',

@@ -1,7 +1,8 @@
 // P1: the record step of the batched first attempts (./first-attempts.ts): every 2xx of a chunk and its DELIVERED
 // row in one statement, the failures in one transaction (P21; O13 streak, RETRYING), and what
-// each delivery that did not end DELIVERED needs: its workflow, from where its row stands. P13: also run later for
-// the POSTs of a chunk that outlasted outbound.batched.patience, so that a hanging endpoint holds no chunk.
+// each delivery that did not end DELIVERED needs: its workflow, from where its row stands (P23: none for a failure its
+// endpoint's circuit parks). P13: also run later for the POSTs of a chunk that outlasted outbound.batched.patience, so
+// that a hanging endpoint holds no chunk.
 import type { Logger } from '../lib/logger.js';
 import type { AttemptOutcome } from './attempt-record.js';
 import type { AttemptPath } from './attempt-path.js';
@@ -13,6 +14,8 @@ export interface RecordDeps {
   store: ReturnType<typeof createFirstAttemptStore>;
   logger: Logger;
   firstRetryMs: number;
+  /** P23 (./failed-parking.ts): parks the failures whose endpoint's circuit parks them; resolves to the rest. */
+  parkOrStart: (workflows: DeliveryToStart[]) => Promise<DeliveryToStart[]>;
 }
 
 /** Records the outcomes of `mine` (null: the POST threw); resolves to how many ended DELIVERED and the workflows. */
@@ -91,6 +94,6 @@ export function createRecorder(deps: RecordDeps) {
         }),
       );
     }
-    return { delivered: marked.size, workflows };
+    return { delivered: marked.size, workflows: await deps.parkOrStart(workflows) };
   };
 }

@@ -108,7 +108,8 @@ export function createFirstAttemptStore(db: Db, recovery?: RecoverySettings) {
 
     /**
      * The sweep's work: hand-offs older than `cutoff`, except where an attempt is still in flight since after it (a
-     * live dispatcher may be sending it: the sweep must not make the workflow record it `interrupted`).
+     * live dispatcher may be sending it: the sweep must not make the workflow record it `interrupted`). P23: a parked
+     * one is its endpoint's probe's to release (the sweep makes sure the probe runs).
      */
     async unhanded(cutoff: Date, limit: number): Promise<Unhanded[]> {
       const rows = await client<
@@ -125,7 +126,7 @@ export function createFirstAttemptStore(db: Db, recovery?: RecoverySettings) {
       >`
         select d.id, d.endpoint_id, d.merchant_account, e.type, d.status, d.attempt_count, d.next_attempt_at, e.traceparent
           from deliveries d join events e on e.event_public_id = d.event_public_id
-         where d.handoff_since is not null and d.handoff_since < ${iso(cutoff)}::timestamptz
+         where d.handoff_since is not null and d.handoff_since < ${iso(cutoff)}::timestamptz and d.parked_since is null
            and not exists (select 1 from delivery_attempts a
                             where a.delivery_id = d.id and a.error_kind = ${IN_FLIGHT} and a.started_at >= ${iso(cutoff)}::timestamptz)
          order by d.handoff_since

@@ -1,9 +1,9 @@
 // P1 batched delivery mode: after the fan-out transaction and before the offsets are committed, the dispatcher sends
 // the first attempts of the batch itself, in chunks of outbound.batched.concurrency: sign per endpoint, reserve
 // attempt 1 of the whole chunk (one INSERT), POST them in parallel, record every 2xx and its DELIVERED row in one
-// statement, the failures in one transaction (P21: O13 streak, RETRYING). Only the deliveries
-// that did not succeed get a deliveryWorkflow, continuing after attempt 1 with the durable timers; a delivered one
-// never costs a Temporal round trip. Guarantees and crash windows: docs/outbound.md, "Batched delivery mode".
+// statement, the failures in one transaction (P21: O13 streak, RETRYING). Only the deliveries that did not succeed get
+// a deliveryWorkflow after attempt 1 (P23: unless their endpoint's circuit parks them); a delivered one never costs a
+// Temporal round trip. Guarantees and crash windows: docs/outbound.md, "Batched delivery mode".
 // P13: an endpoint probe's release of parked deliveries (src/activities/parking.ts) sends through the same steps.
 import type { Profile } from '../config/profile.js';
 import type { Db } from '../db/client.js';
@@ -19,6 +19,7 @@ import type { LookupAll } from './url-safety.js';
 import { contextFrom } from '../tracing/context.js';
 import { PENDING, settleWithin } from '../lib/settle.js';
 import { createRecorder } from './first-attempt-record.js';
+import { createFailedParking } from './failed-parking.js';
 import { fromRow, handOff, type DeliveryToStart, type Owned, type StartOptions } from './delivery-start.js';
 
 export type Stage = 'sign' | 'reserve' | 'post' | 'record' | 'handoff';
@@ -53,6 +54,7 @@ export function createFirstAttempts(deps: FirstAttemptDeps) {
     store,
     logger,
     firstRetryMs: firstRetryWait(profile.outbound.retry_schedule)!,
+    parkOrStart: createFailedParking({ db, start: deps.start, logger }),
   });
   // P2: with pipeline_depth 0 the offsets wait for every first attempt, so the chunk does too.
   const patienceMs = profile.outbound.batched.pipeline_depth > 0 ? profile.outbound.batched.patience : Infinity;
@@ -160,15 +162,9 @@ export function createFirstAttempts(deps: FirstAttemptDeps) {
     if (ready.length < mine.length) {
       const late = mine.map((d, i) => [d, posts[i]!] as const).filter((_, i) => settled[i] === PENDING);
       for (const [d] of late) slow.set(d.endpointId, (slow.get(d.endpointId) ?? 0) + 1);
+      const lateOnes = late.map(([d]) => d);
       const task = Promise.all(late.map(([, p]) => p))
-        .then((outcomes) =>
-          record(
-            late.map(([d]) => d),
-            attemptIds,
-            outcomes,
-            at,
-          ),
-        )
+        .then((outcomes) => record(lateOnes, attemptIds, outcomes, at))
         .then(({ delivered, workflows }) => {
           lateDone.delivered += delivered;
           lateDone.handedOff += workflows.length;

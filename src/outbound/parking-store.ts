@@ -85,9 +85,15 @@ export function createParkingStore(db: Db) {
      * the hand-off sweep does. P15: a retry its workflow parked (RETRYING) stays parked and is returned in `retrying`:
      * the caller signals its waiting workflow, then unparks it (`unpark`), so a crash in between signals it again.
      * R20: the attempt it releases (its next) is recorded first in released_attempt: only that attempt is sent without
-     * parking, so a signal from anyone else wakes the workflow and releases nothing. `retriesOnly`: only those.
+     * parking, so a signal from anyone else wakes the workflow and releases nothing. `retriesOnly`: only those. P23:
+     * `freshFirst` (the probe's one delivery) takes a never-attempted one before any retry: a failed probe of it is
+     * parked again by one UPDATE, where a retry's costs its workflow a start or a wake, a timer and a wake to park.
      */
-    async take(endpointId: string, limit: number, retriesOnly = false): Promise<{ owned: Owned[]; retrying: ParkedRetry[] }> {
+    async take(
+      endpointId: string,
+      limit: number,
+      { retriesOnly = false, freshFirst = false } = {},
+    ): Promise<{ owned: Owned[]; retrying: ParkedRetry[] }> {
       const rows = await client<
         {
           id: string;
@@ -105,7 +111,7 @@ export function createParkingStore(db: Db) {
         with picked as (
           select id, status, attempt_count from deliveries where endpoint_id = ${endpointId} and parked_since is not null
              and (not ${retriesOnly} or status = 'RETRYING')
-           order by created_at, id limit ${limit} for update skip locked),
+           order by (${freshFirst} and status = 'RETRYING'), created_at, id limit ${limit} for update skip locked),
         taken as (
           update deliveries d set parked_since = null, handoff_since = clock_timestamp(), updated_at = clock_timestamp()
             from picked p where d.id = p.id and p.status <> 'RETRYING' and d.parked_since is not null
@@ -152,10 +158,10 @@ export function createParkingStore(db: Db) {
       return { owned, retrying };
     },
 
-    /** P15: parked retries whose workflows were signalled are parked no more. */
+    /** P15: parked retries whose workflows were signalled are parked no more (P23: and each has its workflow now). */
     async unpark(deliveryIds: string[]): Promise<void> {
       if (deliveryIds.length === 0) return;
-      await client`update deliveries set parked_since = null, updated_at = clock_timestamp()
+      await client`update deliveries set parked_since = null, handoff_since = null, updated_at = clock_timestamp()
                     where id = any(${deliveryIds}::text[]) and parked_since is not null`;
     },
 
@@ -203,24 +209,28 @@ export function createParkingStore(db: Db) {
       };
     },
 
-    /** P15: parks a RETRYING delivery (no next attempt until it is released); false when it is not RETRYING. */
+    /**
+     * P15: parks a RETRYING delivery (no next attempt until it is released); false when it is not RETRYING. Its
+     * workflow parks it, so it has one: no hand-off marker (P23).
+     */
     async parkRetry(deliveryId: string): Promise<boolean> {
       const rows = await client`
         update deliveries set parked_since = coalesce(parked_since, clock_timestamp()), next_attempt_at = null,
-               updated_at = clock_timestamp()
+               handoff_since = null, updated_at = clock_timestamp()
          where id = ${deliveryId} and status = 'RETRYING' returning id`;
       return rows.length === 1;
     },
 
     /**
      * Parked deliveries fanned out before `before` (all of them when null) end FAILED with `reason`; how many. P15: a
-     * parked retry is not among them: its workflow waits with its own deadline, and fails it itself.
+     * parked retry is not among them: its workflow waits with its own deadline, and fails it itself. P23: one parked
+     * after its failed first attempt is (it has no workflow: the hand-off marker says so).
      */
     async fail(endpointId: string, before: Date | null, reason: string): Promise<number> {
       const rows = await client`
         update deliveries set status = 'FAILED', failure_reason = ${reason}, failed_at = clock_timestamp(),
-               parked_since = null, next_attempt_at = null, updated_at = clock_timestamp()
-         where endpoint_id = ${endpointId} and parked_since is not null and status <> 'RETRYING'
+               parked_since = null, next_attempt_at = null, handoff_since = null, updated_at = clock_timestamp()
+         where endpoint_id = ${endpointId} and parked_since is not null and (status <> 'RETRYING' or handoff_since is not null)
            and (${before === null ? null : before.toISOString()}::timestamptz is null or created_at < ${before === null ? null : before.toISOString()}::timestamptz)
         returning id`;
       return rows.length;

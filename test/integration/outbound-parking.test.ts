@@ -2,7 +2,8 @@
 // (no workflow, no POST), its probe workflow tries the oldest while it is down and releases every parked delivery once
 // it answers 2xx (each POSTed with 2xx exactly once, nothing left parked, the probe done); a disabled endpoint's parked
 // deliveries end FAILED; a burst of failures opens a circuit however young the streak (P16); a probe runs on a task
-// queue of its own (P18); and a probe started under a workflow id its endpoint does not derive releases nothing (R20).
+// queue of its own (P18), its failed delivery parked again (P23); and a probe started under a workflow id its endpoint
+// does not derive releases nothing (R20).
 import { and, eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { deliveries, webhookEndpoints } from '../../src/db/schema/index.js';
@@ -218,23 +219,27 @@ describe('P13 parked deliveries', () => {
       15_000,
       'the probe POSTed the oldest parked delivery',
     );
-    // Its 503 goes on in the delivery's own workflow, on the delivery queue (not the probe's).
-    const sent = await waitFor(
-      async () => (await rowsOf(endpointId)).find((r) => r.parkedSince === null),
+    // P23: its 503 parks it again (RETRYING, no workflow). Once the endpoint answers, the release starts its workflow
+    // on the delivery queue (not the probe's), where no worker runs: it waits there, started.
+    const probed = await waitFor(
+      async () => (await rowsOf(endpointId)).find((r) => r.status === 'RETRYING' && r.parkedSince !== null),
       10_000,
-      'the probed delivery unparked',
+      'the probed delivery parked again after its 503',
     );
+    const started = await world.temporal.client.workflow.getHandle(deliveryWorkflowId(probed.id)).describe().catch(() => null);
+    expect(started).toBeNull();
+    down = false;
     const described = await waitFor(
       () =>
         world.temporal.client.workflow
-          .getHandle(deliveryWorkflowId(sent.id))
+          .getHandle(deliveryWorkflowId(probed.id))
           .describe()
           .catch(() => undefined),
-      10_000,
-      'the probed delivery’s workflow',
+      15_000,
+      'the probed delivery’s workflow, started by the release',
     );
     expect(described.taskQueue).toBe(queues.delivery);
-    await terminateWorkflows(world.temporal.client, [deliveryWorkflowId(sent.id)]);
+    await terminateWorkflows(world.temporal.client, [deliveryWorkflowId(probed.id)]);
     await world.temporal.client.workflow.getHandle(endpointProbeWorkflowId(endpointId)).terminate('test: done');
     await world.db.update(deliveries).set({ status: 'FAILED', parkedSince: null }).where(eq(deliveries.endpointId, endpointId));
   });
