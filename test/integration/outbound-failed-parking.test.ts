@@ -2,11 +2,13 @@
 // endpoint's circuit leaves RETRYING rows parked with no workflow (not one started workflow per failure that wakes
 // only to park); the hand-off sweep leaves them to the probe; the probe's own failed delivery is parked again the
 // same way; once the endpoint answers, the probe's release starts each one's workflow, which sends its second attempt
-// (each event's 2xx POST exactly once); and a disabled endpoint's such rows end FAILED with the reason.
+// (each event's 2xx POST exactly once); a disabled endpoint's such rows end FAILED with the reason; and an operator's
+// retry of one starts its workflow, which sends the next attempt at once (O12).
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { deliveries, webhookEndpoints } from '../../src/db/schema/index.js';
 import { createOutboundBatchHandler } from '../../src/dispatcher/outbound-handler.js';
+import { requestDeliveryRetry } from '../../src/outbound/operator-retry.js';
 import { createFirstAttemptStore } from '../../src/outbound/first-attempt-store.js';
 import { endpointProbeWorkflowId } from '../../src/shared/endpoint-probe.js';
 import { deliveryWorkflowId } from '../../src/shared/ids.js';
@@ -64,6 +66,7 @@ const rowsOf = (endpointId: string) =>
   world.db
     .select({
       id: deliveries.id,
+      eventPublicId: deliveries.eventPublicId,
       status: deliveries.status,
       attemptCount: deliveries.attemptCount,
       parkedSince: deliveries.parkedSince,
@@ -132,7 +135,7 @@ describe('P23 failed first attempts into an open circuit', () => {
       'the probe sent fresh deliveries before the retries',
     );
     const rows = await rowsOf(endpointId);
-    const probedFresh = rows.filter((r) => r.attemptCount === 1 && answered.some((a) => more.includes(a.id)));
+    const probedFresh = rows.filter((r) => more.includes(r.eventPublicId) && r.status === 'RETRYING' && r.attemptCount === 1);
     expect(probedFresh.length).toBeGreaterThanOrEqual(2);
     // No retry was taken for a probe while a fresh one waited: every POST after the first four was a fresh one.
     const afterFirst = answered.filter((r) => r.path.includes(merchantAccount)).slice(4);
@@ -151,5 +154,36 @@ describe('P23 failed first attempts into an open circuit', () => {
       true,
     );
     expect((await Promise.all(failed.map((r) => exists(deliveryWorkflowId(r.id))))).some(Boolean)).toBe(false);
+  });
+
+  it('P23/O12 an operator’s retry of such a row starts its workflow, which sends the next attempt at once', async () => {
+    down = true;
+    const { merchantAccount, endpointId } = await freshDownEndpoint('p23-retry');
+    await fanOut(merchantAccount, 4);
+    await world.temporal.client.workflow.getHandle(endpointProbeWorkflowId(endpointId)).terminate('test: no release');
+    const [row] = (await rowsOf(endpointId)).filter((r) => r.parkedSince !== null && r.attemptCount === 1);
+    expect(row).toBeDefined();
+    down = false;
+    await requestDeliveryRetry({
+      client: world.temporal.client,
+      taskQueue: world.taskQueues.delivery,
+      deliveryId: row!.id,
+      retryScheduleMs: profile.outbound.retry_schedule,
+      request: { operator: 'test-operator', reason: 'P23 test' },
+    });
+    const done = await waitFor(
+      async () => (await rowsOf(endpointId)).find((r) => r.id === row!.id && r.status === 'DELIVERED'),
+      20_000,
+      'the retried delivery delivered',
+    );
+    expect(done).toMatchObject({ attemptCount: 2, parkedSince: null, handoffSince: null });
+    // The others stay parked for the probe, with no workflow.
+    const rest = (await rowsOf(endpointId)).filter((r) => r.id !== row!.id);
+    expect(rest.every((r) => r.parkedSince !== null)).toBe(true);
+    expect((await Promise.all(rest.map((r) => exists(deliveryWorkflowId(r.id))))).some(Boolean)).toBe(false);
+    await world.db
+      .update(deliveries)
+      .set({ status: 'FAILED', parkedSince: null, handoffSince: null })
+      .where(eq(deliveries.endpointId, endpointId));
   });
 });
