@@ -69,8 +69,10 @@ export function createOutboundBatchHandler(deps: OutboundHandlerDeps): OutboundB
   if (batched && !deps.secretsKey) throw new Error('outbound.delivery_mode batched: the dispatcher needs the secrets key to sign');
   // P1 with M2/M3/M5: ordered, throttled and slow-lane endpoints always get their workflow from attempt 1.
   const fanOutOptions: FanOutOptions = { handoff: batched, lanes: deps.profile.outbound.lanes, recovery: deps.profile.outbound.recovery, circuit: deps.profile.outbound.circuit };
-  // P13: the probe workflow of every endpoint a batch parked deliveries for, before the offsets are committed.
+  // P13: the probe workflow of every endpoint a batch parked deliveries for. P24: off the batch's path (a start RPC
+  // per endpoint every 5 s held the next events behind it); one that fails is the hand-off sweep's to start.
   const probes = createProbeStarter(deps.temporal, deps.taskQueue, deps.profile);
+  const probeStarts = new Set<Promise<unknown>>();
   const depth = deps.profile.outbound.batched.pipeline_depth;
   const starts = batched && depth > 0 ? createBackgroundStarts((ds) => handOff(db, start, ds), logger, depth) : null;
   // P17: pipelined, a send's failed first attempts get their workflows behind it (./background-starts.ts): the starts
@@ -169,14 +171,19 @@ export function createOutboundBatchHandler(deps: OutboundHandlerDeps): OutboundB
     });
     if (outcome.parkedEndpoints.length) {
       deliveriesParked.inc(outcome.parked);
-      await probes.ensure(outcome.parkedEndpoints);
+      const ensured = probes
+        .ensure(outcome.parkedEndpoints)
+        .catch((error: Error) => logger.warn({ error: error.name }, 'probe start failed; the hand-off sweep starts it'))
+        .finally(() => probeStarts.delete(ensured));
+      probeStarts.add(ensured);
     }
     logger.debug(
       { topic: batch.topic, partitions: [...new Set(batch.messages.map((m) => m.partition))], messages: batch.messages.length, fresh: outcome.fresh, duplicates: outcome.duplicates, deliveries: outcome.created, started },
       'batch dispatched',
     );
   };
-  return Object.assign(handler, { drain: async () => void (await pipeline?.drain(), await starts?.drain(), await firstAttempts?.drain()) });
+  const drainProbes = async () => void (await Promise.all([...probeStarts]));
+  return Object.assign(handler, { drain: async () => void (await pipeline?.drain(), await starts?.drain(), await firstAttempts?.drain(), await drainProbes()) });
 }
 
 /**

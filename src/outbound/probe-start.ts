@@ -29,6 +29,7 @@ export function createProbeStarter(temporal: Client, deliveryQueue: string, prof
             probeEveryMs: profile.outbound.circuit.probe_every,
             releaseTickMs: profile.outbound.circuit.release_tick,
           };
+          recent.set(endpointId, now); // P24: before the RPC, so that the batches meanwhile do not start it again
           try {
             await temporal.workflow.start(ENDPOINT_PROBE_WORKFLOW, {
               taskQueue,
@@ -40,9 +41,10 @@ export function createProbeStarter(temporal: Client, deliveryQueue: string, prof
             });
             started++;
           } catch (error) {
-            if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+            if (error instanceof WorkflowExecutionAlreadyStartedError) return;
+            recent.delete(endpointId);
+            throw error;
           }
-          recent.set(endpointId, now);
         }),
       );
       if (recent.size > 10_000) for (const [id, at] of recent) if (at <= now - memoMs) recent.delete(id);

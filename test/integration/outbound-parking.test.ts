@@ -2,8 +2,8 @@
 // (no workflow, no POST), its probe workflow tries the oldest while it is down and releases every parked delivery once
 // it answers 2xx (each POSTed with 2xx exactly once, nothing left parked, the probe done); a disabled endpoint's parked
 // deliveries end FAILED; a burst of failures opens a circuit however young the streak (P16); a probe runs on a task
-// queue of its own (P18), its failed delivery parked again (P23); and a probe started under a workflow id its endpoint
-// does not derive releases nothing (R20).
+// queue of its own (P18), its failed delivery parked again (P23); a batch does not wait for its probe's start (P24); and
+// a probe started under a workflow id its endpoint does not derive releases nothing (R20).
 import { and, eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { deliveries, webhookEndpoints } from '../../src/db/schema/index.js';
@@ -241,6 +241,41 @@ describe('P13 parked deliveries', () => {
     expect(described.taskQueue).toBe(queues.delivery);
     await terminateWorkflows(world.temporal.client, [deliveryWorkflowId(probed.id)]);
     await world.temporal.client.workflow.getHandle(endpointProbeWorkflowId(endpointId)).terminate('test: done');
+    await world.db.update(deliveries).set({ status: 'FAILED', parkedSince: null }).where(eq(deliveries.endpointId, endpointId));
+  });
+
+  it('P24 a batch does not wait for its probe’s start: the handler returns while the start is held; drain() waits for it', async () => {
+    down = true;
+    const { merchantAccount, endpointId } = await downEndpoint('p24');
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const client = world.temporal.client;
+    // The real client, its workflow starts held at the gate (the only start here is the probe's: the circuit is open).
+    const workflow = Object.create(client.workflow, {
+      start: { value: async (...args: Parameters<typeof client.workflow.start>) => (await gate, client.workflow.start(...args)) },
+    }) as typeof client.workflow;
+    const held = Object.create(client, { workflow: { value: workflow } }) as typeof client;
+    const handler = createOutboundBatchHandler({
+      db: world.db,
+      temporal: held,
+      taskQueue: world.taskQueues.delivery,
+      profile,
+      logger: testLogger,
+      secretsKey: TEST_SECRETS_KEY,
+    });
+    const event = envelope({ merchantAccount });
+    const message = { topic: 'apipay.test.p24', partition: 0, offset: '0', key: null, value: Buffer.from(JSON.stringify(event)), timestamp: '0', headers: {} };
+    const returned = await Promise.race([
+      handler({ topic: message.topic, partition: 0, lag: 0, messages: [message] }).then(() => 'returned'),
+      new Promise((resolve) => setTimeout(() => resolve('held'), 5000)),
+    ]);
+    expect(returned).toBe('returned');
+    expect((await rowsOf(endpointId)).filter((r) => r.parkedSince !== null)).toHaveLength(1);
+    expect(await running(endpointProbeWorkflowId(endpointId))).toBe(false);
+    open();
+    await handler.drain();
+    expect(await running(endpointProbeWorkflowId(endpointId))).toBe(true);
+    await client.workflow.getHandle(endpointProbeWorkflowId(endpointId)).terminate('test: done');
     await world.db.update(deliveries).set({ status: 'FAILED', parkedSince: null }).where(eq(deliveries.endpointId, endpointId));
   });
 
