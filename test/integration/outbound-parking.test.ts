@@ -2,7 +2,8 @@
 // (no workflow, no POST), its probe workflow tries the oldest while it is down and releases every parked delivery once
 // it answers 2xx (each POSTed with 2xx exactly once, nothing left parked, the probe done); a disabled endpoint's parked
 // deliveries end FAILED; a burst of failures opens a circuit however young the streak (P16); a probe runs on a task
-// queue of its own (P18), its failed delivery parked again (P23); a batch does not wait for its probe's start (P24); and
+// queue of its own (P18), its failed delivery parked again (P23); a batch does not wait for its probe's start, nor fails
+// when that start fails (P24); and
 // a probe started under a workflow id its endpoint does not derive releases nothing (R20).
 import { and, eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
@@ -10,6 +11,7 @@ import { deliveries, webhookEndpoints } from '../../src/db/schema/index.js';
 import { health } from '../../src/api/console/endpoint-health.js';
 import { createOutboundBatchHandler } from '../../src/dispatcher/outbound-handler.js';
 import { endpointStats } from '../../src/outbound/endpoint-stats.js';
+import { createParkingStore } from '../../src/outbound/parking-store.js';
 import { ENDPOINT_PROBE_WORKFLOW, endpointProbeWorkflowId, type EndpointProbeInput } from '../../src/shared/endpoint-probe.js';
 import { deliveryWorkflowId } from '../../src/shared/ids.js';
 import { TEST_SECRETS_KEY, WORKFLOW_BUNDLE_PATH } from '../helpers/env.js';
@@ -276,6 +278,34 @@ describe('P13 parked deliveries', () => {
     await handler.drain();
     expect(await running(endpointProbeWorkflowId(endpointId))).toBe(true);
     await client.workflow.getHandle(endpointProbeWorkflowId(endpointId)).terminate('test: done');
+    await world.db.update(deliveries).set({ status: 'FAILED', parkedSince: null }).where(eq(deliveries.endpointId, endpointId));
+  });
+
+  it('P24 a probe start that fails (Temporal unreachable) does not fail the committed batch; its rows wait for the sweep', async () => {
+    down = true;
+    const { merchantAccount, endpointId } = await downEndpoint('p24-down');
+    const client = world.temporal.client;
+    const workflow = Object.create(client.workflow, {
+      start: { value: async () => Promise.reject(new Error('14 UNAVAILABLE: test: Temporal unreachable')) },
+    }) as typeof client.workflow;
+    const unreachable = Object.create(client, { workflow: { value: workflow } }) as typeof client;
+    const handler = createOutboundBatchHandler({
+      db: world.db,
+      temporal: unreachable,
+      taskQueue: world.taskQueues.delivery,
+      profile,
+      logger: testLogger,
+      secretsKey: TEST_SECRETS_KEY,
+    });
+    const event = envelope({ merchantAccount });
+    const message = { topic: 'apipay.test.p24', partition: 0, offset: '0', key: null, value: Buffer.from(JSON.stringify(event)), timestamp: '0', headers: {} };
+    await handler({ topic: message.topic, partition: 0, lag: 0, messages: [message] }); // resolves: the offsets may move on
+    await handler.drain();
+    expect((await rowsOf(endpointId)).filter((r) => r.parkedSince !== null)).toHaveLength(1);
+    expect(await running(endpointProbeWorkflowId(endpointId))).toBe(false);
+    // The hand-off sweep's query names the endpoint once its row is older than the grace: the sweep starts its probe.
+    const stale = await createParkingStore(world.db).staleEndpoints(new Date(Date.now() + 1000), 10_000);
+    expect(stale).toContain(endpointId);
     await world.db.update(deliveries).set({ status: 'FAILED', parkedSince: null }).where(eq(deliveries.endpointId, endpointId));
   });
 
