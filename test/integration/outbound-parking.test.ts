@@ -3,8 +3,8 @@
 // it answers 2xx (each POSTed with 2xx exactly once, nothing left parked, the probe done); a disabled endpoint's parked
 // deliveries end FAILED; a burst of failures opens a circuit however young the streak (P16); a probe runs on a task
 // queue of its own (P18), its failed delivery parked again (P23); a batch does not wait for its probe's start, nor fails
-// when that start fails (P24); and
-// a probe started under a workflow id its endpoint does not derive releases nothing (R20).
+// when that start fails (P24); and a probe started under a workflow id its endpoint does not derive releases nothing
+// (R20).
 import { and, eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { deliveries, webhookEndpoints } from '../../src/db/schema/index.js';
