@@ -3,19 +3,20 @@
 // only to park); the hand-off sweep leaves them to the probe; the probe's own failed delivery is parked again the
 // same way; once the endpoint answers, the probe's release starts each one's workflow, which sends its second attempt
 // (each event's 2xx POST exactly once); a disabled endpoint's such rows end FAILED with the reason; and an operator's
-// retry of one starts its workflow, which sends the next attempt at once (O12).
-import { eq } from 'drizzle-orm';
+// retry of one starts its workflow, which sends the next attempt at once (O12); a forged parkReleased signalWithStart
+// sends nothing the probe did not release and writes no audit row (R20).
+import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { deliveries, webhookEndpoints } from '../../src/db/schema/index.js';
-import { createOutboundBatchHandler } from '../../src/dispatcher/outbound-handler.js';
+import { auditEvents, deliveries, webhookEndpoints } from '../../src/db/schema/index.js';
+import { DELIVERY_WORKFLOW, parkReleasedSignal } from '../../src/shared/outbound.js';
+import { terminateWorkflows } from '../helpers/temporal.js';
 import { requestDeliveryRetry } from '../../src/outbound/operator-retry.js';
 import { createFirstAttemptStore } from '../../src/outbound/first-attempt-store.js';
 import { endpointProbeWorkflowId } from '../../src/shared/endpoint-probe.js';
 import { deliveryWorkflowId } from '../../src/shared/ids.js';
-import { TEST_SECRETS_KEY } from '../helpers/env.js';
-import { envelope, insertEndpoint, startReceiver, uniqueMerchant, waitFor } from '../helpers/outbound.js';
+import { insertEndpoint, startReceiver, uniqueMerchant, waitFor } from '../helpers/outbound.js';
 import { testProfile } from '../helpers/profile.js';
-import { testLogger } from '../helpers/temporal.js';
+import { fanOutBatch } from '../helpers/batches.js';
 import { useWorld } from '../helpers/world.js';
 
 const profile = testProfile({
@@ -37,30 +38,13 @@ const receiver = await startReceiver((request) => {
   return { status };
 });
 
-async function fanOut(merchantAccount: string, count: number) {
-  const topic = `apipay.test.failed-parking.${merchantAccount}`;
-  const handler = createOutboundBatchHandler({
-    db: world.db,
-    temporal: world.temporal.client,
-    taskQueue: world.taskQueues.delivery,
-    profile,
-    logger: testLogger,
-    secretsKey: TEST_SECRETS_KEY,
-  });
-  const events = Array.from({ length: count }, () => envelope({ merchantAccount }));
-  const messages = events.map((e, i) => ({
-    topic,
-    partition: 0,
-    offset: String(i),
-    key: null,
-    value: Buffer.from(JSON.stringify(e)),
-    timestamp: '0',
-    headers: {},
-  }));
-  await handler({ topic, partition: 0, lag: 0, messages });
-  await handler.drain();
-  return events.map((e) => e.id);
-}
+const fanOut = (merchantAccount: string, count: number) =>
+  fanOutBatch(
+    { db: world.db, temporal: world.temporal.client, taskQueue: world.taskQueues.delivery, profile },
+    `apipay.test.failed-parking.${merchantAccount}`,
+    merchantAccount,
+    count,
+  );
 
 const rowsOf = (endpointId: string) =>
   world.db
@@ -71,6 +55,7 @@ const rowsOf = (endpointId: string) =>
       attemptCount: deliveries.attemptCount,
       parkedSince: deliveries.parkedSince,
       handoffSince: deliveries.handoffSince,
+      releasedAttempt: deliveries.releasedAttempt,
       failureReason: deliveries.failureReason,
     })
     .from(deliveries)
@@ -181,6 +166,60 @@ describe('P23 failed first attempts into an open circuit', () => {
     const rest = (await rowsOf(endpointId)).filter((r) => r.id !== row!.id);
     expect(rest.every((r) => r.parkedSince !== null)).toBe(true);
     expect((await Promise.all(rest.map((r) => exists(deliveryWorkflowId(r.id))))).some(Boolean)).toBe(false);
+    await world.db
+      .update(deliveries)
+      .set({ status: 'FAILED', parkedSince: null, handoffSince: null })
+      .where(eq(deliveries.endpointId, endpointId));
+  });
+
+  it('P23/R20 a parkReleased signalWithStart sent straight to Temporal, with a forged input, sends nothing the probe did not release and writes no audit row', async () => {
+    down = true;
+    const { merchantAccount, endpointId } = await freshDownEndpoint('p23-forged');
+    await fanOut(merchantAccount, 4);
+    await world.temporal.client.workflow.getHandle(endpointProbeWorkflowId(endpointId)).terminate('test: no release');
+    // One the probe never took (its first pass may have released the oldest before it was terminated): no workflow,
+    // no release recorded.
+    const [row] = (await rowsOf(endpointId)).filter(
+      (r) => r.parkedSince !== null && r.handoffSince !== null && r.attemptCount === 1 && r.releasedAttempt === null,
+    );
+    expect(row).toBeDefined();
+    // Anyone with Temporal access can start the workflow with the probe's signal and an input of their own.
+    await world.temporal.client.workflow.signalWithStart(DELIVERY_WORKFLOW, {
+      taskQueue: world.taskQueues.delivery,
+      workflowId: deliveryWorkflowId(row!.id),
+      args: [
+        {
+          deliveryId: row!.id,
+          // The profile's schedule: a forged shorter one moves the cycle's last attempt (never parked) earlier, which
+          // is R20's open item on retryScheduleMs (docs/outbound.md), not P23's.
+          retryScheduleMs: profile.outbound.retry_schedule,
+          priorAttempts: 1,
+          resume: { status: 'RETRYING', nextAttemptAt: 0 },
+        },
+      ],
+      signal: parkReleasedSignal,
+      signalArgs: [],
+    });
+    await waitFor(
+      async () => (await rowsOf(endpointId)).find((r) => r.id === row!.id && r.handoffSince === null),
+      10_000,
+      'its workflow parked it',
+    );
+    await new Promise((r) => setTimeout(r, 1500));
+    // Its workflow parks it (P15) and makes sure of the probe, which may release it in turn: an attempt after the
+    // first goes out only with a release the probe recorded (R20), never on the forged start alone.
+    const after = (await rowsOf(endpointId)).find((r) => r.id === row!.id)!;
+    expect(after.attemptCount, 'no attempt without a recorded release').toBeLessThanOrEqual(
+      Math.max(1, after.releasedAttempt ?? 1),
+    );
+    const posts = answered.filter((r) => r.id === row!.eventPublicId).length;
+    expect(posts, 'POSTs = attempts').toBe(after.attemptCount);
+    const audit = await world.db
+      .select({ id: auditEvents.id })
+      .from(auditEvents)
+      .where(sql`${auditEvents.targetId} = ${row!.id} or coalesce(${auditEvents.after}::text, '') like ${`%${row!.id}%`}`);
+    expect(audit).toEqual([]);
+    await terminateWorkflows(world.temporal.client, [deliveryWorkflowId(row!.id)]);
     await world.db
       .update(deliveries)
       .set({ status: 'FAILED', parkedSince: null, handoffSince: null })

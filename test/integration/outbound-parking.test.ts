@@ -9,17 +9,17 @@ import { and, eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { deliveries, webhookEndpoints } from '../../src/db/schema/index.js';
 import { health } from '../../src/api/console/endpoint-health.js';
-import { createOutboundBatchHandler } from '../../src/dispatcher/outbound-handler.js';
 import { endpointStats } from '../../src/outbound/endpoint-stats.js';
 import { createParkingStore } from '../../src/outbound/parking-store.js';
 import { ENDPOINT_PROBE_WORKFLOW, endpointProbeWorkflowId, type EndpointProbeInput } from '../../src/shared/endpoint-probe.js';
 import { deliveryWorkflowId } from '../../src/shared/ids.js';
-import { TEST_SECRETS_KEY, WORKFLOW_BUNDLE_PATH } from '../helpers/env.js';
-import { envelope, insertEndpoint, startReceiver, uniqueMerchant, waitFor } from '../helpers/outbound.js';
+import { WORKFLOW_BUNDLE_PATH } from '../helpers/env.js';
+import { insertEndpoint, startReceiver, uniqueMerchant, waitFor } from '../helpers/outbound.js';
 import { testProfile } from '../helpers/profile.js';
-import { terminateWorkflows, testActivities, testLogger, uniqueTaskQueues } from '../helpers/temporal.js';
+import { terminateWorkflows, testActivities, uniqueTaskQueues } from '../helpers/temporal.js';
 import { createWorkers, runWorkers } from '../../src/temporal-workers/build.js';
 import { probeQueue } from '../../src/shared/task-queues.js';
+import { fanOutBatch, handleBatch, testBatchHandler } from '../helpers/batches.js';
 import { useWorld } from '../helpers/world.js';
 
 const profile = testProfile({
@@ -52,30 +52,8 @@ async function downEndpoint(label: string) {
   return { merchantAccount, endpointId: endpoint.id };
 }
 
-async function fanOut(merchantAccount: string, count: number, taskQueue = world.taskQueues.delivery) {
-  const topic = `apipay.test.parking.${merchantAccount}`;
-  const handler = createOutboundBatchHandler({
-    db: world.db,
-    temporal: world.temporal.client,
-    taskQueue,
-    profile,
-    logger: testLogger,
-    secretsKey: TEST_SECRETS_KEY,
-  });
-  const events = Array.from({ length: count }, () => envelope({ merchantAccount }));
-  const messages = events.map((e, i) => ({
-    topic,
-    partition: 0,
-    offset: String(i),
-    key: null,
-    value: Buffer.from(JSON.stringify(e)),
-    timestamp: '0',
-    headers: {},
-  }));
-  await handler({ topic, partition: 0, lag: 0, messages });
-  await handler.drain();
-  return events.map((e) => e.id);
-}
+const fanOut = (merchantAccount: string, count: number, taskQueue = world.taskQueues.delivery) =>
+  fanOutBatch({ db: world.db, temporal: world.temporal.client, taskQueue, profile }, `apipay.test.parking.${merchantAccount}`, merchantAccount, count);
 
 const rowsOf = (endpointId: string) =>
   world.db
@@ -257,18 +235,9 @@ describe('P13 parked deliveries', () => {
       start: { value: async (...args: Parameters<typeof client.workflow.start>) => (await gate, client.workflow.start(...args)) },
     }) as typeof client.workflow;
     const held = Object.create(client, { workflow: { value: workflow } }) as typeof client;
-    const handler = createOutboundBatchHandler({
-      db: world.db,
-      temporal: held,
-      taskQueue: world.taskQueues.delivery,
-      profile,
-      logger: testLogger,
-      secretsKey: TEST_SECRETS_KEY,
-    });
-    const event = envelope({ merchantAccount });
-    const message = { topic: 'apipay.test.p24', partition: 0, offset: '0', key: null, value: Buffer.from(JSON.stringify(event)), timestamp: '0', headers: {} };
+    const handler = testBatchHandler({ db: world.db, temporal: held, taskQueue: world.taskQueues.delivery, profile });
     const returned = await Promise.race([
-      handler({ topic: message.topic, partition: 0, lag: 0, messages: [message] }).then(() => 'returned'),
+      handleBatch(handler, 'apipay.test.p24', merchantAccount, 1).then(() => 'returned'),
       new Promise((resolve) => setTimeout(() => resolve('held'), 5000)),
     ]);
     expect(returned).toBe('returned');
@@ -289,17 +258,8 @@ describe('P13 parked deliveries', () => {
       start: { value: async () => Promise.reject(new Error('14 UNAVAILABLE: test: Temporal unreachable')) },
     }) as typeof client.workflow;
     const unreachable = Object.create(client, { workflow: { value: workflow } }) as typeof client;
-    const handler = createOutboundBatchHandler({
-      db: world.db,
-      temporal: unreachable,
-      taskQueue: world.taskQueues.delivery,
-      profile,
-      logger: testLogger,
-      secretsKey: TEST_SECRETS_KEY,
-    });
-    const event = envelope({ merchantAccount });
-    const message = { topic: 'apipay.test.p24', partition: 0, offset: '0', key: null, value: Buffer.from(JSON.stringify(event)), timestamp: '0', headers: {} };
-    await handler({ topic: message.topic, partition: 0, lag: 0, messages: [message] }); // resolves: the offsets may move on
+    const handler = testBatchHandler({ db: world.db, temporal: unreachable, taskQueue: world.taskQueues.delivery, profile });
+    await handleBatch(handler, 'apipay.test.p24', merchantAccount, 1); // resolves: the offsets may move on
     await handler.drain();
     expect((await rowsOf(endpointId)).filter((r) => r.parkedSince !== null)).toHaveLength(1);
     expect(await running(endpointProbeWorkflowId(endpointId))).toBe(false);
