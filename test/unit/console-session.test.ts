@@ -30,7 +30,8 @@ describe('C1 console sessions', () => {
     const other = createSessionKeys(Buffer.alloc(32, 4).toString('base64'), () => clock);
     for (const bad of [
       `${forged}.${mac}`,
-      `${body}.${mac!.slice(0, -2)}AA`,
+      // Another MAC: its last two characters replaced (a MAC that already ended in AA stayed valid: a fresh-clone flake).
+      `${body}.${mac!.slice(0, -2)}${mac!.endsWith('AA') ? 'BA' : 'AA'}`,
       `${body}`,
       `${body}.${mac}.x`,
       '',
